@@ -1,0 +1,6 @@
+file(READ ${IN} hex HEX)
+string(LENGTH "${hex}" hex_len)
+math(EXPR n "${hex_len} / 2")
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
+file(WRITE ${OUT} "// Generated from ${IN} at build time. Do not edit.\n#include <cstddef>\n#include <string_view>\nnamespace gpuadvise::embedded {\nstatic const unsigned char k_data[] = {\n${bytes}0x00};\nstd::string_view ${SYMBOL}() { return {reinterpret_cast<const char*>(k_data), ${n}}; }\n}\n")

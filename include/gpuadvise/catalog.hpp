@@ -1,0 +1,41 @@
+#pragma once
+// Reading the bundled catalogues, Hugging Face config.json files and workload files: strings in, typed
+// values out, every problem an InputError naming the entry and the field. No file access here.
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuadvise/gpu.hpp"
+#include "gpuadvise/model.hpp"
+#include "gpuadvise/workload.hpp"
+
+namespace gpuadvise {
+
+GpuCatalog parse_gpu_catalog(std::string_view text, const std::string& origin);
+
+struct ModelCatalog {
+  std::vector<ModelSpec> models;
+  const ModelSpec* find(const std::string& id) const;
+  std::vector<std::string> ids() const;
+};
+ModelCatalog parse_model_catalog(std::string_view text, const std::string& origin);
+
+// A Hugging Face config.json (llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2,
+// gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, t5, mt5, deepseek_v2/v3).
+ModelSpec parse_hf_config(std::string_view text, const std::string& origin, const std::string& id);
+
+// --model: a bare size ("7B", "350M", "1.5e9"), a preset id, or a path to a config.json that
+// `read_file` returns (nullopt when it cannot be read).
+ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
+                        const std::function<std::optional<std::string>(const std::string&)>& read_file);
+
+// A workload file: one JSON object or an array of them (snake_case flag names).
+std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin);
+
+// The bundled data, embedded at build time.
+std::string_view bundled_gpu_catalog();
+std::string_view bundled_model_catalog();
+
+}  // namespace gpuadvise

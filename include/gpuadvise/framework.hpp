@@ -1,0 +1,46 @@
+#pragma once
+// Framework profiles: what the software that runs the job keeps in memory and how it runs.
+// Each trait is documented with the framework's docs or source in docs/method.md §7.
+#include <string>
+
+#include "gpuadvise/workload.hpp"
+
+namespace gpuadvise {
+
+struct FrameworkProfile {
+  Framework id = Framework::hf;
+  std::string summary;
+  // Training: bytes per logits element alive at the loss peak (b·s·V elements), for 16-bit training.
+  double train_logits_bytes_per_element = 10.0;
+  // Inference: logits for every prompt position (true) or only the last (false).
+  bool prompt_logits_all_positions = true;
+  double infer_logits_bytes_per_element = 6.0;  // 16-bit logits + fp32 upcast
+  // Eager attention keeps the softmax in fp32 (Hugging Face upcasts attention probabilities).
+  bool eager_softmax_fp32 = true;
+  // KV cache allocated for the whole --seq-len up front (static cache) rather than grown.
+  bool kv_preallocated = false;
+  // bitsandbytes 4-bit layers compute in fp32, so the inputs they save for backward are fp32 copies.
+  bool quant_linear_fp32_compute = false;
+  // LoRA dropout on adapter inputs (keeps a dropped copy and a mask per adapted input).
+  bool lora_dropout = false;
+  // Mixed precision keeps fp32 parameters and casts on the fly (Hugging Face AMP) rather than 16-bit
+  // parameters beside fp32 master weights in the optimizer (Megatron-LM, DeepSpeed, FSDP).
+  bool amp_fp32_params = true;
+  // Gradient bytes per parameter in mixed precision (fp32 grads: Megatron, HF AMP; 16-bit: DeepSpeed).
+  double mixed_grad_bytes = 4.0;
+  // DDP keeps a flat copy of the gradients in its communication buckets.
+  bool ddp_bucket_copy = true;
+  // Token embeddings stay in host memory (llama.cpp keeps token_embd on the CPU).
+  bool embeddings_on_host = false;
+  // Whole-card KV-cache pool (vLLM: --gpu-memory-utilization of total memory).
+  bool kv_pool = false;
+  // Caching allocator's reserve beyond the tensor peak, as a share of the transient (activation) bytes.
+  double reserve_fraction = 0.10;
+  // Tensors visible to the allocator that are not modelled elsewhere (workspaces it allocates itself).
+  double fixed_tensor_bytes = 0.0;
+  std::string source;
+};
+
+FrameworkProfile framework_profile(Framework f);
+
+}  // namespace gpuadvise

@@ -1,0 +1,64 @@
+#pragma once
+// A GPU of the catalogue: memory, bandwidth, dense peak throughput per precision, interconnect,
+// software stack, prices. Every value keeps its source in data/gpus.json; unknowns stay empty.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuadvise/workload.hpp"
+
+namespace gpuadvise {
+
+enum class Segment { consumer, workstation, datacenter_pcie, datacenter_module };
+std::string to_string(Segment s);
+
+struct PriceOffer {
+  std::string provider;
+  std::optional<double> usd_per_gpu_hour;
+  std::string date_seen;
+  std::string source;
+  std::string note;
+};
+
+struct GpuSpec {
+  std::string id, vendor, name, architecture, form_factor, memory_type;
+  Segment segment = Segment::datacenter_module;
+  double nominal_memory_gb = 0;
+  std::int64_t memory_bytes = 0;     // total as CUDA/ROCm reports it (or nominal, see capacity_basis)
+  std::string capacity_basis;        // "reported" or "nominal"
+  std::optional<double> bandwidth_gb_per_s;
+  // Dense peak TFLOPS (TOPS for int8) per precision key: fp32, tf32, fp16, bf16, fp8, int8, fp4.
+  std::map<std::string, std::optional<double>> dense_tflops;
+  std::string interconnect;          // "NVLink 4", "none", ...
+  std::optional<double> interconnect_gb_per_s;  // per GPU; 0 = none
+  std::optional<int> pcie_gen;
+  std::optional<double> board_power_w;
+  std::string stack;                 // cuda, rocm, synapseai
+  std::optional<std::string> compute_capability;
+  std::optional<std::string> gfx_target;
+  bool needs_server_chassis = false;
+  std::optional<int> nvdec_engines;
+  std::vector<PriceOffer> prices;
+  std::map<std::string, std::string> sources;
+  std::vector<std::string> uncertain;
+  std::string notes;
+
+  bool has_nvlink() const { return interconnect_gb_per_s.value_or(0) > 0; }
+  // Dense peak FLOP/s for a compute precision; empty when the GPU lacks it or it is unknown.
+  std::optional<double> peak_flops(const std::string& key) const;
+  // The lowest on-demand price with a number, if any.
+  const PriceOffer* cheapest_offer(const std::string& provider = "") const;
+  // CUDA compute capability as a number (8.0, 9.0 ...), 0 when not a CUDA GPU.
+  double cc() const;
+};
+
+struct GpuCatalog {
+  std::string version;
+  std::vector<GpuSpec> gpus;
+  const GpuSpec* find(const std::string& id) const;
+  std::vector<std::string> ids() const;
+};
+
+}  // namespace gpuadvise

@@ -1,0 +1,76 @@
+#pragma once
+// Memory estimate per GPU: the peak of live tensors (what torch.cuda.max_memory_allocated reports) and
+// the device peak (what nvidia-smi shows: tensors + allocator reserve + runtime outside the allocator).
+// Formulas: docs/method.md §2–§6.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuadvise/framework.hpp"
+#include "gpuadvise/gpu.hpp"
+#include "gpuadvise/model.hpp"
+#include "gpuadvise/workload.hpp"
+
+namespace gpuadvise {
+
+struct ExplainLine {
+  std::string component;
+  std::string formula;
+  std::string inputs;
+  double bytes = 0;
+  std::string source;
+};
+
+// Model states per GPU under a ZeRO stage: docs/method.md §3.2 ([ZERO] Fig. 1).
+struct ModelStates {
+  double weights = 0, gradients = 0, optimizer = 0;
+  double total() const { return weights + gradients + optimizer; }
+};
+ModelStates zero_model_states(double params, double weight_bytes, double grad_bytes, double optimizer_bytes,
+                              Sharding sharding, double dp);
+
+// Bytes per weight of a storage precision, with format overheads (scales, zero points): method.md §2.
+double weight_bits(Precision p, bool double_quant);
+
+struct VllmPool {
+  double utilization = 0.9;
+  double budget_bytes = 0;        // utilization × capacity
+  double kv_pool_bytes = 0;       // what is left for the KV cache
+  double kv_bytes_per_token = 0;  // per GPU
+  double max_concurrent_sequences = 0;  // at --seq-len
+  double max_tokens = 0;
+};
+
+struct MemoryEstimate {
+  // Per GPU, bytes.
+  double weights = 0, gradients = 0, optimizer_states = 0, activations = 0, kv_cache = 0, logits = 0;
+  double runtime = 0;            // outside the allocator: CUDA context, library workspaces, NCCL buffers
+  double allocator_reserve = 0;  // caching allocator's reserve and fragmentation
+  double tensor_peak = 0;
+  double device_peak = 0;
+  double device_low = 0, device_high = 0;
+  std::string peak_phase;
+  double params_total = 0, params_active = 0, params_trainable = 0;
+  std::int64_t seq_len = 0;
+  std::int64_t kv_heads_per_gpu = 0;
+  std::optional<VllmPool> vllm;
+  std::vector<ExplainLine> explain;
+  std::vector<std::string> notes;
+  bool runtime_assumed_generic = false;  // no GPU given: a current data-centre GPU's runtime
+};
+
+// `gpu` may be null (no --gpu): runtime overhead of a current data-centre GPU; for vLLM the pool needs a GPU.
+MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
+
+// The sequence length used for a workload: --seq-len, else 2048 or the model's context if shorter.
+std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m);
+
+// Compute precision actually used on a GPU (e.g. fp8 on an A100 falls back to bf16); empty if unsupported.
+struct PrecisionSupport {
+  bool supported = true;
+  std::string compute_key;  // key of GpuSpec::dense_tflops used for compute
+  std::string note;         // what falls back to what, or why unsupported
+};
+PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu);
+
+}  // namespace gpuadvise

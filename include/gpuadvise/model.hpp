@@ -1,0 +1,82 @@
+#pragma once
+// Model architecture: the numbers of a Hugging Face config.json that decide parameters, memory and
+// FLOPs. Parameter counting follows docs/method.md §1 (Megatron-LM theoretical_memory_usage.py).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuadvise {
+
+enum class Architecture { decoder, encoder, encoder_decoder };
+
+struct ModelSpec {
+  std::string id;
+  std::string family;   // llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2, gpt_neox, ...
+  std::string source;   // where the numbers come from
+  Architecture architecture = Architecture::decoder;
+  std::int64_t layers = 0;          // decoder layers (encoder layers for an encoder)
+  std::int64_t encoder_layers = 0;  // encoder-decoder only
+  std::int64_t hidden = 0;
+  std::int64_t heads = 0;
+  std::int64_t kv_heads = 0;
+  std::int64_t head_dim = 0;
+  std::int64_t ffn = 0;           // MLP intermediate size (per projection)
+  std::int64_t vocab = 0;
+  std::int64_t context = 0;       // maximum positions
+  bool tied_embeddings = false;
+  bool gated_mlp = true;          // SwiGLU/GeGLU: 3 matrices
+  bool qkv_bias = false;
+  bool linear_bias = false;       // every linear layer has a bias (GPT-2, BERT, Falcon-7B with bias ...)
+  bool layer_norm = false;        // LayerNorm (weight+bias) instead of RMSNorm
+  std::int64_t norms_per_layer = 2;
+  bool parallel_attention = false;  // attention and MLP read the same normalised input (GPT-J, Falcon, Phi)
+  bool learned_positions = false;
+  std::int64_t type_vocab = 0;    // BERT token types
+  bool embedding_norm = false;    // BERT, BLOOM
+  bool pooler = false;            // BERT pooler + classification head
+  std::int64_t num_labels = 0;
+  // Mixture of experts.
+  std::int64_t experts = 0, experts_per_token = 0, shared_experts = 0;
+  std::int64_t expert_ffn = 0, shared_expert_ffn = 0;
+  std::int64_t dense_layers = 0;  // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
+  // Multi-head latent attention (DeepSeek-V2/V3).
+  std::int64_t q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  // Sliding-window attention: window and the share of layers that use it.
+  std::int64_t sliding_window = 0;
+  double sliding_fraction = 0.0;
+  bool relative_attention_bias = false;  // T5
+  // A bare size ("7B") is that many parameters exactly: the generic shape decides activations and the
+  // KV cache, this decides the parameter count.
+  double exact_params = 0;
+  std::vector<std::string> notes;
+
+  bool is_moe() const { return experts > 0; }
+  bool is_mla() const { return kv_lora_rank > 0; }
+};
+
+struct ParamCounts {
+  double total = 0;        // every parameter
+  double active = 0;       // used per token (MoE: routed experts replaced by the active ones)
+  double linear = 0;       // in the transformer layers' projection matrices (quantisable)
+  double embedding = 0;    // token (+ position/type) embeddings
+  double head = 0;         // untied output projection (0 when tied)
+  double other = 0;        // norms, biases, routers, pooler
+  double largest_layer = 0;  // the biggest transformer layer (ZeRO-3 live parameters)
+  double per_layer_linear = 0;  // average per layer (dense decoders: exact)
+};
+
+ParamCounts count_params(const ModelSpec& m);
+
+// Attention projections in one layer: Wq, Wk, Wv, Wo (+ biases). docs/method.md §1.1
+double attention_params(const ModelSpec& m);
+// MLP of one dense layer. docs/method.md §1.1
+double dense_mlp_params(const ModelSpec& m, std::int64_t ffn);
+
+// KV-cache elements per token, summed over layers (2·L·g·d; MLA: L·(kv_lora_rank + rope dim)).
+// Sliding-window layers are counted at `tokens` capped to their window by the caller.
+double kv_elements_per_token(const ModelSpec& m);
+
+// Generic decoder shape of a given size (a bare "7B"): docs/method.md §1.4.
+ModelSpec generic_decoder(double params, const std::string& label);
+
+}  // namespace gpuadvise

@@ -1,0 +1,36 @@
+#pragma once
+// Throughput and time: docs/method.md §8. Training: FLOPs per token over the dense peak times an
+// achievable utilisation; inference: prefill compute-bound, decode bandwidth-bound.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuadvise/gpu.hpp"
+#include "gpuadvise/memory.hpp"
+#include "gpuadvise/model.hpp"
+#include "gpuadvise/workload.hpp"
+
+namespace gpuadvise {
+
+struct TimeEstimate {
+  std::optional<double> train_tokens_per_second_per_gpu;
+  std::optional<double> train_flops_per_token;
+  std::optional<double> prefill_tokens_per_second;
+  std::optional<double> decode_tokens_per_second;
+  std::optional<double> ttft_seconds, tpot_seconds;
+  std::optional<double> requests_per_second;  // whole job, all GPUs
+  std::optional<double> job_seconds;
+  double utilization = 0;       // MFU used (training, prefill)
+  double bandwidth_efficiency = 0;  // share of peak bandwidth reached in decode
+  std::string compute_key;      // dense_tflops key used
+  std::string bound;            // compute, memory bandwidth, communication
+  std::vector<std::string> notes;
+};
+
+// Training FLOPs per token: 6·N_active + attention 12·L·a·d·s·(1/2 causal) (method.md §8.1), more with
+// recomputation, less for LoRA (no weight gradients of the frozen base).
+double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
+
+TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem);
+
+}  // namespace gpuadvise

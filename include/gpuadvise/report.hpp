@@ -1,0 +1,34 @@
+#pragma once
+// Rendering results as JSON, tables and CSV: strings out, no streams.
+#include <string>
+
+#include "gpuadvise/catalog.hpp"
+#include "gpuadvise/ranking.hpp"
+
+namespace gpuadvise {
+
+inline constexpr int k_schema_version = 1;
+const char* tool_version();
+
+struct Style {
+  bool color = false;
+  bool explain = false;
+};
+
+std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
+                          const std::string& catalog_version);
+std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
+                           const Style& style);
+
+std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r, const std::string& catalog_version);
+std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
+std::string ranking_csv(const Ranking& r);
+
+std::string gpus_table(const GpuCatalog& cat);
+std::string gpus_json(const GpuCatalog& cat);
+std::string gpu_detail_table(const GpuSpec& g);
+std::string gpu_json(const GpuSpec& g);
+std::string models_table(const ModelCatalog& cat);
+std::string models_json(const ModelCatalog& cat);
+
+}  // namespace gpuadvise

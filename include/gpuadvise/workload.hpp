@@ -1,0 +1,96 @@
+#pragma once
+// A workload: what the user wants to run. Built and validated from key/value pairs (command-line flags
+// or a workload file); the estimators take it as valid.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuadvise {
+
+enum class Mode { train, finetune, lora, qlora, inference };
+enum class Precision { fp32, tf32, fp16, bf16, fp8, int8, int4, nf4, q8_0, q6_k, q5_k_m, q5_0, q4_k_m, q4_0, q4_1, q3_k_m, q2_k };
+enum class Optimizer { adamw, adamw_8bit, adafactor, sgd, sgd_momentum };
+enum class Checkpointing { none, full, selective };
+enum class Sharding { none, zero1, zero2, zero3 };
+enum class Offload { none, optimizer, optimizer_params };
+enum class MasterWeights { fp32, none };
+enum class Framework { hf, vllm, llamacpp, exllama, autoawq, litgpt, torchtune, torchtitan, megatron,
+                       pytorch, detectron2, mmdet, ultralytics, diffusers };
+
+std::string to_string(Mode v);
+std::string to_string(Precision v);
+std::string to_string(Optimizer v);
+std::string to_string(Checkpointing v);
+std::string to_string(Sharding v);
+std::string to_string(Offload v);
+std::string to_string(MasterWeights v);
+std::string to_string(Framework v);
+
+bool is_training(Mode m);
+// Bits per stored weight of a precision, before per-format overheads (scales) are added.
+bool is_weight_only_quant(Precision p);
+bool is_gguf(Precision p);
+
+// Which linear projections get LoRA adapters.
+struct LoraTargets {
+  bool q = true, k = true, v = true, o = true, gate = true, up = true, down = true;
+  std::string spec = "all-linear";
+};
+
+struct Workload {
+  std::string model = "7B";
+  Mode mode = Mode::inference;
+  Precision precision = Precision::bf16;
+  std::optional<Precision> kv_precision;  // default: the compute precision
+  bool double_quant = false;
+  std::optional<MasterWeights> master_weights;  // default: fp32 for 16/8-bit training
+  Optimizer optimizer = Optimizer::adamw;
+  std::int64_t batch = 1;
+  std::optional<std::int64_t> seq_len;  // default 2048, or the model's context if shorter
+  std::optional<std::int64_t> image_width, image_height;
+  Checkpointing checkpointing = Checkpointing::none;
+  bool flash_attention = true;
+  std::int64_t lora_rank = 16;
+  LoraTargets lora_targets;
+  std::int64_t gpus = 1;
+  Sharding sharding = Sharding::none;
+  std::int64_t tp = 1;
+  std::int64_t pp = 1;
+  std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
+  Offload offload = Offload::none;
+  double gpu_memory_utilization = 0.9;  // vLLM
+  std::optional<std::string> gpu;
+  // Job size.
+  std::optional<double> tokens;
+  std::optional<double> requests, input_tokens, output_tokens;
+  std::optional<double> mfu;
+  std::optional<std::string> name;  // for check: the workload's label
+
+  MasterWeights effective_master_weights() const;
+  Framework effective_framework() const;
+  std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
+};
+
+// Raw key/value input: key is the snake_case name (as in workload files), `origin` is how to name it
+// in an error ("--seq-len" for a flag, "seq_len" for a file field).
+struct RawValue {
+  std::string value;
+  std::string origin;
+};
+using RawWorkload = std::map<std::string, RawValue>;
+
+// All keys a workload accepts (snake_case), in the order help and errors list them.
+const std::vector<std::string>& workload_keys();
+
+// Validates and builds. Throws InputError naming the flag or field and the valid values.
+Workload build_workload(const RawWorkload& raw);
+
+// Parses a count with an optional K/M/B/T suffix ("100M", "2B", "1.5e9"); throws InputError.
+double parse_count(const std::string& text, const std::string& origin);
+// Parses a duration: "90m", "36h", "2d", "45s" or bare hours; returns seconds.
+double parse_duration(const std::string& text, const std::string& origin);
+
+}  // namespace gpuadvise

@@ -1,0 +1,350 @@
+// The command line: owns files, streams, colour, logging and exit codes; everything else is the library.
+#include "app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include "gpuadvise/catalog.hpp"
+#include "gpuadvise/error.hpp"
+#include "gpuadvise/ranking.hpp"
+#include "gpuadvise/report.hpp"
+
+namespace gpuadvise::cli {
+
+namespace {
+
+struct UserError {
+  int code;
+  std::string message;
+};
+
+// One workload flag: its snake_case key (workload files use the same), the flag text and its value.
+struct Flag {
+  std::string key;
+  std::string name;
+  std::string value;
+  CLI::Option* opt = nullptr;
+  bool is_switch = false;        // a flag without value
+  std::string switch_value;      // value a switch stands for
+};
+
+struct WorkloadFlags {
+  std::vector<std::unique_ptr<Flag>> flags;
+  std::string workload_file;
+  CLI::Option* workload_opt = nullptr;
+};
+
+struct OutputFlags {
+  std::string format = "table";
+  std::string color = "auto";
+  bool explain = false;
+  std::string catalog;
+  int verbose = 0;
+};
+
+CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help) {
+  auto f = std::make_unique<Flag>();
+  f->key = key;
+  f->name = names.substr(0, names.find(','));
+  f->opt = app->add_option(names, f->value, help);
+  wf.flags.push_back(std::move(f));
+  return wf.flags.back()->opt;
+}
+
+CLI::Option* add_switch(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& name, const std::string& value,
+                 const std::string& help) {
+  auto f = std::make_unique<Flag>();
+  f->key = key;
+  f->name = name;
+  f->is_switch = true;
+  f->switch_value = value;
+  f->opt = app->add_flag(name, help);
+  wf.flags.push_back(std::move(f));
+  return wf.flags.back()->opt;
+}
+
+void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
+  const std::string g = "Workload";
+  add(app, wf, "model", "--model", "a size (7B, 350M, 6.74e9), a preset id (gpuadvise models), or a config.json path [7B]")->group(g);
+  add(app, wf, "mode", "--mode", "train | finetune | lora | qlora | inference [inference]")->group(g);
+  add(app, wf, "precision", "--precision", "fp32 tf32 fp16 bf16 fp8 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_0 q4_k_m q4_0 q4_1 q3_k_m q2_k [bf16]")->group(g);
+  add(app, wf, "kv_precision", "--kv-precision", "KV-cache precision [the compute precision]")->group(g);
+  add_switch(app, wf, "double_quant", "--double-quant", "true", "NF4 with double quantisation (bitsandbytes)")->group(g);
+  add(app, wf, "master_weights", "--master-weights", "fp32 | none (pure 16-bit training) [fp32]")->group(g);
+  add(app, wf, "optimizer", "--optimizer", "adamw | adamw-8bit | adafactor | sgd | sgd-momentum [adamw]")->group(g);
+  add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1]")->group(g);
+  add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]")->group(g);
+  add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)")->group(g);
+  add(app, wf, "gradient_checkpointing", "--gradient-checkpointing", "activation recomputation: full (bare flag) | selective [off]")
+      ->expected(0, 1)
+      ->group(g);
+  add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores")->group(g);
+  add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]")->group(g);
+  add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]")->group(g);
+  add(app, wf, "gpus", "--gpus", "GPUs in the job [1]")->group(g);
+  add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]")->group(g);
+  add(app, wf, "tp", "--tp", "tensor-parallel degree [1]")->group(g);
+  add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]")->group(g);
+  add(app, wf, "framework", "--framework,--engine", "hf vllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics; diffusers [hf]")->group(g);
+  add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);
+  add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
+  add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)")->group("Job size");
+  add(app, wf, "requests", "--requests", "inference job: number of requests")->group("Job size");
+  add(app, wf, "input_tokens", "--input-tokens", "inference job: prompt tokens per request")->group("Job size");
+  add(app, wf, "output_tokens", "--output-tokens", "inference job: generated tokens per request")->group("Job size");
+  add(app, wf, "mfu", "--mfu", "override the achievable model-FLOPs utilisation (0-1)")->group("Job size");
+  wf.workload_opt = app->add_option("--workload", wf.workload_file, "workload JSON file (snake_case flag names; - reads stdin); flags override it")->group(g);
+}
+
+void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
+  app->add_option("--format", of.format, "table | json | csv [table]")->group("Output");
+  app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->group("Output");
+  if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
+  app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->group("Output");
+  app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");
+}
+
+std::optional<std::string> read_file(const std::string& path, std::istream& in) {
+  if (path == "-") {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool use_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (mode != "auto") throw UserError{2, "--color: unknown value '" + mode + "' (valid: auto, always, never)"};
+  const char* force = std::getenv("CLICOLOR_FORCE");
+  if (force && *force && std::string(force) != "0") return true;
+  const char* no = std::getenv("NO_COLOR");
+  if (no && *no) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::string(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) != 0;
+}
+
+void check_format(const std::string& f, bool csv_ok) {
+  if (f == "table" || f == "json" || (csv_ok && f == "csv")) return;
+  throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json" + std::string(csv_ok ? ", csv)" : ")")};
+}
+
+std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in) {
+  std::vector<RawWorkload> base{RawWorkload{}};
+  if (!wf.workload_file.empty()) {
+    auto text = read_file(wf.workload_file, in);
+    if (!text) throw UserError{2, "--workload: cannot read '" + wf.workload_file + "'"};
+    base = parse_workload_file(*text, wf.workload_file == "-" ? "stdin" : wf.workload_file);
+  }
+  for (auto& raw : base) {
+    for (const auto& f : wf.flags) {
+      if (f->opt->count() == 0) continue;
+      std::string v = f->is_switch ? f->switch_value : f->value;
+      if (f->key == "gradient_checkpointing" && v.empty()) v = "full";
+      raw[f->key] = RawValue{v, f->name};
+    }
+  }
+  return base;
+}
+
+GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
+  if (of.catalog.empty()) return parse_gpu_catalog(bundled_gpu_catalog(), "bundled data/gpus.json");
+  auto text = read_file(of.catalog, in);
+  if (!text) throw UserError{2, "--catalog: cannot read '" + of.catalog + "'"};
+  spdlog::info("catalogue replaced by {}", of.catalog);
+  return parse_gpu_catalog(*text, of.catalog);
+}
+
+ModelCatalog load_models() { return parse_model_catalog(bundled_model_catalog(), "bundled data/models.json"); }
+
+ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in) {
+  return resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
+}
+
+const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::string& flag = "--gpu") {
+  if (const GpuSpec* g = cat.find(id)) return *g;
+  std::string hint = did_you_mean(id, cat.ids());
+  throw UserError{2, flag + ": unknown GPU '" + id + "' (" + (hint.empty() ? "'gpuadvise gpus' lists the catalogue" : hint) + ")"};
+}
+
+std::string suggest_flag(const std::string& msg, const CLI::App& app) {
+  // "The following argument was not expected: --bacth" -> did you mean '--batch'?
+  const auto colon = msg.rfind(": ");
+  if (colon == std::string::npos) return "";
+  std::string word = msg.substr(colon + 2);
+  if (const auto sp = word.find(' '); sp != std::string::npos) word = word.substr(0, sp);
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options())
+    for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+  return did_you_mean(word, names);
+}
+
+const char* k_examples = R"(
+Examples:
+  gpuadvise --model 7B --precision bf16 --mode finetune
+  gpuadvise --model llama-3.1-8b --mode lora --precision bf16 --tokens 100M
+  gpuadvise --model llama-3.1-8b --mode inference --requests 1M --input-tokens 512 --output-tokens 256 --format json
+  gpuadvise estimate --model llama-2-7b --mode inference --seq-len 4096 --gpu h100-sxm-80gb --explain
+  gpuadvise estimate --model mixtral-8x7b --mode inference --engine vllm --gpus 2 --tp 2 --gpu h100-sxm-80gb
+  gpuadvise gpus                 gpuadvise gpus h100-sxm-80gb          gpuadvise models
+
+Exit status: 0 ok (also when nothing fits: the output says so), 1 a check failed, 2 bad input.
+)";
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(err);
+  auto logger = std::make_shared<spdlog::logger>("gpuadvise", sink);
+  logger->set_pattern("gpuadvise: %l: %v");
+  logger->set_level(spdlog::level::warn);
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"gpuadvise: ranks GPUs for a deep-learning job: will it fit, how much memory each part takes, how many GPUs, "
+               "how long it runs and what the completed job costs.",
+               "gpuadvise"};
+  app.footer(k_examples);
+  app.set_version_flag("--version", std::string("gpuadvise ") + tool_version() + " (schema " + std::to_string(k_schema_version) + ")");
+  app.require_subcommand(0, 1);
+
+  WorkloadFlags rank_wf;
+  OutputFlags rank_of;
+  std::string rank_by, provider;
+  std::vector<std::string> only;
+  add_workload_flags(&app, rank_wf);
+  add_output_flags(&app, rank_of, false);
+  app.add_option("--rank-by", rank_by, "cost | time | headroom | fit [cost with a job size, else fit]")->group("Ranking");
+  app.add_option("--provider", provider, "use only this provider's prices")->group("Ranking");
+  app.add_option("--only", only, "rank only these GPU ids")->group("Ranking");
+
+  CLI::App* est = app.add_subcommand("estimate", "memory (and, with --gpu, time) of one workload");
+  WorkloadFlags est_wf;
+  OutputFlags est_of;
+  std::string est_gpu;
+  add_workload_flags(est, est_wf);
+  add_output_flags(est, est_of, true);
+  est->add_option("--gpu", est_gpu, "estimate on this GPU: verdict, capacity, time")->group("Workload");
+  est->footer(k_examples);
+
+  CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalogue; 'gpus ID' shows one entry with its sources");
+  OutputFlags gpus_of;
+  std::string gpu_id;
+  gpus->add_option("id", gpu_id, "a GPU id");
+  add_output_flags(gpus, gpus_of, false);
+
+  CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
+  OutputFlags models_of;
+  add_output_flags(models, models_of, false);
+
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      out << app.help();
+      return 0;
+    } catch (const CLI::CallForAllHelp&) {
+      out << app.help("", CLI::AppFormatMode::All);
+      return 0;
+    } catch (const CLI::CallForVersion& e) {
+      out << e.what() << "\n";
+      return 0;
+    } catch (const CLI::ParseError& e) {
+      std::string msg = e.what();
+      CLI::App* ctx = est->parsed() ? est : (gpus->parsed() ? gpus : (models->parsed() ? models : &app));
+      std::string hint = suggest_flag(msg, *ctx);
+      err << "gpuadvise: error: " << msg << (hint.empty() ? "" : "; " + hint) << " (see --help)\n";
+      return 2;
+    }
+
+    OutputFlags& of = est->parsed() ? est_of : gpus->parsed() ? gpus_of : models->parsed() ? models_of : rank_of;
+    if (of.verbose >= 2) logger->set_level(spdlog::level::debug);
+    else if (of.verbose == 1) logger->set_level(spdlog::level::info);
+    const bool color = use_color(of.color);
+    Style style{color, of.explain};
+
+    if (gpus->parsed()) {
+      check_format(of.format, false);
+      const GpuCatalog cat = load_gpus(of, in);
+      if (!gpu_id.empty()) {
+        const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
+        out << (of.format == "json" ? gpu_json(g) : gpu_detail_table(g));
+      } else {
+        out << (of.format == "json" ? gpus_json(cat) : gpus_table(cat));
+      }
+      return 0;
+    }
+    if (models->parsed()) {
+      check_format(of.format, false);
+      const ModelCatalog cat = load_models();
+      out << (of.format == "json" ? models_json(cat) : models_table(cat));
+      return 0;
+    }
+
+    const bool estimate = est->parsed();
+    WorkloadFlags& wf = estimate ? est_wf : rank_wf;
+    check_format(of.format, !estimate);
+    auto raws = collect_workloads(wf, in);
+    if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; this command takes one"};
+    if (estimate && !est_gpu.empty()) raws[0]["gpu"] = RawValue{est_gpu, "--gpu"};
+    Workload w = build_workload(raws[0]);
+    const ModelCatalog model_cat = load_models();
+    const ModelSpec model = model_for(w, model_cat, in);
+    const GpuCatalog cat = load_gpus(of, in);
+    spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", model.id, model.layers, model.hidden, model.heads, model.kv_heads);
+
+    if (estimate) {
+      std::optional<Candidate> cand;
+      MemoryEstimate mem;
+      if (w.gpu) {
+        cand = evaluate(w, model, gpu_for(*w.gpu, cat), "");
+        cand->fits_single = cand->fits;
+        mem = cand->memory;
+      } else {
+        mem = estimate_memory(w, model, nullptr);
+      }
+      out << (of.format == "json" ? estimate_json(w, model, cand ? &*cand : nullptr, mem, cat.version)
+                                  : estimate_table(w, model, cand ? &*cand : nullptr, mem, style));
+      return 0;
+    }
+
+    RankOptions ro;
+    if (!rank_by.empty()) {
+      if (rank_by == "cost") ro.rank_by = RankBy::cost;
+      else if (rank_by == "time") ro.rank_by = RankBy::time;
+      else if (rank_by == "headroom") ro.rank_by = RankBy::headroom;
+      else if (rank_by == "fit") ro.rank_by = RankBy::fit;
+      else throw UserError{2, "--rank-by: unknown value '" + rank_by + "' (valid: cost, time, headroom, fit)"};
+    }
+    ro.provider = provider;
+    for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only").id);
+    if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);
+    const Ranking r = rank_gpus(w, model, cat, ro);
+    if (of.format == "json") out << ranking_json(w, model, r, cat.version);
+    else if (of.format == "csv") out << ranking_csv(r);
+    else out << ranking_table(w, model, r, style);
+    return 0;
+  } catch (const UserError& e) {
+    err << "gpuadvise: error: " << e.message << "\n";
+    return e.code;
+  } catch (const InputError& e) {
+    err << "gpuadvise: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "gpuadvise: internal error: " << e.what() << " (please report this)\n";
+    return 3;
+  }
+}
+
+}  // namespace gpuadvise::cli

@@ -1,0 +1,59 @@
+#include "gpuadvise/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gpuadvise {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0u : 1u)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                         std::size_t limit) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  const std::size_t budget = std::max<std::size_t>(2, word.size() / 3);
+  for (const auto& c : candidates) {
+    std::size_t dist = edit_distance(word, c);
+    // A candidate that contains the word (or the reverse) is close too: "h100" -> "h100-sxm-80gb".
+    if (c.find(word) != std::string::npos || word.find(c) != std::string::npos) dist = std::min<std::size_t>(dist, 1);
+    if (dist <= budget) scored.emplace_back(dist, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& s : scored) {
+    if (out.size() >= limit) break;
+    out.push_back(s.second);
+  }
+  return out;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto m = closest_matches(word, candidates);
+  if (m.empty()) return "";
+  std::string s = "did you mean ";
+  for (std::size_t i = 0; i < m.size(); ++i) s += (i ? ", '" : "'") + m[i] + "'";
+  return s + "?";
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += items[i];
+  }
+  return out;
+}
+
+}  // namespace gpuadvise

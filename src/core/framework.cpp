@@ -1,0 +1,97 @@
+// Framework profiles: docs/method.md §7 lists every trait with the framework source it comes from.
+#include "gpuadvise/framework.hpp"
+
+namespace gpuadvise {
+
+FrameworkProfile framework_profile(Framework f) {
+  FrameworkProfile p;
+  p.id = f;
+  switch (f) {
+    case Framework::hf:
+      p.summary = "Hugging Face transformers/Trainer/PEFT";
+      p.source = "transformers LlamaForCausalLM.forward (logits.float(), eager softmax in fp32); Trainer AMP; PEFT LoraConfig (lora_dropout 0)";
+      break;
+    case Framework::vllm:
+      p.summary = "vLLM (paged KV-cache pool)";
+      p.prompt_logits_all_positions = false;
+      p.eager_softmax_fp32 = false;
+      p.kv_pool = true;
+      p.reserve_fraction = 0.0;
+      p.source = "vllm/v1/worker/gpu_worker.py determine_available_memory; logits only for sampled positions";
+      break;
+    case Framework::llamacpp:
+      p.summary = "llama.cpp (GGUF)";
+      p.prompt_logits_all_positions = false;
+      p.infer_logits_bytes_per_element = 4.0;
+      p.eager_softmax_fp32 = false;
+      p.kv_preallocated = true;
+      p.embeddings_on_host = true;
+      p.reserve_fraction = 0.0;
+      p.source = "llama.cpp: KV cache allocated for n_ctx at load; token_embd kept in host memory; logits of the last token";
+      break;
+    case Framework::exllama:
+      p.summary = "ExLlama (GPTQ)";
+      p.prompt_logits_all_positions = false;
+      p.eager_softmax_fp32 = false;
+      p.kv_preallocated = true;
+      p.source = "ExLlama README and model.py: ExLlamaCache preallocated for max_seq_len; fp16 attention; last-token logits";
+      break;
+    case Framework::autoawq:
+      p.summary = "AutoAWQ";
+      p.prompt_logits_all_positions = true;
+      p.eager_softmax_fp32 = false;
+      p.kv_preallocated = true;
+      p.source = "AutoAWQ fused modules: preallocated KV cache for max_seq_len";
+      break;
+    case Framework::litgpt:
+      p.summary = "LitGPT (Lightning Fabric)";
+      p.train_logits_bytes_per_element = 4.0;
+      p.infer_logits_bytes_per_element = 2.0;
+      p.eager_softmax_fp32 = false;
+      p.kv_preallocated = true;
+      p.quant_linear_fp32_compute = true;
+      p.lora_dropout = true;
+      p.amp_fp32_params = false;
+      p.mixed_grad_bytes = 2.0;
+      p.ddp_bucket_copy = false;
+      p.source = "litgpt finetune/lora.py (lora_dropout 0.05, chunked_cross_entropy), generate/base.py (set_kv_cache to max_returned_tokens); bitsandbytes Linear4bit compute dtype fp32";
+      break;
+    case Framework::torchtune:
+      p.summary = "torchtune";
+      p.train_logits_bytes_per_element = 4.0;
+      p.amp_fp32_params = false;
+      p.mixed_grad_bytes = 2.0;
+      p.ddp_bucket_copy = false;
+      p.kv_preallocated = true;
+      p.source = "torchtune recipes: bf16 parameters, CEWithChunkedOutputLoss, FSDP";
+      break;
+    case Framework::torchtitan:
+      p.summary = "torchtitan (FSDP2)";
+      p.train_logits_bytes_per_element = 10.0;
+      p.amp_fp32_params = false;
+      p.mixed_grad_bytes = 4.0;
+      p.ddp_bucket_copy = false;
+      p.source = "torchtitan: FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32), fp32 sharded parameters";
+      break;
+    case Framework::megatron:
+      p.summary = "Megatron-LM";
+      p.train_logits_bytes_per_element = 8.0;
+      p.amp_fp32_params = false;
+      p.mixed_grad_bytes = 4.0;
+      p.ddp_bucket_copy = false;
+      p.kv_preallocated = true;
+      p.source = "Megatron-LM theoretical_memory_usage.py (18 bytes/param, fp32 logits 4·s·b·V)";
+      break;
+    case Framework::pytorch:
+    case Framework::detectron2:
+    case Framework::mmdet:
+    case Framework::ultralytics:
+    case Framework::diffusers:
+      p.summary = "PyTorch";
+      p.source = "plain PyTorch training loop with torch.amp";
+      break;
+  }
+  return p;
+}
+
+}  // namespace gpuadvise

@@ -1,0 +1,491 @@
+// Memory model: docs/method.md §2 (weights), §3 (model states, sharding), §4 (activations), §5 (LoRA),
+// §6 (inference, KV cache, runtime). Every coefficient below names its source.
+#include "gpuadvise/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuadvise/units.hpp"
+
+namespace gpuadvise {
+
+namespace {
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Bytes of an activation element for the compute precision: fp32/tf32 keep fp32 activations; 16-bit,
+// fp8 (Transformer Engine keeps bf16 activations between layers) and weight-only formats compute in 16-bit.
+double activation_bytes(Precision p) { return (p == Precision::fp32 || p == Precision::tf32) ? 4.0 : 2.0; }
+
+bool is_16bit_or_lower(Precision p) { return p != Precision::fp32 && p != Precision::tf32; }
+
+// KV heads each tensor-parallel rank holds: at least one (replicated when tp > g). method.md §6.1 ([LLMA]).
+std::int64_t kv_heads_per_rank(const ModelSpec& m, std::int64_t tp) {
+  if (m.is_mla()) return m.kv_heads;
+  return std::max<std::int64_t>(1, (m.kv_heads + tp - 1) / tp);
+}
+
+// Tokens each layer caches when it sees `tokens` of context: sliding-window layers stop at the window.
+double kv_tokens_avg(const ModelSpec& m, double tokens) {
+  if (m.sliding_window <= 0 || m.sliding_fraction <= 0) return tokens;
+  const double local = std::min(tokens, d(m.sliding_window));
+  return m.sliding_fraction * local + (1.0 - m.sliding_fraction) * tokens;
+}
+
+struct LayerShape {
+  double h, qd, kvd, f, a;  // hidden, query width (a·d), kv width per rank (g·d), ffn, query heads
+};
+
+// Elements saved for backward per token in one transformer layer (16-bit or fp32 by the caller), with
+// flash attention. method.md §4.2: norm inputs and outputs, Q, K, V, attention output, and the MLP's
+// intermediates (gated: gate, up, act, product; GeLU: fc1 output and act output).
+struct SavedElements {
+  double act = 0;      // elements at activation precision
+  double fp32 = 0;     // elements held in fp32 (quantised layers computing in fp32, LSE)
+  double bytes1 = 0;   // one-byte masks (dropout)
+  double scores = 0;   // per query token per key: a (eager attention), multiplied by s by the caller
+  double score_bytes = 0;  // bytes per score element kept
+};
+
+SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const FrameworkProfile& fw, const LayerShape& s) {
+  SavedElements e;
+  const bool frozen = w.mode == Mode::lora || w.mode == Mode::qlora;
+  const bool qlora = w.mode == Mode::qlora;
+  const bool fp32_inputs = qlora && fw.quant_linear_fp32_compute && is_16bit_or_lower(w.precision);
+  const LoraTargets& t = w.lora_targets;
+  const bool attn_adapted = t.q || t.k || t.v;
+  const bool mlp_in_adapted = t.gate || t.up;
+  const double norms_shared = m.parallel_attention ? 1.0 : 0.0;
+
+  // Attention half.
+  e.act += s.h;                    // norm input (norm backward)
+  if (!frozen || attn_adapted || qlora) e.act += s.h;  // norm output = Q/K/V projection input
+  e.act += s.qd + 2.0 * s.kvd;     // Q, K, V (attention backward)
+  if (w.checkpointing != Checkpointing::selective) e.act += s.qd;  // attention output (also Wo input)
+  e.fp32 += s.a;                   // flash-attention log-sum-exp per head
+  if (!w.flash_attention && w.checkpointing != Checkpointing::selective) {
+    // Eager attention keeps the probabilities (softmax output) for backward; HF upcasts them to fp32 and
+    // also keeps the 16-bit cast for the product with V.
+    e.scores = s.a;
+    e.score_bytes = fw.eager_softmax_fp32 ? 4.0 + activation_bytes(w.precision) : activation_bytes(w.precision);
+    if (m.architecture != Architecture::decoder) e.score_bytes += 1.0 + activation_bytes(w.precision);  // dropout mask + output
+  }
+  // MLP half.
+  if (!m.parallel_attention) e.act += s.h;  // norm input
+  if (!frozen || mlp_in_adapted || qlora) e.act += s.h * (1.0 - norms_shared);
+  if (m.gated_mlp) {
+    e.act += 3.0 * s.f;                      // gate, up, act(gate): mul and act backward
+    if (!frozen || t.down || qlora) e.act += s.f;  // product = down-projection input
+  } else {
+    e.act += s.f;                            // fc1 output (act backward)
+    if (!frozen || t.down || qlora) e.act += s.f;  // act output = fc2 input
+  }
+  if (fp32_inputs) {
+    // bitsandbytes casts each 4-bit layer's input to its fp32 compute dtype and saves that copy:
+    // the Q/K/V input, the Wo input, the two MLP inputs (gate and up, or fc1), and the down input.
+    e.fp32 += s.h + s.qd + s.h * (m.gated_mlp ? 2.0 : 1.0) + s.f;
+  }
+  if (frozen && fw.lora_dropout) {
+    // Dropout before each adapted input: a dropped copy and a one-byte mask.
+    const double inputs = (attn_adapted ? 1.0 : 0.0) + (mlp_in_adapted ? 1.0 : 0.0);
+    e.act += inputs * s.h + (t.down ? s.f : 0.0) + (t.o ? s.qd : 0.0);
+    e.bytes1 += inputs * s.h + (t.down ? s.f : 0.0) + (t.o ? s.qd : 0.0);
+  }
+  if (frozen) {
+    const double r = d(w.lora_rank);
+    const double adapted = (t.q + t.k + t.v + t.o + t.gate + t.up + t.down);
+    e.act += adapted * r;  // x·A of each adapter
+  }
+  if (m.architecture != Architecture::decoder) e.bytes1 += 2.0 * s.h;  // hidden dropout masks (BERT, T5)
+  return e;
+}
+
+}  // namespace
+
+double weight_bits(Precision p, bool double_quant) {
+  switch (p) {
+    case Precision::fp32: case Precision::tf32: return 32.0;
+    case Precision::fp16: case Precision::bf16: return 16.0;
+    case Precision::fp8: return 8.0;
+    case Precision::int8: return 8.0 + 16.0 / 4096.0;   // LLM.int8(): int8 + a per-row fp16 scale
+    case Precision::int4: return 4.0 + (16.0 + 4.0) / 128.0;  // GPTQ/AWQ group 128: fp16 scale + 4-bit zero
+    case Precision::nf4: return double_quant ? 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0) : 4.0 + 32.0 / 64.0;  // QLoRA §3
+    case Precision::q8_0: return 8.5008;   // llama.cpp quantize README (Llama-3.1-8B)
+    case Precision::q6_k: return 6.5633;
+    case Precision::q5_k_m: return 5.7036;
+    case Precision::q5_0: return 5.5;      // 22 bytes per block of 32
+    case Precision::q4_k_m: return 4.8944;
+    case Precision::q4_0: return 4.5;      // 18 bytes per block of 32
+    case Precision::q4_1: return 5.0;      // 20 bytes per block of 32
+    case Precision::q3_k_m: return 3.91;   // llama.cpp quantize README (Llama 2 7B)
+    case Precision::q2_k: return 3.35;
+  }
+  return 16.0;
+}
+
+ModelStates zero_model_states(double params, double weight_bytes, double grad_bytes, double optimizer_bytes,
+                              Sharding sharding, double dp) {
+  // [ZERO] Fig. 1: P_os shards the optimizer states, P_os+g also the gradients, P_os+g+p also the weights.
+  ModelStates s{params * weight_bytes, params * grad_bytes, params * optimizer_bytes};
+  if (sharding == Sharding::zero1 || sharding == Sharding::zero2 || sharding == Sharding::zero3) s.optimizer /= dp;
+  if (sharding == Sharding::zero2 || sharding == Sharding::zero3) s.gradients /= dp;
+  if (sharding == Sharding::zero3) s.weights /= dp;
+  return s;
+}
+
+std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
+  if (w.seq_len) return *w.seq_len;
+  std::int64_t s = 2048;
+  if (m.context > 0) s = std::min<std::int64_t>(s, m.context);
+  return s;
+}
+
+PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
+  PrecisionSupport ps;
+  auto has = [&](const std::string& k) { return gpu.peak_flops(k).has_value(); };
+  const bool quant = is_weight_only_quant(w.precision);
+  switch (w.precision) {
+    case Precision::fp32: ps.compute_key = "fp32"; break;
+    case Precision::tf32: ps.compute_key = "tf32"; break;
+    case Precision::fp16: ps.compute_key = "fp16"; break;
+    case Precision::bf16: ps.compute_key = "bf16"; break;
+    case Precision::fp8: ps.compute_key = "fp8"; break;
+    default: ps.compute_key = "fp16"; break;  // weight-only formats dequantise to 16-bit for the matmuls
+  }
+  if (w.mode == Mode::qlora) ps.compute_key = w.precision == Precision::fp32 ? "fp32" : (w.precision == Precision::fp16 ? "fp16" : "bf16");
+  if (has(ps.compute_key)) return ps;
+  if (ps.compute_key == "bf16") {
+    const double cc = gpu.cc();
+    if (gpu.stack == "cuda" && cc > 0 && cc < 8.0) {
+      ps.supported = false;
+      ps.note = "bf16 needs compute capability 8.0+ (this GPU is " + gpu.compute_capability.value_or("?") + "); use fp16";
+      return ps;
+    }
+  }
+  if (ps.compute_key == "fp8") {
+    const std::string fallback = has("bf16") ? "bf16" : "fp16";
+    ps.compute_key = fallback;
+    ps.note = "no fp8 tensor cores: runs in " + fallback + " (fp8 weights are upcast; no fp8 speed-up)";
+    if (!has(fallback)) { ps.supported = false; ps.note = "no fp8 or 16-bit tensor-core figure for this GPU"; }
+    return ps;
+  }
+  if (ps.compute_key == "tf32" && has("fp32")) {
+    ps.compute_key = "fp32";
+    ps.note = "no TF32 tensor cores: runs in fp32";
+    return ps;
+  }
+  if (ps.compute_key == "fp16" && has("bf16")) { ps.compute_key = "bf16"; return ps; }
+  if (quant || ps.compute_key == "fp16" || ps.compute_key == "bf16") {
+    if (has("fp32")) {
+      ps.note = "no " + ps.compute_key + " throughput figure in the catalogue; time uses fp32";
+      ps.compute_key = "fp32";
+      return ps;
+    }
+  }
+  ps.note = "throughput for " + ps.compute_key + " unknown in the catalogue";
+  return ps;
+}
+
+MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
+  MemoryEstimate e;
+  const FrameworkProfile fw = framework_profile(w.effective_framework());
+  const ParamCounts pc = count_params(m);
+  e.params_total = pc.total;
+  e.params_active = pc.active;
+  const std::int64_t s_len = effective_seq_len(w, m);
+  e.seq_len = s_len;
+  const double s = d(s_len), b = d(w.batch), tp = d(w.tp), pp = d(w.pp), dp = d(w.data_parallel());
+  const bool training = is_training(w.mode);
+  const double act_b = activation_bytes(w.precision);
+  const double V = d(m.vocab);
+  const double mp = tp * pp;  // model-parallel split of the layer weights
+
+  // ---- Weights (method.md §2) -----------------------------------------------------------------
+  double base_bits = weight_bits(w.precision, w.double_quant);
+  if (w.mode == Mode::qlora) base_bits = weight_bits(Precision::nf4, w.double_quant);
+  const bool quant_base = w.mode == Mode::qlora || is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+  // Quantised formats keep embeddings, the output head and norms in 16-bit; GGUF's bits/weight already
+  // average over the file's whole tensor mix.
+  double linear_bytes = pc.linear * base_bits / 8.0;
+  double emb_bits = (quant_base && !is_gguf(w.precision)) ? 16.0 : base_bits;
+  if (w.precision == Precision::fp32 || w.precision == Precision::tf32) emb_bits = 32.0;
+  double embed_bytes = pc.embedding * emb_bits / 8.0;
+  const double head_bytes = pc.head * emb_bits / 8.0;
+  const double other_bytes = pc.other * (emb_bits >= 16.0 ? emb_bits : 16.0) / 8.0;
+  if (fw.embeddings_on_host && !training) {
+    embed_bytes = 0;
+    e.notes.push_back("token embeddings kept in host memory (llama.cpp)");
+  }
+  // Per GPU: layers split over tp·pp; embeddings on the first stage, head on the last, vocab split over tp.
+  const double edge_bytes = pp > 1 ? std::max(embed_bytes, head_bytes) : embed_bytes + head_bytes;
+  const double weight_bytes_per_gpu = (linear_bytes + other_bytes) / mp + edge_bytes / tp;
+
+  // ---- Model states for training (method.md §3) ----------------------------------------------
+  const MasterWeights master = w.effective_master_weights();
+  const bool mixed = is_16bit_or_lower(w.precision) && master == MasterWeights::fp32 && training;
+  const Sharding shard = (w.gpus > 1 || dp > 1) ? w.sharding : Sharding::none;
+  double trainable = 0;
+  double lora_params = 0;
+  if (training) {
+    if (w.mode == Mode::lora || w.mode == Mode::qlora) {
+      // [LORA] §4: r·(d_in + d_out) per adapted matrix.
+      const LoraTargets& t = w.lora_targets;
+      const double h = d(m.hidden), qd = d(m.is_mla() ? m.heads * m.v_head_dim : m.heads * m.head_dim);
+      const double kvd = d(m.kv_heads * m.head_dim);
+      const double f = d(m.is_moe() ? m.expert_ffn * m.experts : m.ffn);
+      const double r = d(w.lora_rank);
+      double per_layer = 0;
+      if (t.q) per_layer += r * (h + qd);
+      if (t.k) per_layer += r * (h + kvd);
+      if (t.v) per_layer += r * (h + kvd);
+      if (t.o) per_layer += r * (qd + h);
+      if (t.gate && m.gated_mlp) per_layer += r * (h + f);
+      if (t.up) per_layer += r * (h + f);
+      if (t.down) per_layer += r * (f + h);
+      lora_params = per_layer * d(m.layers + m.encoder_layers);
+      trainable = lora_params;
+    } else {
+      trainable = pc.total;
+    }
+  }
+  e.params_trainable = trainable;
+
+  double states_weights = weight_bytes_per_gpu, states_grads = 0, states_opt = 0;
+  std::string states_formula = "params x bits/8 / (tp x pp)";
+  if (training) {
+    // Bytes per trainable parameter: method.md §3.1.
+    const double p16 = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+    double wbytes = p16, gbytes = p16, obytes = 0;
+    const bool hf_amp = mixed && fw.amp_fp32_params && shard == Sharding::none;
+    if (mixed) {
+      if (hf_amp) { wbytes = 4.0; gbytes = 4.0; }  // HF AMP: fp32 parameters and gradients ([HF-ANAT] 18 B/param)
+      else { gbytes = (shard != Sharding::none && w.effective_framework() == Framework::hf) ? 2.0 : fw.mixed_grad_bytes; }
+    }
+    const double state_elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : p16;  // optimizer state element bytes
+    switch (w.optimizer) {
+      case Optimizer::adamw: obytes = 2.0 * state_elem; break;                 // m and v
+      case Optimizer::adamw_8bit: obytes = 2.0; break;                         // bitsandbytes 8-bit m and v
+      case Optimizer::adafactor: obytes = state_elem * 2.0 / std::max(1.0, d(m.hidden)) * 2.0 + 0.0; break;  // factored v
+      case Optimizer::sgd: obytes = 0.0; break;
+      case Optimizer::sgd_momentum: obytes = state_elem; break;
+    }
+    if (mixed && !hf_amp) obytes += 4.0;  // fp32 master copy counted with the optimizer ([ZERO] K = 12)
+    const bool lora = w.mode == Mode::lora || w.mode == Mode::qlora;
+    if (lora) {
+      // Adapters: PEFT keeps them in fp32 under mixed precision; bf16-true keeps them 16-bit.
+      const double aw = mixed ? 4.0 : p16;
+      const ModelStates ad = zero_model_states(lora_params / mp, aw, aw, mixed ? 8.0 : obytes, shard, dp);
+      states_weights += ad.weights;
+      states_grads = ad.gradients;
+      states_opt = ad.optimizer;
+      states_formula = "frozen base + adapters r(d_in+d_out) x (weights + grads + optimizer)";
+    } else {
+      const double per_gpu_params = pc.total / mp;
+      ModelStates ms = zero_model_states(per_gpu_params, wbytes, gbytes, obytes, shard, dp);
+      if (hf_amp) {
+        ms.weights += pc.linear / mp * 2.0;  // autocast's 16-bit copies of the linear weights (cache)
+      }
+      if (shard == Sharding::zero3) {
+        // FSDP/ZeRO-3 gathers full 16-bit units: the current and the prefetched one, plus the unsharded
+        // gradient of the current unit before reduce-scatter ([DS-Z3] 4·largest layer; FSDP prefetch).
+        const double unit = std::max(pc.largest_layer, std::max(pc.embedding, pc.head)) / tp;
+        ms.weights += unit * 2.0 * 2.0;
+        ms.gradients += unit * gbytes;
+      }
+      if (w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) {
+        ms.optimizer = 0;
+        e.notes.push_back("optimizer states and master weights offloaded to CPU memory");
+      }
+      if (w.offload == Offload::optimizer_params) {
+        const double unit = std::max(pc.largest_layer, std::max(pc.embedding, pc.head)) / tp;
+        ms.weights = unit * 2.0 * 2.0;
+        ms.gradients = unit * gbytes;
+        e.notes.push_back("parameters offloaded to CPU memory; GPUs hold the gathered units only");
+      }
+      if (shard == Sharding::none && dp > 1 && fw.ddp_bucket_copy) ms.gradients *= 2.0;  // DDP buckets
+      states_weights = ms.weights;
+      states_grads = ms.gradients;
+      states_opt = ms.optimizer;
+      states_formula = fmt::format("params/(tp·pp) x ({} weights + {} grads + {} optimizer) B, {}", wbytes, gbytes, obytes,
+                                   to_string(shard));
+    }
+  }
+  e.weights = states_weights;
+  e.gradients = states_grads;
+  e.optimizer_states = states_opt;
+
+  // ---- Activations and transients -------------------------------------------------------------
+  const std::int64_t kvh = kv_heads_per_rank(m, w.tp);
+  e.kv_heads_per_gpu = kvh;
+  LayerShape ls;
+  ls.h = d(m.hidden);
+  ls.a = d(m.heads) / tp;
+  ls.qd = d(m.heads * (m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : m.head_dim)) / tp;
+  ls.kvd = m.is_mla() ? d(m.kv_lora_rank + m.qk_rope_head_dim) : d(kvh * m.head_dim);
+  const double f_dense = d(m.ffn);
+  const double f_moe = m.is_moe() ? d(m.expert_ffn * m.experts_per_token + m.shared_expert_ffn * m.shared_experts) : f_dense;
+  ls.f = (m.is_moe() ? f_moe : f_dense) / tp;
+  const double layers_total = d(m.layers + m.encoder_layers);
+
+  if (training) {
+    const SavedElements se = saved_per_token(m, w, fw, ls);
+    // Shapes are per tensor-parallel rank; sequence parallelism (Megatron, torchtitan) also splits the
+    // h-sized tensors, so with tp > 1 every saved tensor is divided by tp ([KORTH] Table 2, TP + SP).
+    const double per_token_layer = (se.act * act_b + se.fp32 * 4.0 + se.bytes1 + se.scores * s * se.score_bytes) /
+                                   (tp > 1 ? 1.0 : 1.0);
+    const double tokens = b * s;  // per micro-batch per GPU
+    double layer_bytes = per_token_layer * tokens;
+    double acts = 0;
+    std::string act_formula;
+    if (w.checkpointing == Checkpointing::full) {
+      // [KORTH] Table 2 "full recompute": each layer's input (2·s·b·h) is kept; the layer being
+      // recomputed holds its whole working set during its backward.
+      acts = layers_total * tokens * ls.h * act_b / tp + layer_bytes;
+      act_formula = "L·b·s·h·bytes (layer inputs) + one layer's working set during its recompute";
+    } else {
+      // Pipeline 1F1B: the first stage keeps pp micro-batches of L/pp layers ≈ L layers ([KORTH] §4.2.3).
+      acts = layers_total * layer_bytes;
+      act_formula = "L·b·s·(saved elements per token·bytes) (method.md §4.2)";
+    }
+    // Embedding output and final norm input.
+    acts += 2.0 * tokens * ls.h * act_b;
+    e.activations = acts;
+    e.explain.push_back({"activations", act_formula,
+                         fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
+                                     w.batch, s_len, m.hidden, ls.f * tp, per_token_layer),
+                         acts, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
+    // Logits and loss: b·s·V elements; the last pipeline stage, vocab split over tp.
+    double logit_bytes = 0;
+    if (m.architecture == Architecture::encoder && m.num_labels > 0) {
+      logit_bytes = b * d(m.num_labels) * 4.0;
+    } else {
+      const double per_elem = is_16bit_or_lower(w.precision) ? fw.train_logits_bytes_per_element
+                                                             : fw.train_logits_bytes_per_element * 1.2;
+      logit_bytes = tokens * V / tp * per_elem;
+    }
+    e.logits = logit_bytes;
+    e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
+                         fmt::format("b·s={}, V={}, {:.1f} B/element ({})", w.batch * s_len, m.vocab,
+                                     fw.train_logits_bytes_per_element, fw.summary),
+                         logit_bytes, "method.md §4.4"});
+    e.peak_phase = "end of forward / start of backward (activations, logits and gradients live)";
+  } else {
+    // ---- Inference (method.md §6) --------------------------------------------------------------
+    const Precision kvp = w.kv_precision.value_or(is_16bit_or_lower(w.precision) ? Precision::fp16 : Precision::fp32);
+    const double kv_elem_bytes = (kvp == Precision::fp8 || kvp == Precision::int8 || kvp == Precision::q8_0) ? 1.0
+                                 : (kvp == Precision::fp32 || kvp == Precision::tf32) ? 4.0 : 2.0;
+    const double kv_per_token = d(m.layers) * (m.is_mla() ? ls.kvd : 2.0 * ls.kvd) * kv_elem_bytes / pp;
+    double prompt = s - 1.0;
+    if (w.input_tokens) prompt = std::min(s, *w.input_tokens);
+    prompt = std::max(1.0, prompt);
+    const double kv_tokens = kv_tokens_avg(m, s);
+    e.kv_cache = b * kv_tokens * kv_per_token;
+    e.explain.push_back({"kv_cache", "2·L·g·d·bytes x tokens x batch (per GPU: max(g/tp,1) heads)",
+                         fmt::format("L={}, g/GPU={}, d={}, {} B, tokens={:.0f}, batch={}", m.layers, kvh, m.head_dim,
+                                     kv_elem_bytes, kv_tokens, w.batch),
+                         e.kv_cache, "method.md §6.1 ([VLLM-P] §2)"});
+    // Prefill transient: the largest live intermediate of one layer at a time.
+    const double n = b * prompt;
+    const double mlp_tr = n * (m.gated_mlp ? 3.0 : 2.0) * ls.f * act_b;
+    double attn_tr = n * 3.0 * (ls.qd + ls.kvd) * act_b;
+    if (!w.flash_attention) {
+      const double score_bytes = fw.eager_softmax_fp32 ? (2.0 + 4.0 + 2.0) : (2.0 + 2.0);
+      attn_tr += b * ls.a * prompt * kv_tokens_avg(m, prompt) * score_bytes;
+    }
+    const double hidden_bufs = 3.0 * n * ls.h * act_b;  // residual stream, normed input, layer output
+    e.activations = std::max(mlp_tr, attn_tr) + hidden_bufs;
+    e.explain.push_back({"activations", "max(eager scores a·s²·bytes, MLP 3·n·f·bytes) + 3·n·h·bytes",
+                         fmt::format("n={:.0f} prompt tokens, eager={}", n, !w.flash_attention), e.activations,
+                         "method.md §6.3"});
+    const double logit_pos = fw.prompt_logits_all_positions ? n : b;
+    e.logits = logit_pos * V / tp * fw.infer_logits_bytes_per_element;
+    e.explain.push_back({"logits", "positions x V x bytes (all prompt positions or the last only)",
+                         fmt::format("positions={:.0f}, V={}", logit_pos, m.vocab), e.logits, "method.md §6.3"});
+    // Weight-only quantised layers dequantise one weight to 16-bit for prefill matmuls (bnb, GPTQ w/o kernel).
+    if (w.precision == Precision::nf4 || w.precision == Precision::int8) {
+      const double biggest = std::max(d(m.hidden) * ls.f, pc.head > 0 ? d(m.vocab) * d(m.hidden) / tp : 0.0);
+      e.activations += biggest * 2.0;
+    }
+    e.peak_phase = "prefill of the last layer with the KV cache full";
+  }
+
+  // ---- Tensor peak -----------------------------------------------------------------------------
+  e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations + e.kv_cache + e.logits + fw.fixed_tensor_bytes;
+  e.explain.insert(e.explain.begin(), {"weights", states_formula,
+                                       fmt::format("params {:.3f} B, {} bits/weight", pc.total / 1e9, base_bits), e.weights,
+                                       "method.md §2–3"});
+  if (training) {
+    e.explain.insert(e.explain.begin() + 1, {"gradients", "trainable params x grad bytes / shards", "", e.gradients, "method.md §3.1"});
+    e.explain.insert(e.explain.begin() + 2, {"optimizer_states", "trainable params x optimizer bytes / shards",
+                                             to_string(w.optimizer), e.optimizer_states, "method.md §3.1"});
+  }
+
+  // ---- Runtime outside the allocator (method.md §6.4) -------------------------------------------
+  double ctx = 0.5 * k_gib;  // CUDA 11.7+ lazy module loading: context + cuBLAS/cuDNN handles
+  std::string ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
+  if (!gpu) {
+    e.runtime_assumed_generic = true;
+  } else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) {
+    ctx = 1343.0 * k_mib;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
+    ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
+  } else if (gpu->stack != "cuda") {
+    ctx = 0.75 * k_gib;
+    ctx_src = "ROCm/Gaudi runtime context (assumed 0.75 GiB; not measured)";
+  }
+  double comm = 0;
+  if (w.gpus > 1) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);  // NCCL communicators and buffers
+  if (fw.kv_pool) comm += 0.5 * k_gib;  // CUDA graphs captured by vLLM
+  e.runtime = ctx + comm;
+  e.explain.push_back({"runtime", "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)", ctx_src,
+                       e.runtime, "method.md §6.4"});
+
+  // ---- Allocator reserve -------------------------------------------------------------------------
+  const double transient = e.activations + e.logits + (training ? e.gradients : 0.0);
+  e.allocator_reserve = fw.reserve_fraction * transient;
+  e.explain.push_back({"allocator_reserve", "reserve fraction x transient tensors (activations, logits, gradients)",
+                       fmt::format("{:.2f}", fw.reserve_fraction), e.allocator_reserve, "method.md §6.4"});
+  e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
+
+  // ---- vLLM pool (method.md §6.2) -----------------------------------------------------------------
+  if (fw.kv_pool && !training) {
+    VllmPool pool;
+    pool.utilization = w.gpu_memory_utilization;
+    const double capacity = gpu ? d(gpu->memory_bytes) : 0.0;
+    pool.budget_bytes = capacity * pool.utilization;
+    // vLLM profiles a dummy forward of max_num_batched_tokens (8192) and keeps its peak.
+    const double nprof = 8192.0;
+    const double prof_act = nprof * (m.gated_mlp ? 3.0 : 2.0) * ls.f * act_b + 3.0 * nprof * ls.h * act_b +
+                            256.0 * V / tp * 4.0;
+    const double kv_per_token = e.kv_cache / std::max(1.0, b * kv_tokens_avg(m, s));
+    pool.kv_bytes_per_token = kv_per_token;
+    pool.kv_pool_bytes = std::max(0.0, pool.budget_bytes - e.weights - prof_act - e.runtime);
+    pool.max_tokens = kv_per_token > 0 ? std::floor(pool.kv_pool_bytes / kv_per_token / 16.0) * 16.0 : 0.0;
+    pool.max_concurrent_sequences = pool.max_tokens / kv_tokens_avg(m, s);
+    e.activations = prof_act;
+    e.tensor_peak = e.weights + prof_act + pool.kv_pool_bytes;
+    e.allocator_reserve = 0;
+    if (gpu) {
+      e.device_peak = pool.budget_bytes;
+      e.kv_cache = pool.kv_pool_bytes;
+    }
+    e.vllm = pool;
+    e.peak_phase = "vLLM pre-allocates its share of the card; the KV-cache pool takes what is left";
+  }
+
+  // ---- Band: per-component uncertainty (method.md §6.5) --------------------------------------------
+  auto band = [&](double sign) {
+    return e.weights * (1 + sign * 0.01) + (e.gradients + e.optimizer_states) * (1 + sign * 0.03) +
+           e.activations * (1 + sign * 0.20) + e.logits * (1 + sign * 0.30) + e.kv_cache * (1 + sign * 0.02) +
+           e.allocator_reserve * (1 + sign * 0.5) + e.runtime * (1 + sign * 0.4);
+  };
+  if (e.vllm && gpu) {
+    e.device_low = e.device_high = e.device_peak;
+  } else {
+    e.device_low = band(-1);
+    e.device_high = band(+1);
+  }
+  return e;
+}
+
+}  // namespace gpuadvise

@@ -1,0 +1,119 @@
+// Time model: docs/method.md §8.
+#include "gpuadvise/perf.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuadvise {
+
+namespace {
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// Achievable model-FLOPs utilisation of dense training (method.md §8.2): published MFU of well-tuned
+// runs, A100 ~0.5 ([NARA] 52%, [MOSAIC] 7B 50-64%), H100 BF16 ~0.4 ([MOSAIC] 40-46%, Llama 3 38-43%),
+// FP8 quoted against the FP8 peak ~0.25 ([MOSAIC] 14-30%), consumer cards lower.
+double default_train_mfu(const GpuSpec& g, const std::string& key) {
+  double mfu = 0.45;
+  const double cc = g.cc();
+  if (cc >= 9.0) mfu = 0.40;
+  if (cc > 0 && cc < 8.0) mfu = 0.35;
+  if (g.stack == "rocm") mfu = 0.30;
+  if (g.segment == Segment::consumer || g.segment == Segment::workstation) mfu -= 0.05;
+  if (key == "fp8") mfu = 0.25;
+  if (key == "fp32") mfu = 0.5;  // fp32 without tensor cores runs close to the (low) fp32 peak
+  return mfu;
+}
+}  // namespace
+
+double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
+  const ParamCounts pc = count_params(m);
+  const double n = pc.active;
+  // Attention scores and values: 4·s·a·d FLOPs per token per layer forward, half of it masked for causal
+  // decoders ([PALM] App. B counts 12·L·H·Q·T for forward+backward without the causal halving).
+  const double attn_fwd = 4.0 * d(m.layers + m.encoder_layers) * d(m.heads * m.head_dim) * d(seq_len) *
+                          (m.architecture == Architecture::decoder ? 0.5 : 1.0);
+  const double fwd = 2.0 * n + attn_fwd;
+  double total = 3.0 * fwd;  // forward + backward (input and weight gradients)
+  if (w.mode == Mode::lora || w.mode == Mode::qlora) total = 2.0 * fwd;  // forward + input gradients only
+  if (w.checkpointing == Checkpointing::full) total += fwd;
+  else if (w.checkpointing == Checkpointing::selective) total += attn_fwd;
+  return total;
+}
+
+TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
+  TimeEstimate t;
+  const PrecisionSupport ps = precision_support(w, gpu);
+  t.compute_key = ps.compute_key;
+  if (!ps.note.empty()) t.notes.push_back(ps.note);
+  const auto peak = gpu.peak_flops(ps.compute_key);
+  const double s = d(mem.seq_len);
+  const ParamCounts pc = count_params(m);
+  const double tp = d(w.tp), pp = d(w.pp);
+  const double model_par = tp * pp;
+
+  if (is_training(w.mode)) {
+    if (!peak) {
+      t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: training time unknown");
+      return t;
+    }
+    double mfu = w.mfu.value_or(default_train_mfu(gpu, ps.compute_key));
+    if (w.mode == Mode::qlora && !w.mfu) mfu *= 0.7;  // 4-bit dequantisation in every matmul ([QLORA] §5 speed notes)
+    const double fpt = train_flops_per_token(w, m, mem.seq_len);
+    t.train_flops_per_token = fpt;
+    double tps = *peak * mfu / fpt;  // per GPU, compute only
+    // Communication not hidden behind compute: tensor-parallel all-reduces over PCIe are exposed.
+    if (w.tp > 1 && !gpu.has_nvlink()) {
+      tps *= 0.6;
+      t.notes.push_back("tensor parallelism over PCIe: communication is not hidden");
+    }
+    if (w.data_parallel() > 1 && w.sharding == Sharding::none && !gpu.has_nvlink()) tps *= 0.85;
+    t.utilization = mfu;
+    t.train_tokens_per_second_per_gpu = tps;
+    t.bound = "compute";
+    if (w.tokens) t.job_seconds = *w.tokens / (tps * d(w.gpus));
+    return t;
+  }
+
+  // Inference.
+  const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9;
+  const double b = d(w.batch);
+  double prompt = std::max(1.0, s - 1.0);
+  if (w.input_tokens) prompt = *w.input_tokens;
+  double ctx_decode = s;  // decode speed at the full context
+  if (w.input_tokens && w.output_tokens) ctx_decode = *w.input_tokens + *w.output_tokens / 2.0;
+  if (peak) {
+    const double eta = 0.5;  // prefill utilisation ([LLMV]; method.md §8.3)
+    const double flops = 2.0 * pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
+    const double secs = flops / (*peak * eta * tp);
+    t.prefill_tokens_per_second = prompt * b / secs;
+    t.ttft_seconds = secs;
+    t.utilization = eta;
+  }
+  if (bw > 0) {
+    const double eta_mem = 0.7;  // achieved share of peak bandwidth in decode (method.md §8.3)
+    // Weights read per step: every resident weight (MoE: the experts the batch touches).
+    double weight_bytes = mem.weights;
+    if (m.is_moe()) {
+      const double e = d(m.experts), k = d(m.experts_per_token);
+      const double touched = e * (1.0 - std::pow(1.0 - k / e, b));
+      weight_bytes *= (pc.active + (pc.total - pc.active) * (touched - k) / std::max(1.0, e - k)) / pc.total;
+    }
+    const double kv_per_token = mem.kv_cache / std::max(1.0, b * s);
+    const double bytes = weight_bytes + b * ctx_decode * kv_per_token;
+    double step = bytes / (bw * eta_mem);
+    if (peak) step = std::max(step, 2.0 * pc.active * b / tp / (*peak * 0.5));
+    t.tpot_seconds = step;
+    t.decode_tokens_per_second = b / step;
+    t.bandwidth_efficiency = eta_mem;
+    t.bound = "memory bandwidth";
+    if (w.requests && w.output_tokens) {
+      const double replicas = d(w.gpus) / model_par;
+      const double per_request = (t.ttft_seconds ? *t.ttft_seconds / b : 0.0) + *w.output_tokens * step / b;
+      t.requests_per_second = replicas / per_request;
+      t.job_seconds = *w.requests / *t.requests_per_second;
+    }
+  }
+  return t;
+}
+
+}  // namespace gpuadvise

@@ -1,0 +1,279 @@
+#include "gpuadvise/workload.hpp"
+
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+#include "gpuadvise/error.hpp"
+
+namespace gpuadvise {
+
+namespace {
+
+template <typename E>
+struct Names {
+  std::vector<std::pair<E, std::string>> items;
+  std::string name(E v) const {
+    for (const auto& [e, n] : items)
+      if (e == v) return n;
+    return "?";
+  }
+  std::vector<std::string> all() const {
+    std::vector<std::string> out;
+    for (const auto& [e, n] : items) out.push_back(n);
+    return out;
+  }
+};
+
+const Names<Mode> k_modes{{{Mode::train, "train"}, {Mode::finetune, "finetune"}, {Mode::lora, "lora"},
+                           {Mode::qlora, "qlora"}, {Mode::inference, "inference"}}};
+const Names<Precision> k_precisions{{{Precision::fp32, "fp32"}, {Precision::tf32, "tf32"}, {Precision::fp16, "fp16"},
+                                     {Precision::bf16, "bf16"}, {Precision::fp8, "fp8"}, {Precision::int8, "int8"},
+                                     {Precision::int4, "int4"}, {Precision::nf4, "nf4"}, {Precision::q8_0, "q8_0"},
+                                     {Precision::q6_k, "q6_k"}, {Precision::q5_k_m, "q5_k_m"}, {Precision::q5_0, "q5_0"},
+                                     {Precision::q4_k_m, "q4_k_m"}, {Precision::q4_0, "q4_0"}, {Precision::q4_1, "q4_1"},
+                                     {Precision::q3_k_m, "q3_k_m"}, {Precision::q2_k, "q2_k"}}};
+const Names<Optimizer> k_optimizers{{{Optimizer::adamw, "adamw"}, {Optimizer::adamw_8bit, "adamw-8bit"},
+                                     {Optimizer::adafactor, "adafactor"}, {Optimizer::sgd, "sgd"},
+                                     {Optimizer::sgd_momentum, "sgd-momentum"}}};
+const Names<Checkpointing> k_ckpt{{{Checkpointing::none, "none"}, {Checkpointing::full, "full"},
+                                   {Checkpointing::selective, "selective"}}};
+const Names<Sharding> k_sharding{{{Sharding::none, "none"}, {Sharding::zero1, "zero1"}, {Sharding::zero2, "zero2"},
+                                  {Sharding::zero3, "zero3"}}};
+const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "optimizer"},
+                                {Offload::optimizer_params, "optimizer+params"}}};
+const Names<MasterWeights> k_master{{{MasterWeights::fp32, "fp32"}, {MasterWeights::none, "none"}}};
+const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::llamacpp, "llamacpp"},
+                                     {Framework::exllama, "exllama"}, {Framework::autoawq, "autoawq"},
+                                     {Framework::litgpt, "litgpt"}, {Framework::torchtune, "torchtune"},
+                                     {Framework::torchtitan, "torchtitan"}, {Framework::megatron, "megatron"},
+                                     {Framework::pytorch, "pytorch"}, {Framework::detectron2, "detectron2"},
+                                     {Framework::mmdet, "mmdet"}, {Framework::ultralytics, "ultralytics"},
+                                     {Framework::diffusers, "diffusers"}}};
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+template <typename E>
+E parse_enum(const Names<E>& names, const RawValue& raw, const std::vector<std::pair<std::string, E>>& aliases = {}) {
+  const std::string v = lower(raw.value);
+  for (const auto& [e, n] : names.items)
+    if (n == v) return e;
+  for (const auto& [a, e] : aliases)
+    if (a == v) return e;
+  std::string hint = did_you_mean(v, names.all());
+  throw InputError(raw.origin + ": unknown value '" + raw.value + "' (valid: " + join(names.all(), ", ") + ")" +
+                   (hint.empty() ? "" : "; " + hint));
+}
+
+double parse_number(const std::string& text, const std::string& origin, const std::string& what) {
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(begin, end, v);
+  if (ec != std::errc() || ptr != end || !std::isfinite(v))
+    throw InputError(origin + ": expected " + what + ", got '" + text + "'");
+  return v;
+}
+
+std::int64_t parse_positive_int(const RawValue& raw, const std::string& what = "an integer >= 1") {
+  const double v = parse_number(raw.value, raw.origin, what);
+  if (v < 1 || v != std::floor(v) || v > 9.0e15) throw InputError(raw.origin + ": expected " + what + ", got '" + raw.value + "'");
+  return static_cast<std::int64_t>(v);
+}
+
+bool parse_bool(const RawValue& raw) {
+  const std::string v = lower(raw.value);
+  if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "0" || v == "no" || v == "off") return false;
+  throw InputError(raw.origin + ": expected true or false, got '" + raw.value + "'");
+}
+
+LoraTargets parse_lora_targets(const RawValue& raw) {
+  LoraTargets t;
+  t.spec = lower(raw.value);
+  if (t.spec == "all-linear" || t.spec == "all") return t;
+  t = LoraTargets{false, false, false, false, false, false, false, lower(raw.value)};
+  if (t.spec == "attention") {
+    t.q = t.k = t.v = t.o = true;
+    return t;
+  }
+  const std::vector<std::string> valid{"q", "k", "v", "o", "gate", "up", "down"};
+  std::size_t start = 0;
+  while (start <= t.spec.size()) {
+    std::size_t comma = t.spec.find(',', start);
+    if (comma == std::string::npos) comma = t.spec.size();
+    std::string name = t.spec.substr(start, comma - start);
+    // Accept the Hugging Face module names too.
+    for (const auto* suffix : {"_proj"})
+      if (name.size() > 5 && name.ends_with(suffix)) name.resize(name.size() - 5);
+    if (name == "q") t.q = true;
+    else if (name == "k") t.k = true;
+    else if (name == "v") t.v = true;
+    else if (name == "o") t.o = true;
+    else if (name == "gate") t.gate = true;
+    else if (name == "up") t.up = true;
+    else if (name == "down") t.down = true;
+    else
+      throw InputError(raw.origin + ": unknown projection '" + name +
+                       "' (valid: all-linear, attention, or a comma list of q, k, v, o, gate, up, down)");
+    start = comma + 1;
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string to_string(Mode v) { return k_modes.name(v); }
+std::string to_string(Precision v) { return k_precisions.name(v); }
+std::string to_string(Optimizer v) { return k_optimizers.name(v); }
+std::string to_string(Checkpointing v) { return k_ckpt.name(v); }
+std::string to_string(Sharding v) { return k_sharding.name(v); }
+std::string to_string(Offload v) { return k_offload.name(v); }
+std::string to_string(MasterWeights v) { return k_master.name(v); }
+std::string to_string(Framework v) { return k_frameworks.name(v); }
+
+bool is_training(Mode m) { return m != Mode::inference; }
+bool is_gguf(Precision p) {
+  switch (p) {
+    case Precision::q8_0: case Precision::q6_k: case Precision::q5_k_m: case Precision::q5_0:
+    case Precision::q4_k_m: case Precision::q4_0: case Precision::q4_1: case Precision::q3_k_m: case Precision::q2_k:
+      return true;
+    default:
+      return false;
+  }
+}
+bool is_weight_only_quant(Precision p) {
+  return is_gguf(p) || p == Precision::int4 || p == Precision::nf4 || p == Precision::int8;
+}
+
+MasterWeights Workload::effective_master_weights() const {
+  if (master_weights) return *master_weights;
+  return MasterWeights::fp32;
+}
+
+Framework Workload::effective_framework() const { return framework.value_or(Framework::hf); }
+
+const std::vector<std::string>& workload_keys() {
+  static const std::vector<std::string> keys{
+      "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
+      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
+      "sharding", "tp", "pp", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "input_tokens", "output_tokens", "mfu"};
+  return keys;
+}
+
+double parse_count(const std::string& text, const std::string& origin) {
+  if (text.empty()) throw InputError(origin + ": expected a count such as 100M or 2B, got ''");
+  double mult = 1;
+  std::string body = text;
+  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(body.back())));
+  if (last == 'K' || last == 'M' || last == 'B' || last == 'G' || last == 'T') {
+    mult = last == 'K' ? 1e3 : last == 'M' ? 1e6 : (last == 'B' || last == 'G') ? 1e9 : 1e12;
+    body.pop_back();
+  }
+  const double v = parse_number(body, origin, "a count such as 100M or 2B") * mult;
+  if (v <= 0) throw InputError(origin + ": expected a positive count, got '" + text + "'");
+  return v;
+}
+
+double parse_duration(const std::string& text, const std::string& origin) {
+  if (text.empty()) throw InputError(origin + ": expected a duration such as 90m, 36h or 2d, got ''");
+  double mult = 3600;  // bare numbers are hours
+  std::string body = text;
+  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(body.back())));
+  if (last == 's' || last == 'm' || last == 'h' || last == 'd') {
+    mult = last == 's' ? 1 : last == 'm' ? 60 : last == 'h' ? 3600 : 86400;
+    body.pop_back();
+  }
+  const double v = parse_number(body, origin, "a duration such as 90m, 36h or 2d") * mult;
+  if (v <= 0) throw InputError(origin + ": expected a positive duration, got '" + text + "'");
+  return v;
+}
+
+Workload build_workload(const RawWorkload& raw) {
+  Workload w;
+  const auto& keys = workload_keys();
+  for (const auto& [key, value] : raw) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string hint = did_you_mean(key, keys);
+      throw InputError(value.origin + ": unknown field '" + key + "' (valid: " + join(keys, ", ") + ")" +
+                       (hint.empty() ? "" : "; " + hint));
+    }
+  }
+  auto get = [&](const std::string& key) -> const RawValue* {
+    auto it = raw.find(key);
+    return it == raw.end() ? nullptr : &it->second;
+  };
+  if (auto* v = get("name")) w.name = v->value;
+  if (auto* v = get("model")) {
+    if (v->value.empty()) throw InputError(v->origin + ": expected a model (a size such as 7B, a preset id, or a config.json path)");
+    w.model = v->value;
+  }
+  if (auto* v = get("mode")) w.mode = parse_enum(k_modes, *v, {{"training", Mode::train}, {"infer", Mode::inference}, {"full", Mode::finetune}});
+  if (auto* v = get("precision")) w.precision = parse_enum(k_precisions, *v, {{"float32", Precision::fp32}, {"float16", Precision::fp16}, {"bfloat16", Precision::bf16}, {"awq", Precision::int4}, {"gptq", Precision::int4}});
+  if (auto* v = get("kv_precision")) w.kv_precision = parse_enum(k_precisions, *v);
+  if (auto* v = get("double_quant")) w.double_quant = parse_bool(*v);
+  if (auto* v = get("master_weights")) w.master_weights = parse_enum(k_master, *v);
+  if (auto* v = get("optimizer")) w.optimizer = parse_enum(k_optimizers, *v, {{"adam", Optimizer::adamw}, {"adamw_8bit", Optimizer::adamw_8bit}, {"adam8bit", Optimizer::adamw_8bit}, {"sgd_momentum", Optimizer::sgd_momentum}});
+  if (auto* v = get("batch")) w.batch = parse_positive_int(*v);
+  if (auto* v = get("seq_len")) w.seq_len = parse_positive_int(*v);
+  if (auto* v = get("image_size")) {
+    const std::string s = lower(v->value);
+    const auto x = s.find('x');
+    const RawValue a{x == std::string::npos ? s : s.substr(0, x), v->origin};
+    const RawValue b{x == std::string::npos ? s : s.substr(x + 1), v->origin};
+    w.image_width = parse_positive_int(a, "pixels as N or WxH (e.g. 224 or 1333x800)");
+    w.image_height = parse_positive_int(b, "pixels as N or WxH (e.g. 224 or 1333x800)");
+  }
+  if (auto* v = get("gradient_checkpointing")) {
+    const std::string s = lower(v->value);
+    if (s == "true" || s.empty()) w.checkpointing = Checkpointing::full;
+    else if (s == "false") w.checkpointing = Checkpointing::none;
+    else w.checkpointing = parse_enum(k_ckpt, *v);
+  }
+  if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
+  if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v);
+  if (auto* v = get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
+  if (auto* v = get("gpus")) w.gpus = parse_positive_int(*v);
+  if (auto* v = get("sharding")) w.sharding = parse_enum(k_sharding, *v, {{"fsdp", Sharding::zero3}, {"zero-1", Sharding::zero1}, {"zero-2", Sharding::zero2}, {"zero-3", Sharding::zero3}, {"0", Sharding::none}, {"1", Sharding::zero1}, {"2", Sharding::zero2}, {"3", Sharding::zero3}});
+  if (auto* v = get("tp")) w.tp = parse_positive_int(*v);
+  if (auto* v = get("pp")) w.pp = parse_positive_int(*v);
+  if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}});
+  if (auto* v = get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
+  if (auto* v = get("gpu_memory_utilization")) {
+    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
+    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    w.gpu_memory_utilization = u;
+  }
+  if (auto* v = get("gpu")) w.gpu = lower(v->value);
+  if (auto* v = get("tokens")) w.tokens = parse_count(v->value, v->origin);
+  if (auto* v = get("requests")) w.requests = parse_count(v->value, v->origin);
+  if (auto* v = get("input_tokens")) w.input_tokens = parse_count(v->value, v->origin);
+  if (auto* v = get("output_tokens")) w.output_tokens = parse_count(v->value, v->origin);
+  if (auto* v = get("mfu")) {
+    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
+    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    w.mfu = u;
+  }
+  // Cross-field rules.
+  if (w.gpus % (w.tp * w.pp) != 0) {
+    const auto* g = get("gpus");
+    throw InputError((g ? g->origin : std::string("--gpus")) + ": " + std::to_string(w.gpus) +
+                     " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
+                     std::to_string(w.pp) + " groups (--gpus must be a multiple of --tp x --pp)");
+  }
+  if (w.mode == Mode::qlora && is_weight_only_quant(w.precision) && w.precision != Precision::nf4) {
+    throw InputError(get("precision")->origin + ": for --mode qlora the precision is the compute precision (bf16, fp16 or fp32); the base is NF4 by definition");
+  }
+  if (is_training(w.mode) && w.mode != Mode::qlora && (is_weight_only_quant(w.precision))) {
+    throw InputError(get("precision")->origin + ": " + to_string(w.precision) + " is a weight-only inference format; training modes take fp32, tf32, fp16, bf16 or fp8 (use --mode qlora for a 4-bit base)");
+  }
+  return w;
+}
+
+}  // namespace gpuadvise

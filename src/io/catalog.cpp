@@ -1,0 +1,554 @@
+#include "gpuadvise/catalog.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "gpuadvise/error.hpp"
+
+namespace gpuadvise {
+
+namespace embedded {
+std::string_view gpus_json();
+std::string_view models_json();
+}  // namespace embedded
+
+std::string_view bundled_gpu_catalog() { return embedded::gpus_json(); }
+std::string_view bundled_model_catalog() { return embedded::models_json(); }
+
+namespace {
+
+using json = nlohmann::json;
+
+json parse_json(std::string_view text, const std::string& origin) {
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const auto pos = what.find("parse error");
+    throw InputError(origin + ": malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")");
+  }
+}
+
+std::string type_name(const json& j) {
+  if (j.is_null()) return "null";
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_number()) return "a number";
+  if (j.is_string()) return "a string";
+  if (j.is_array()) return "an array";
+  return "an object";
+}
+
+// Strict reader of one JSON object: every key must be read, unknown keys are errors.
+class Obj {
+public:
+  Obj(const json& j, std::string where) : m_j(j), m_where(std::move(where)) {
+    if (!j.is_object()) throw InputError(m_where + ": expected an object, got " + type_name(j));
+  }
+  const std::string& where() const { return m_where; }
+  bool has(const std::string& k) const { return m_j.contains(k); }
+  const json& raw(const std::string& k) {
+    m_seen.insert(k);
+    if (!m_j.contains(k)) throw InputError(m_where + ": missing field '" + k + "'");
+    return m_j.at(k);
+  }
+  std::string str(const std::string& k) {
+    const json& v = raw(k);
+    if (!v.is_string()) throw InputError(m_where + "." + k + ": expected a string, got " + type_name(v));
+    return v.get<std::string>();
+  }
+  std::optional<std::string> opt_str(const std::string& k) {
+    const json& v = raw(k);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_string()) throw InputError(m_where + "." + k + ": expected a string or null, got " + type_name(v));
+    return v.get<std::string>();
+  }
+  double num(const std::string& k) {
+    const json& v = raw(k);
+    if (!v.is_number()) throw InputError(m_where + "." + k + ": expected a number, got " + type_name(v));
+    return v.get<double>();
+  }
+  std::optional<double> opt_num(const std::string& k) {
+    const json& v = raw(k);
+    if (v.is_null()) return std::nullopt;
+    if (!v.is_number()) throw InputError(m_where + "." + k + ": expected a number or null, got " + type_name(v));
+    const double x = v.get<double>();
+    if (x < 0) throw InputError(m_where + "." + k + ": expected a non-negative number, got " + v.dump());
+    return x;
+  }
+  bool boolean(const std::string& k) {
+    const json& v = raw(k);
+    if (!v.is_boolean()) throw InputError(m_where + "." + k + ": expected true or false, got " + type_name(v));
+    return v.get<bool>();
+  }
+  void done() const {
+    for (auto it = m_j.begin(); it != m_j.end(); ++it) {
+      if (!m_seen.count(it.key())) {
+        std::vector<std::string> known(m_seen.begin(), m_seen.end());
+        std::string hint = did_you_mean(it.key(), known);
+        throw InputError(m_where + ": unknown field '" + it.key() + "'" + (hint.empty() ? "" : "; " + hint));
+      }
+    }
+  }
+
+private:
+  const json& m_j;
+  std::string m_where;
+  std::set<std::string> m_seen;
+};
+
+Segment parse_segment(const std::string& s, const std::string& where) {
+  if (s == "consumer") return Segment::consumer;
+  if (s == "workstation") return Segment::workstation;
+  if (s == "datacenter-pcie") return Segment::datacenter_pcie;
+  if (s == "datacenter-module") return Segment::datacenter_module;
+  throw InputError(where + ".segment: unknown value '" + s +
+                   "' (valid: consumer, workstation, datacenter-pcie, datacenter-module)");
+}
+
+GpuSpec parse_gpu(const json& j, const std::string& where_in) {
+  std::string where = where_in;
+  if (j.is_object() && j.contains("id") && j["id"].is_string()) where = where_in + " (" + j["id"].get<std::string>() + ")";
+  Obj o(j, where);
+  GpuSpec g;
+  g.id = o.str("id");
+  if (g.id.empty()) throw InputError(where + ".id: must not be empty");
+  g.vendor = o.str("vendor");
+  g.name = o.str("name");
+  g.architecture = o.str("architecture");
+  g.segment = parse_segment(o.str("segment"), where);
+  g.form_factor = o.str("form_factor");
+  {
+    Obj mem(o.raw("memory"), where + ".memory");
+    g.nominal_memory_gb = mem.num("nominal_gb");
+    const double cap = mem.num("capacity_bytes");
+    if (!(cap > 0) || cap != std::floor(cap)) throw InputError(where + ".memory.capacity_bytes: expected a positive integer");
+    g.memory_bytes = static_cast<std::int64_t>(cap);
+    g.capacity_basis = mem.str("capacity_basis");
+    if (g.capacity_basis != "reported" && g.capacity_basis != "nominal")
+      throw InputError(where + ".memory.capacity_basis: unknown value '" + g.capacity_basis + "' (valid: reported, nominal)");
+    g.memory_type = mem.str("type");
+    mem.done();
+  }
+  g.bandwidth_gb_per_s = o.opt_num("memory_bandwidth_gb_per_s");
+  {
+    Obj tf(o.raw("dense_tflops"), where + ".dense_tflops");
+    for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) g.dense_tflops[k] = tf.opt_num(k);
+    tf.done();
+  }
+  {
+    Obj ic(o.raw("interconnect"), where + ".interconnect");
+    g.interconnect = ic.str("kind");
+    g.interconnect_gb_per_s = ic.opt_num("gb_per_s");
+    ic.done();
+  }
+  if (auto v = o.opt_num("pcie_gen")) g.pcie_gen = static_cast<int>(*v);
+  g.board_power_w = o.opt_num("board_power_w");
+  {
+    Obj sw(o.raw("software"), where + ".software");
+    g.stack = sw.str("stack");
+    if (g.stack != "cuda" && g.stack != "rocm" && g.stack != "synapseai")
+      throw InputError(where + ".software.stack: unknown value '" + g.stack + "' (valid: cuda, rocm, synapseai)");
+    g.compute_capability = sw.opt_str("compute_capability");
+    g.gfx_target = sw.opt_str("gfx_target");
+    sw.done();
+  }
+  g.needs_server_chassis = o.boolean("needs_server_chassis");
+  if (auto v = o.opt_num("nvdec_engines")) g.nvdec_engines = static_cast<int>(*v);
+  {
+    const json& prices = o.raw("prices");
+    if (!prices.is_array()) throw InputError(where + ".prices: expected an array, got " + type_name(prices));
+    for (std::size_t i = 0; i < prices.size(); ++i) {
+      Obj p(prices[i], where + ".prices[" + std::to_string(i) + "]");
+      PriceOffer offer;
+      offer.provider = p.str("provider");
+      offer.usd_per_gpu_hour = p.opt_num("usd_per_gpu_hour");
+      offer.date_seen = p.str("date_seen");
+      offer.source = p.str("source");
+      offer.note = p.str("note");
+      p.done();
+      g.prices.push_back(offer);
+    }
+  }
+  {
+    const json& src = o.raw("sources");
+    if (!src.is_object() || src.empty()) throw InputError(where + ".sources: expected a non-empty object of field group -> source");
+    for (auto it = src.begin(); it != src.end(); ++it) {
+      if (!it.value().is_string()) throw InputError(where + ".sources." + it.key() + ": expected a string");
+      g.sources[it.key()] = it.value().get<std::string>();
+    }
+  }
+  {
+    const json& u = o.raw("uncertain");
+    if (!u.is_array()) throw InputError(where + ".uncertain: expected an array of strings");
+    for (const auto& x : u) {
+      if (!x.is_string()) throw InputError(where + ".uncertain: expected an array of strings");
+      g.uncertain.push_back(x.get<std::string>());
+    }
+  }
+  g.notes = o.str("notes");
+  o.done();
+  return g;
+}
+
+std::int64_t geti(const json& c, const std::vector<std::string>& keys, const std::string& origin, std::optional<std::int64_t> dflt = std::nullopt) {
+  for (const auto& k : keys) {
+    if (c.contains(k) && !c[k].is_null()) {
+      if (!c[k].is_number()) throw InputError(origin + ": field '" + k + "' must be a number, got " + type_name(c[k]));
+      const double v = c[k].get<double>();
+      if (v < 0) throw InputError(origin + ": field '" + k + "' must not be negative");
+      return static_cast<std::int64_t>(v);
+    }
+  }
+  if (dflt) return *dflt;
+  throw InputError(origin + ": missing field '" + keys.front() + "' (needed to size the model)");
+}
+
+bool getb(const json& c, const std::string& k, bool dflt) {
+  if (!c.contains(k) || c[k].is_null()) return dflt;
+  if (!c[k].is_boolean()) return dflt;
+  return c[k].get<bool>();
+}
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+}  // namespace
+
+GpuCatalog parse_gpu_catalog(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  Obj o(j, origin);
+  GpuCatalog cat;
+  const double version = o.num("schema_version");
+  if (version != 1) throw InputError(origin + ".schema_version: unsupported version (valid: 1)");
+  cat.version = o.str("catalog_version");
+  const json& gpus = o.raw("gpus");
+  if (!gpus.is_array() || gpus.empty()) throw InputError(origin + ".gpus: expected a non-empty array");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    GpuSpec g = parse_gpu(gpus[i], origin + ": gpus[" + std::to_string(i) + "]");
+    if (!seen.insert(g.id).second) throw InputError(origin + ": gpus[" + std::to_string(i) + "]: duplicate id '" + g.id + "'");
+    cat.gpus.push_back(std::move(g));
+  }
+  o.done();
+  return cat;
+}
+
+ModelSpec parse_hf_config(std::string_view text, const std::string& origin, const std::string& id) {
+  const json c = parse_json(text, origin);
+  if (!c.is_object()) throw InputError(origin + ": expected a JSON object (a Hugging Face config.json)");
+  std::string type;
+  if (c.contains("model_type") && c["model_type"].is_string()) type = lower(c["model_type"].get<std::string>());
+  if (type.empty()) throw InputError(origin + ": missing field 'model_type' (valid: llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, t5, mt5, deepseek_v3)");
+  ModelSpec m;
+  m.id = id;
+  m.family = type;
+  m.source = origin;
+  std::string arch;
+  if (c.contains("architectures") && c["architectures"].is_array() && !c["architectures"].empty() && c["architectures"][0].is_string())
+    arch = c["architectures"][0].get<std::string>();
+  auto llama_like = [&](bool tied_default) {
+    m.layers = geti(c, {"num_hidden_layers"}, origin);
+    m.hidden = geti(c, {"hidden_size"}, origin);
+    m.heads = geti(c, {"num_attention_heads"}, origin);
+    m.kv_heads = geti(c, {"num_key_value_heads"}, origin, m.heads);
+    m.head_dim = geti(c, {"head_dim"}, origin, m.heads > 0 ? m.hidden / m.heads : 0);
+    m.ffn = geti(c, {"intermediate_size"}, origin);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"max_position_embeddings"}, origin, 4096);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", tied_default);
+    m.qkv_bias = getb(c, "attention_bias", false);
+    m.gated_mlp = true;
+  };
+  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen2_moe" ||
+      type == "gemma" || type == "gemma2" || type == "gemma3_text" || type == "phi3" || type == "qwen3" ||
+      type == "starcoder2" || type == "cohere") {
+    llama_like(type == "gemma" || type == "gemma2" || type == "gemma3_text");
+    if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;
+    if (type == "gemma2" || type == "gemma3_text") m.norms_per_layer = 4;
+    const std::int64_t window = geti(c, {"sliding_window"}, origin, 0);
+    if (window > 0 && (type == "mistral" || type == "gemma2" || type == "gemma3_text" || type == "mixtral" || type == "qwen2" ||
+                       type == "phi3")) {
+      bool use = true;
+      if (type == "qwen2") use = getb(c, "use_sliding_window", false);
+      if (use) {
+        m.sliding_window = window;
+        m.sliding_fraction = type == "gemma2" ? 0.5 : (type == "gemma3_text" ? 5.0 / 6.0 : 1.0);
+      }
+    }
+    if (type == "mixtral" || type == "qwen2_moe") {
+      m.experts = geti(c, {"num_local_experts", "num_experts"}, origin);
+      m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 2);
+      m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, m.ffn);
+      if (type == "qwen2_moe") {
+        m.shared_experts = 1;
+        m.shared_expert_ffn = geti(c, {"shared_expert_intermediate_size"}, origin, 0);
+      }
+    }
+  } else if (type == "deepseek_v3" || type == "deepseek_v2") {
+    llama_like(false);
+    m.q_lora_rank = geti(c, {"q_lora_rank"}, origin, 0);
+    m.kv_lora_rank = geti(c, {"kv_lora_rank"}, origin);
+    m.qk_nope_head_dim = geti(c, {"qk_nope_head_dim"}, origin);
+    m.qk_rope_head_dim = geti(c, {"qk_rope_head_dim"}, origin);
+    m.v_head_dim = geti(c, {"v_head_dim"}, origin);
+    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    m.experts = geti(c, {"n_routed_experts"}, origin, 0);
+    m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 0);
+    m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, 0);
+    m.shared_experts = geti(c, {"n_shared_experts"}, origin, 0);
+    m.shared_expert_ffn = m.expert_ffn;
+    m.dense_layers = geti(c, {"first_k_dense_replace"}, origin, 0);
+  } else if (type == "qwen") {
+    // Qwen (v1): intermediate_size is twice each SwiGLU projection's width; c_attn has a bias.
+    m.layers = geti(c, {"num_hidden_layers"}, origin);
+    m.hidden = geti(c, {"hidden_size"}, origin);
+    m.heads = geti(c, {"num_attention_heads"}, origin);
+    m.kv_heads = m.heads;
+    m.head_dim = geti(c, {"kv_channels"}, origin, m.hidden / std::max<std::int64_t>(1, m.heads));
+    m.ffn = geti(c, {"intermediate_size"}, origin) / 2;
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"seq_length", "max_position_embeddings"}, origin, 2048);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", false);
+    m.qkv_bias = true;
+  } else if (type == "phi") {
+    m.layers = geti(c, {"num_hidden_layers"}, origin);
+    m.hidden = geti(c, {"hidden_size"}, origin);
+    m.heads = geti(c, {"num_attention_heads"}, origin);
+    m.kv_heads = geti(c, {"num_key_value_heads"}, origin, m.heads);
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = geti(c, {"intermediate_size"}, origin, 4 * m.hidden);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"max_position_embeddings"}, origin, 2048);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", false);
+    m.gated_mlp = false;
+    m.linear_bias = true;
+    m.layer_norm = true;
+    m.norms_per_layer = 1;
+    m.parallel_attention = true;
+  } else if (type == "gpt2" || type == "gpt_bigcode") {
+    m.layers = geti(c, {"n_layer", "num_hidden_layers"}, origin);
+    m.hidden = geti(c, {"n_embd", "hidden_size"}, origin);
+    m.heads = geti(c, {"n_head", "num_attention_heads"}, origin);
+    m.kv_heads = (type == "gpt_bigcode" && getb(c, "multi_query", true)) ? 1 : m.heads;
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = geti(c, {"n_inner"}, origin, 4 * m.hidden);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"n_positions", "n_ctx"}, origin, 1024);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
+    m.gated_mlp = false;
+    m.linear_bias = true;
+    m.layer_norm = true;
+    m.learned_positions = true;
+  } else if (type == "gpt_neox") {
+    m.layers = geti(c, {"num_hidden_layers"}, origin);
+    m.hidden = geti(c, {"hidden_size"}, origin);
+    m.heads = geti(c, {"num_attention_heads"}, origin);
+    m.kv_heads = m.heads;
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = geti(c, {"intermediate_size"}, origin, 4 * m.hidden);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"max_position_embeddings"}, origin, 2048);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", false);
+    m.gated_mlp = false;
+    m.linear_bias = true;
+    m.layer_norm = true;
+    m.parallel_attention = getb(c, "use_parallel_residual", true);
+    m.norms_per_layer = 2;
+  } else if (type == "falcon" || type == "refinedweb" || type == "refinedwebmodel") {
+    m.layers = geti(c, {"num_hidden_layers", "n_layer"}, origin);
+    m.hidden = geti(c, {"hidden_size"}, origin);
+    m.heads = geti(c, {"num_attention_heads", "n_head"}, origin);
+    const bool new_arch = getb(c, "new_decoder_architecture", false);
+    if (new_arch) m.kv_heads = geti(c, {"num_kv_heads", "n_head_kv"}, origin, m.heads);
+    else m.kv_heads = getb(c, "multi_query", true) ? 1 : m.heads;
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = geti(c, {"ffn_hidden_size"}, origin, 4 * m.hidden);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"max_position_embeddings"}, origin, 2048);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
+    m.gated_mlp = false;
+    m.linear_bias = getb(c, "bias", false);
+    m.layer_norm = true;
+    m.parallel_attention = getb(c, "parallel_attn", true);
+    m.norms_per_layer = new_arch ? 2 : (m.parallel_attention ? 1 : 2);
+  } else if (type == "bloom") {
+    m.layers = geti(c, {"n_layer", "num_hidden_layers"}, origin);
+    m.hidden = geti(c, {"hidden_size", "n_embed"}, origin);
+    m.heads = geti(c, {"n_head", "num_attention_heads"}, origin);
+    m.kv_heads = m.heads;
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = 4 * m.hidden;
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"seq_length"}, origin, 2048);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
+    m.gated_mlp = false;
+    m.linear_bias = true;
+    m.layer_norm = true;
+    m.embedding_norm = true;
+  } else if (type == "mpt") {
+    m.layers = geti(c, {"n_layers"}, origin);
+    m.hidden = geti(c, {"d_model"}, origin);
+    m.heads = geti(c, {"n_heads"}, origin);
+    m.kv_heads = m.heads;
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = geti(c, {"expansion_ratio"}, origin, 4) * m.hidden;
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"max_seq_len"}, origin, 2048);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
+    m.gated_mlp = false;
+    m.linear_bias = !getb(c, "no_bias", true);
+    m.layer_norm = !getb(c, "no_bias", true);
+    m.learned_positions = getb(c, "learned_pos_emb", true);
+  } else if (type == "bert" || type == "roberta") {
+    m.architecture = Architecture::encoder;
+    m.layers = geti(c, {"num_hidden_layers"}, origin);
+    m.hidden = geti(c, {"hidden_size"}, origin);
+    m.heads = geti(c, {"num_attention_heads"}, origin);
+    m.kv_heads = m.heads;
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = geti(c, {"intermediate_size"}, origin, 4 * m.hidden);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, {"max_position_embeddings"}, origin, 512);
+    m.type_vocab = geti(c, {"type_vocab_size"}, origin, 2);
+    m.tied_embeddings = true;
+    m.gated_mlp = false;
+    m.linear_bias = true;
+    m.layer_norm = true;
+    m.learned_positions = true;
+    m.embedding_norm = true;
+    m.pooler = true;
+    if (arch.find("ForSequenceClassification") != std::string::npos) m.num_labels = geti(c, {"num_labels"}, origin, 2);
+  } else if (type == "t5" || type == "mt5" || type == "umt5") {
+    m.architecture = Architecture::encoder_decoder;
+    m.hidden = geti(c, {"d_model"}, origin);
+    m.heads = geti(c, {"num_heads"}, origin);
+    m.kv_heads = m.heads;
+    m.head_dim = geti(c, {"d_kv"}, origin, m.hidden / std::max<std::int64_t>(1, m.heads));
+    m.ffn = geti(c, {"d_ff"}, origin);
+    m.encoder_layers = geti(c, {"num_layers"}, origin);
+    m.layers = geti(c, {"num_decoder_layers"}, origin, m.encoder_layers);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = 512;
+    std::string ff = "relu";
+    if (c.contains("feed_forward_proj") && c["feed_forward_proj"].is_string()) ff = c["feed_forward_proj"].get<std::string>();
+    m.gated_mlp = ff.rfind("gated", 0) == 0;
+    m.tied_embeddings = getb(c, "tie_word_embeddings", type == "t5");
+    m.relative_attention_bias = true;
+  } else {
+    throw InputError(origin + ": model_type '" + type +
+                     "' is not supported (valid: llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2, gpt_neox, "
+                     "gpt_bigcode, falcon, bloom, mpt, bert, t5, mt5, deepseek_v3)");
+  }
+  if (m.hidden <= 0 || m.heads <= 0 || m.layers <= 0 || m.vocab <= 0 || m.head_dim <= 0)
+    throw InputError(origin + ": hidden size, heads, layers, head_dim and vocab_size must be positive");
+  return m;
+}
+
+ModelCatalog parse_model_catalog(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  Obj o(j, origin);
+  if (o.num("schema_version") != 1) throw InputError(origin + ".schema_version: unsupported version (valid: 1)");
+  ModelCatalog cat;
+  const json& models = o.raw("models");
+  if (!models.is_array()) throw InputError(origin + ".models: expected an array");
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const std::string where = origin + ": models[" + std::to_string(i) + "]";
+    Obj mo(models[i], where);
+    const std::string id = mo.str("id");
+    const std::string source = mo.str("source");
+    const json& config = mo.raw("config");
+    mo.done();
+    ModelSpec m = parse_hf_config(config.dump(), where + " (" + id + ").config", id);
+    m.source = source;
+    cat.models.push_back(std::move(m));
+  }
+  o.done();
+  return cat;
+}
+
+const ModelSpec* ModelCatalog::find(const std::string& id) const {
+  for (const auto& m : models)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> ModelCatalog::ids() const {
+  std::vector<std::string> out;
+  for (const auto& m : models) out.push_back(m.id);
+  return out;
+}
+
+ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
+                        const std::function<std::optional<std::string>(const std::string&)>& read_file) {
+  const std::string id = lower(arg);
+  if (const ModelSpec* m = catalog.find(id)) return *m;
+  const bool looks_like_path = arg.find('/') != std::string::npos || arg.ends_with(".json");
+  if (looks_like_path) {
+    auto text = read_file(arg);
+    if (!text) throw InputError("--model: cannot read config file '" + arg + "'");
+    std::string name = arg;
+    const auto slash = name.find_last_of('/');
+    if (slash != std::string::npos) name = name.substr(slash + 1);
+    if (name.ends_with(".json")) name.resize(name.size() - 5);
+    return parse_hf_config(*text, arg, name);
+  }
+  // A bare size.
+  std::string body = id;
+  double mult = 1;
+  if (!body.empty()) {
+    const char last = body.back();
+    if (last == 'b') mult = 1e9;
+    else if (last == 'm') mult = 1e6;
+    else if (last == 'k') mult = 1e3;
+    else if (last == 't') mult = 1e12;
+    if (mult != 1) body.pop_back();
+  }
+  char* end = nullptr;
+  const double v = body.empty() ? 0 : std::strtod(body.c_str(), &end);
+  if (!body.empty() && end && *end == '\0' && std::isfinite(v) && v > 0 && (body[0] >= '0' && body[0] <= '9')) {
+    const double params = v * mult;
+    if (params < 1e6 || params > 1e13)
+      throw InputError("--model: a size must be between 1M and 10T parameters, got '" + arg + "'");
+    return generic_decoder(params, arg);
+  }
+  std::string hint = did_you_mean(id, catalog.ids());
+  throw InputError("--model: unknown model '" + arg + "' (a size such as 7B, a preset id, or a path to a config.json; " +
+                   (hint.empty() ? std::string("'gpuadvise models' lists the presets") : hint) + ")");
+}
+
+std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  std::vector<const json*> items;
+  if (j.is_array()) {
+    if (j.empty()) throw InputError(origin + ": expected a workload object or a non-empty array of them");
+    for (const auto& x : j) items.push_back(&x);
+  } else {
+    items.push_back(&j);
+  }
+  std::vector<RawWorkload> out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const json& w = *items[i];
+    const std::string where = j.is_array() ? origin + "[" + std::to_string(i) + "]" : origin;
+    if (!w.is_object()) throw InputError(where + ": expected a workload object, got " + type_name(w));
+    RawWorkload raw;
+    for (auto it = w.begin(); it != w.end(); ++it) {
+      const std::string field = where + "." + it.key();
+      std::string value;
+      const json& v = it.value();
+      if (v.is_string()) value = v.get<std::string>();
+      else if (v.is_boolean()) value = v.get<bool>() ? "true" : "false";
+      else if (v.is_number_integer()) value = std::to_string(v.get<std::int64_t>());
+      else if (v.is_number()) value = nlohmann::json(v.get<double>()).dump();
+      else throw InputError(field + ": expected a string, number or boolean, got " + type_name(v));
+      raw[it.key()] = RawValue{value, field};
+    }
+    out.push_back(std::move(raw));
+  }
+  return out;
+}
+
+}  // namespace gpuadvise

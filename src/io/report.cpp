@@ -1,0 +1,502 @@
+#include "gpuadvise/report.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "gpuadvise/units.hpp"
+
+#ifndef GPUADVISE_VERSION
+#define GPUADVISE_VERSION "0.0.0"
+#endif
+
+namespace gpuadvise {
+
+const char* tool_version() { return GPUADVISE_VERSION; }
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::int64_t bytes_int(double b) { return static_cast<std::int64_t>(std::llround(b)); }
+
+ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
+ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); }
+
+ojson workload_json(const Workload& w, std::int64_t seq_len) {
+  ojson j;
+  if (w.name) j["name"] = *w.name;
+  j["model"] = w.model;
+  j["mode"] = to_string(w.mode);
+  j["precision"] = to_string(w.precision);
+  j["kv_precision"] = w.kv_precision ? ojson(to_string(*w.kv_precision)) : ojson(nullptr);
+  j["double_quant"] = w.double_quant;
+  j["master_weights"] = to_string(w.effective_master_weights());
+  j["optimizer"] = to_string(w.optimizer);
+  j["batch"] = w.batch;
+  j["seq_len"] = seq_len;
+  j["gradient_checkpointing"] = to_string(w.checkpointing);
+  j["flash_attention"] = w.flash_attention;
+  j["lora_rank"] = w.lora_rank;
+  j["lora_targets"] = w.lora_targets.spec;
+  j["gpus"] = w.gpus;
+  j["sharding"] = to_string(w.sharding);
+  j["tp"] = w.tp;
+  j["pp"] = w.pp;
+  j["framework"] = to_string(w.effective_framework());
+  j["offload"] = to_string(w.offload);
+  j["tokens"] = opt(w.tokens);
+  j["requests"] = opt(w.requests);
+  j["input_tokens"] = opt(w.input_tokens);
+  j["output_tokens"] = opt(w.output_tokens);
+  return j;
+}
+
+ojson model_json(const ModelSpec& m, const MemoryEstimate& mem) {
+  ojson j;
+  j["id"] = m.id;
+  j["family"] = m.family;
+  j["source"] = m.source;
+  j["params"] = mem.params_total;
+  j["params_active"] = mem.params_active;
+  j["params_trainable"] = mem.params_trainable;
+  j["layers"] = m.layers + m.encoder_layers;
+  j["hidden_size"] = m.hidden;
+  j["attention_heads"] = m.heads;
+  j["kv_heads"] = m.kv_heads;
+  j["head_dim"] = m.head_dim;
+  j["intermediate_size"] = m.ffn;
+  j["vocab_size"] = m.vocab;
+  j["kv_cache_bytes_per_token_16bit"] = kv_elements_per_token(m) * 2.0;
+  if (m.is_moe()) {
+    j["experts"] = m.experts;
+    j["experts_per_token"] = m.experts_per_token;
+  }
+  ojson notes = ojson::array();
+  for (const auto& n : m.notes) notes.push_back(n);
+  j["notes"] = notes;
+  return j;
+}
+
+ojson memory_json(const MemoryEstimate& mem, bool explain) {
+  ojson j;
+  j["tensor_peak_bytes"] = bytes_int(mem.tensor_peak);
+  j["device_peak_bytes"] = bytes_int(mem.device_peak);
+  j["device_peak_low_bytes"] = bytes_int(mem.device_low);
+  j["device_peak_high_bytes"] = bytes_int(mem.device_high);
+  ojson c;
+  c["weights"] = bytes_int(mem.weights);
+  c["gradients"] = bytes_int(mem.gradients);
+  c["optimizer_states"] = bytes_int(mem.optimizer_states);
+  c["activations"] = bytes_int(mem.activations);
+  c["kv_cache"] = bytes_int(mem.kv_cache);
+  c["logits"] = bytes_int(mem.logits);
+  c["allocator_reserve"] = bytes_int(mem.allocator_reserve);
+  c["runtime"] = bytes_int(mem.runtime);
+  j["components"] = c;
+  j["peak_phase"] = mem.peak_phase;
+  j["runtime_basis"] = mem.runtime_assumed_generic ? "no --gpu given: runtime overhead of a current data-centre GPU"
+                                                   : "runtime overhead of the given GPU";
+  if (mem.vllm) {
+    ojson v;
+    v["gpu_memory_utilization"] = mem.vllm->utilization;
+    v["budget_bytes"] = bytes_int(mem.vllm->budget_bytes);
+    v["kv_pool_bytes"] = bytes_int(mem.vllm->kv_pool_bytes);
+    v["kv_bytes_per_token"] = mem.vllm->kv_bytes_per_token;
+    v["max_tokens"] = mem.vllm->max_tokens;
+    v["max_concurrent_sequences"] = mem.vllm->max_concurrent_sequences;
+    j["vllm"] = v;
+  }
+  if (explain) {
+    ojson e = ojson::array();
+    for (const auto& x : mem.explain)
+      e.push_back({{"component", x.component}, {"formula", x.formula}, {"inputs", x.inputs}, {"bytes", bytes_int(x.bytes)},
+                   {"source", x.source}});
+    j["explain"] = e;
+  }
+  return j;
+}
+
+ojson time_json(const TimeEstimate& t) {
+  ojson j;
+  j["train_tokens_per_second_per_gpu"] = opt(t.train_tokens_per_second_per_gpu);
+  j["train_flops_per_token"] = opt(t.train_flops_per_token);
+  j["prefill_tokens_per_second"] = opt(t.prefill_tokens_per_second);
+  j["decode_tokens_per_second"] = opt(t.decode_tokens_per_second);
+  j["ttft_seconds"] = opt(t.ttft_seconds);
+  j["tpot_seconds"] = opt(t.tpot_seconds);
+  j["requests_per_second"] = opt(t.requests_per_second);
+  j["job_seconds"] = opt(t.job_seconds);
+  j["utilization"] = t.utilization;
+  j["compute_precision"] = t.compute_key;
+  j["bound"] = t.bound;
+  return j;
+}
+
+ojson offer_json(const PriceOffer* o) {
+  if (!o) return nullptr;
+  return {{"provider", o->provider}, {"usd_per_gpu_hour", opt(o->usd_per_gpu_hour)}, {"date_seen", o->date_seen}, {"source", o->source}};
+}
+
+ojson candidate_json(const Candidate& c, bool explain) {
+  ojson j;
+  j["gpu"] = c.gpu->id;
+  j["name"] = c.gpu->name;
+  j["fits"] = c.fits;
+  j["fits_single_gpu"] = c.fits_single;
+  j["supported"] = c.supported;
+  j["gpus"] = c.gpus;
+  j["layout"] = c.layout;
+  j["plan"] = {{"gpus", c.gpus}, {"tp", c.planned.tp}, {"pp", c.planned.pp}, {"sharding", to_string(c.planned.sharding)},
+               {"offload", to_string(c.planned.offload)}};
+  j["capacity_bytes"] = c.gpu->memory_bytes;
+  j["capacity_basis"] = c.gpu->capacity_basis;
+  j["headroom_bytes"] = bytes_int(c.headroom_bytes);
+  j["headroom_pct"] = 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes);
+  j["memory"] = memory_json(c.memory, explain);
+  j["time"] = time_json(c.time);
+  ojson cost;
+  cost["price"] = offer_json(c.offer);
+  cost["usd_per_hour"] = opt(c.usd_per_hour_total);
+  cost["job_usd"] = opt(c.cost_usd);
+  j["cost"] = cost;
+  ojson notes = ojson::array();
+  for (const auto& n : c.notes) notes.push_back(n);
+  for (const auto& n : c.memory.notes) notes.push_back(n);
+  for (const auto& n : c.time.notes) notes.push_back(n);
+  j["notes"] = notes;
+  return j;
+}
+
+std::string gbs(double bytes) { return fmt::format("{:.1f}", bytes / k_gb); }
+
+std::string paint(const Style& s, const std::string& text, const char* code) {
+  if (!s.color) return text;
+  return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
+}
+
+std::string pad(const std::string& s, std::size_t w, bool right = false) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+std::string hours(double secs) {
+  if (secs < 3600) return fmt::format("{:.0f} min", secs / 60);
+  if (secs < 86400 * 3) return fmt::format("{:.1f} h", secs / 3600);
+  return fmt::format("{:.1f} d", secs / 86400);
+}
+
+std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem) {
+  return fmt::format("{} ({:.2f}B params{}), {}, {}, batch {}, seq {}, framework {}", m.id, mem.params_total / 1e9,
+                     m.is_moe() ? fmt::format(", {:.2f}B active", mem.params_active / 1e9) : "", to_string(w.mode),
+                     to_string(w.precision), w.batch, mem.seq_len, to_string(w.effective_framework()));
+}
+
+std::string memory_breakdown(const MemoryEstimate& mem, const Style& style) {
+  std::string out;
+  auto row = [&](const std::string& name, double b) {
+    out += fmt::format("  {:<20} {:>9} GB\n", name, gbs(b));
+  };
+  row("weights", mem.weights);
+  row("gradients", mem.gradients);
+  row("optimizer states", mem.optimizer_states);
+  row("activations", mem.activations);
+  row("kv cache", mem.kv_cache);
+  row("logits", mem.logits);
+  out += fmt::format("  {:<20} {:>9} GB   (torch.cuda.max_memory_allocated)\n", "= tensor peak", gbs(mem.tensor_peak));
+  row("allocator reserve", mem.allocator_reserve);
+  row("runtime (CUDA etc.)", mem.runtime);
+  out += fmt::format("  {:<20} {:>9} GB   (nvidia-smi; band {}–{} GB)\n", paint(style, "= device peak", "1"),
+                     gbs(mem.device_peak), gbs(mem.device_low), gbs(mem.device_high));
+  if (style.explain) {
+    out += "\nHow each component is computed:\n";
+    for (const auto& x : mem.explain)
+      out += fmt::format("  {:<18} {:>9} GB  {}\n  {:<18} {:>9}     inputs: {}\n  {:<18} {:>9}     source: {}\n", x.component,
+                         gbs(x.bytes), x.formula, "", "", x.inputs, "", "", x.source);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
+                          const std::string& catalog_version) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["catalog_version"] = catalog_version;
+  j["command"] = "estimate";
+  j["workload"] = workload_json(w, mem.seq_len);
+  j["model"] = model_json(m, mem);
+  j["memory"] = memory_json(mem, true);
+  if (on_gpu) {
+    j["gpu"] = {{"id", on_gpu->gpu->id}, {"name", on_gpu->gpu->name}, {"capacity_bytes", on_gpu->gpu->memory_bytes},
+                {"capacity_basis", on_gpu->gpu->capacity_basis}};
+    j["fits"] = on_gpu->fits;
+    j["headroom_bytes"] = bytes_int(on_gpu->headroom_bytes);
+    j["time"] = time_json(on_gpu->time);
+    ojson cost;
+    cost["price"] = offer_json(on_gpu->offer);
+    cost["usd_per_hour"] = opt(on_gpu->usd_per_hour_total);
+    cost["job_usd"] = opt(on_gpu->cost_usd);
+    j["cost"] = cost;
+  }
+  ojson notes = ojson::array();
+  for (const auto& n : m.notes) notes.push_back(n);
+  for (const auto& n : mem.notes) notes.push_back(n);
+  if (on_gpu) {
+    for (const auto& n : on_gpu->notes) notes.push_back(n);
+    for (const auto& n : on_gpu->time.notes) notes.push_back(n);
+  } else {
+    notes.push_back("no --gpu given: runtime overhead is that of a current data-centre GPU");
+  }
+  j["notes"] = notes;
+  return j.dump(2) + "\n";
+}
+
+std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
+                           const Style& style) {
+  std::string out = "Workload: " + workload_line(w, m, mem) + "\n";
+  if (w.gpus > 1) out += fmt::format("Layout: {} GPUs, tp {}, pp {}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp, to_string(w.sharding));
+  out += "Peak phase: " + mem.peak_phase + "\n\n";
+  out += memory_breakdown(mem, style);
+  if (mem.vllm) {
+    out += fmt::format("\nvLLM: {:.0f}% of the card = {} GB; KV-cache pool {} GB = {:.0f} tokens = {:.1f} sequences of {} tokens\n",
+                       mem.vllm->utilization * 100, gbs(mem.vllm->budget_bytes), gbs(mem.vllm->kv_pool_bytes), mem.vllm->max_tokens,
+                       mem.vllm->max_concurrent_sequences, mem.seq_len);
+  }
+  if (on_gpu) {
+    const auto& g = *on_gpu->gpu;
+    out += fmt::format("\nOn {} ({} GB usable): {}, headroom {} GB\n", g.name, gbs(static_cast<double>(g.memory_bytes)),
+                       on_gpu->fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31"), gbs(on_gpu->headroom_bytes));
+    const auto& t = on_gpu->time;
+    if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
+    if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
+    if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
+    if (t.job_seconds) out += fmt::format("  job: {}\n", hours(*t.job_seconds));
+    if (on_gpu->cost_usd) out += fmt::format("  cost: ${:.2f} at ${:.2f}/GPU-h ({}, seen {})\n", *on_gpu->cost_usd, *on_gpu->offer->usd_per_gpu_hour, on_gpu->offer->provider, on_gpu->offer->date_seen);
+    for (const auto& n : on_gpu->notes) out += "  note: " + n + "\n";
+    for (const auto& n : on_gpu->time.notes) out += "  note: " + n + "\n";
+  } else {
+    out += "\nNo --gpu given: runtime overhead is that of a current data-centre GPU.\n";
+  }
+  for (const auto& n : mem.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r, const std::string& catalog_version) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["catalog_version"] = catalog_version;
+  j["command"] = "rank";
+  const MemoryEstimate& any = r.rows.empty() ? MemoryEstimate{} : r.rows.front().memory;
+  j["workload"] = workload_json(w, any.seq_len);
+  j["model"] = model_json(m, any);
+  j["order"] = to_string(r.order);
+  j["order_text"] = r.order_text;
+  std::size_t fitting = 0;
+  for (const auto& c : r.rows) fitting += c.fits ? 1 : 0;
+  j["fitting_gpus"] = fitting;
+  ojson rows = ojson::array();
+  for (const auto& c : r.rows) rows.push_back(candidate_json(c, false));
+  j["ranking"] = rows;
+  ojson notes = ojson::array();
+  for (const auto& n : r.notes) notes.push_back(n);
+  if (fitting == 0) notes.push_back("no GPU of the catalogue fits this workload within the searched layouts");
+  j["notes"] = notes;
+  return j.dump(2) + "\n";
+}
+
+std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
+  std::string out;
+  if (r.rows.empty()) return "No GPU selected.\n";
+  out += "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
+  out += "Order: " + r.order_text + "\n\n";
+  const bool has_time = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.time.job_seconds.has_value(); });
+  std::string header = fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
+                                   "peak/GPU", "usable", "headroom", "$/GPU-h");
+  if (has_time) header += fmt::format(" {:>9} {:>10}", "job time", "job cost");
+  out += paint(style, header, "1") + "\n";
+  std::size_t i = 0, fitting = 0;
+  for (const auto& c : r.rows) {
+    ++i;
+    fitting += c.fits ? 1 : 0;
+    const std::string fit = c.fits ? paint(style, pad("yes", 5), "32") : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
+    std::string line = fmt::format("{:>3}  {:<32} {} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", i, c.gpu->id, fit, c.gpus,
+                                   c.layout.size() > 34 ? c.layout.substr(0, 34) : c.layout, gbs(c.memory.device_peak) + " GB",
+                                   gbs(static_cast<double>(c.gpu->memory_bytes)) + " GB", gbs(c.headroom_bytes) + " GB",
+                                   c.offer ? fmt::format("{:.2f}", *c.offer->usd_per_gpu_hour) : "—");
+    if (has_time)
+      line += fmt::format(" {:>9} {:>10}", c.time.job_seconds ? hours(*c.time.job_seconds) : "—",
+                          c.cost_usd ? fmt::format("${:.0f}", *c.cost_usd) : "—");
+    out += line + "\n";
+  }
+  out += "\n";
+  if (fitting == 0) out += paint(style, "Nothing in the catalogue fits this workload within the searched layouts.", "31") + "\n";
+  else out += fmt::format("{} of {} GPU types can run it. Memory is per GPU at the peak (nvidia-smi view).\n", fitting, r.rows.size());
+  out += "Notes:\n";
+  std::size_t shown = 0;
+  for (const auto& c : r.rows) {
+    if (shown >= 12) break;
+    std::vector<std::string> ns;
+    for (const auto& n : c.notes)
+      if (n.find("server module") == std::string::npos && n.find("nominal") == std::string::npos) ns.push_back(n);
+    if (ns.empty()) continue;
+    ++shown;
+    out += "  " + c.gpu->id + ": " + ns.front();
+    for (std::size_t k = 1; k < ns.size(); ++k) out += "; " + ns[k];
+    out += "\n";
+  }
+  if (!r.rows.front().offer && r.order == RankBy::cost) out += "  (GPUs without a price are listed after those with one)\n";
+  out += "Prices are indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them).\n";
+  return out;
+}
+
+std::string ranking_csv(const Ranking& r) {
+  std::string out = "rank,gpu,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_bytes,usd_per_gpu_hour,price_provider,price_date,job_seconds,job_usd\n";
+  std::size_t i = 0;
+  auto q = [](const std::string& s) {
+    std::string o = "\"";
+    for (char ch : s) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return o + "\"";
+  };
+  for (const auto& c : r.rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", ++i, c.gpu->id, c.fits ? "true" : "false", c.gpus, q(c.layout),
+                       bytes_int(c.memory.device_peak), c.gpu->memory_bytes, bytes_int(c.headroom_bytes),
+                       c.offer ? fmt::format("{}", *c.offer->usd_per_gpu_hour) : "", c.offer ? q(c.offer->provider) : "",
+                       c.offer ? q(c.offer->date_seen) : "", c.time.job_seconds ? fmt::format("{:.0f}", *c.time.job_seconds) : "",
+                       c.cost_usd ? fmt::format("{:.2f}", *c.cost_usd) : "");
+  }
+  return out;
+}
+
+namespace {
+ojson gpu_to_json(const GpuSpec& g) {
+  ojson j;
+  j["id"] = g.id;
+  j["vendor"] = g.vendor;
+  j["name"] = g.name;
+  j["architecture"] = g.architecture;
+  j["segment"] = to_string(g.segment);
+  j["form_factor"] = g.form_factor;
+  j["memory"] = {{"nominal_gb", g.nominal_memory_gb}, {"capacity_bytes", g.memory_bytes}, {"capacity_basis", g.capacity_basis}, {"type", g.memory_type}};
+  j["memory_bandwidth_gb_per_s"] = opt(g.bandwidth_gb_per_s);
+  ojson tf;
+  for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) {
+    auto it = g.dense_tflops.find(k);
+    tf[k] = it == g.dense_tflops.end() ? ojson(nullptr) : opt(it->second);
+  }
+  j["dense_tflops"] = tf;
+  j["interconnect"] = {{"kind", g.interconnect}, {"gb_per_s", opt(g.interconnect_gb_per_s)}};
+  j["pcie_gen"] = g.pcie_gen ? ojson(*g.pcie_gen) : ojson(nullptr);
+  j["board_power_w"] = opt(g.board_power_w);
+  j["software"] = {{"stack", g.stack}, {"compute_capability", opt(g.compute_capability)}, {"gfx_target", opt(g.gfx_target)}};
+  j["needs_server_chassis"] = g.needs_server_chassis;
+  j["nvdec_engines"] = g.nvdec_engines ? ojson(*g.nvdec_engines) : ojson(nullptr);
+  ojson prices = ojson::array();
+  for (const auto& p : g.prices)
+    prices.push_back({{"provider", p.provider}, {"usd_per_gpu_hour", opt(p.usd_per_gpu_hour)}, {"date_seen", p.date_seen}, {"source", p.source}, {"note", p.note}});
+  j["prices"] = prices;
+  ojson src;
+  for (const auto& [k, v] : g.sources) src[k] = v;
+  j["sources"] = src;
+  j["uncertain"] = g.uncertain;
+  j["notes"] = g.notes;
+  return j;
+}
+
+std::string num_or_dash(const std::optional<double>& v, const char* f = "{:.0f}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : std::string("—");
+}
+}  // namespace
+
+std::string gpus_table(const GpuCatalog& cat) {
+  std::string out = fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", "id", "vendor", "mem GB", "TB/s", "bf16 TF",
+                                "fp8 TF", "link GB/s", "stack", "$/GPU-h");
+  for (const auto& g : cat.gpus) {
+    const PriceOffer* o = g.cheapest_offer();
+    auto tf = [&](const char* k) { auto it = g.dense_tflops.find(k); return it == g.dense_tflops.end() ? std::optional<double>{} : it->second; };
+    out += fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", g.id, g.vendor,
+                       fmt::format("{:.1f}", static_cast<double>(g.memory_bytes) / k_gb),
+                       g.bandwidth_gb_per_s ? fmt::format("{:.2f}", *g.bandwidth_gb_per_s / 1000) : "—", num_or_dash(tf("bf16")),
+                       num_or_dash(tf("fp8")), num_or_dash(g.interconnect_gb_per_s), g.stack,
+                       o ? fmt::format("{:.2f}", *o->usd_per_gpu_hour) : "—");
+  }
+  out += fmt::format("\n{} GPUs, catalogue {}. Memory is the capacity CUDA reports (GB = 1e9 bytes); TFLOPS are dense.\n", cat.gpus.size(), cat.version);
+  return out;
+}
+
+std::string gpus_json(const GpuCatalog& cat) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["catalog_version"] = cat.version;
+  ojson arr = ojson::array();
+  for (const auto& g : cat.gpus) arr.push_back(gpu_to_json(g));
+  j["gpus"] = arr;
+  return j.dump(2) + "\n";
+}
+
+std::string gpu_json(const GpuSpec& g) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["gpu"] = gpu_to_json(g);
+  return j.dump(2) + "\n";
+}
+
+std::string gpu_detail_table(const GpuSpec& g) {
+  std::string out = fmt::format("{} ({})\n", g.name, g.id);
+  out += fmt::format("  vendor          {}\n  architecture    {}\n  segment         {} ({})\n", g.vendor, g.architecture, to_string(g.segment), g.form_factor);
+  out += fmt::format("  memory          {} bytes = {:.2f} GB ({}), {} {:.0f} GB nominal\n", g.memory_bytes, static_cast<double>(g.memory_bytes) / k_gb,
+                     g.capacity_basis, g.memory_type, g.nominal_memory_gb);
+  out += fmt::format("  bandwidth       {} GB/s\n", num_or_dash(g.bandwidth_gb_per_s));
+  out += "  dense TFLOPS   ";
+  for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) {
+    auto it = g.dense_tflops.find(k);
+    out += fmt::format(" {}={}", k, it == g.dense_tflops.end() ? "—" : num_or_dash(it->second, "{:g}"));
+  }
+  out += "\n";
+  out += fmt::format("  interconnect    {} ({} GB/s)\n  PCIe gen        {}\n  board power     {} W\n", g.interconnect, num_or_dash(g.interconnect_gb_per_s),
+                     g.pcie_gen ? std::to_string(*g.pcie_gen) : "—", num_or_dash(g.board_power_w));
+  out += fmt::format("  software        {} {}\n  server chassis  {}\n", g.stack,
+                     g.compute_capability ? "compute capability " + *g.compute_capability : (g.gfx_target ? *g.gfx_target : ""),
+                     g.needs_server_chassis ? "required" : "not required");
+  out += "  prices (indicative, on-demand per GPU-hour):\n";
+  if (g.prices.empty()) out += "    none known\n";
+  for (const auto& p : g.prices)
+    out += fmt::format("    {:<24} {:>8}  seen {}  {}\n", p.provider, p.usd_per_gpu_hour ? fmt::format("${:.2f}", *p.usd_per_gpu_hour) : "—", p.date_seen, p.source);
+  out += "  sources:\n";
+  for (const auto& [k, v] : g.sources) out += fmt::format("    {:<22} {}\n", k, v);
+  if (!g.uncertain.empty()) {
+    out += "  uncertain:\n";
+    for (const auto& u : g.uncertain) out += "    " + u + "\n";
+  }
+  if (!g.notes.empty()) out += "  notes: " + g.notes + "\n";
+  return out;
+}
+
+std::string models_table(const ModelCatalog& cat) {
+  std::string out = fmt::format("{:<22} {:<12} {:>9} {:>9} {:>7} {:>7} {:>5} {:>5} {:>8}\n", "id", "family", "params B", "active B", "layers",
+                                "hidden", "heads", "kv", "vocab");
+  for (const auto& m : cat.models) {
+    const ParamCounts pc = count_params(m);
+    out += fmt::format("{:<22} {:<12} {:>9.2f} {:>9.2f} {:>7} {:>7} {:>5} {:>5} {:>8}\n", m.id, m.family, pc.total / 1e9, pc.active / 1e9,
+                       m.layers + m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.vocab);
+  }
+  return out;
+}
+
+std::string models_json(const ModelCatalog& cat) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  ojson arr = ojson::array();
+  for (const auto& m : cat.models) {
+    const ParamCounts pc = count_params(m);
+    arr.push_back({{"id", m.id}, {"family", m.family}, {"params", pc.total}, {"params_active", pc.active}, {"layers", m.layers + m.encoder_layers},
+                   {"hidden_size", m.hidden}, {"attention_heads", m.heads}, {"kv_heads", m.kv_heads}, {"vocab_size", m.vocab}, {"source", m.source}});
+  }
+  j["models"] = arr;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace gpuadvise
