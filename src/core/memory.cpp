@@ -50,17 +50,21 @@ struct SavedElements {
 
 SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const FrameworkProfile& fw, const LayerShape& s) {
   SavedElements e;
+  // Frozen linear layers keep their inputs for backward as trainable ones do: LitGPT's LoRA rows measure
+  // the same activation memory per layer as full fine-tuning (phi-1.5 and StableLM-Alpha, about 17·h
+  // elements per token per layer at f = 4h), so the adapters change the model states, not activations.
   const bool frozen = w.mode == Mode::lora || w.mode == Mode::qlora;
   const bool qlora = w.mode == Mode::qlora;
   const bool fp32_inputs = qlora && fw.quant_linear_fp32_compute && is_16bit_or_lower(w.precision);
   const LoraTargets& t = w.lora_targets;
   const bool attn_adapted = t.q || t.k || t.v;
   const bool mlp_in_adapted = t.gate || t.up;
-  const double norms_shared = m.parallel_attention ? 1.0 : 0.0;
+  // Parallel attention with one norm (GPT-J, Phi, Falcon-7B): the MLP reads the attention's normed input.
+  const double norms_shared = (m.parallel_attention && m.norms_per_layer == 1) ? 1.0 : 0.0;
 
   // Attention half.
   e.act += s.h;                    // norm input (norm backward)
-  if (!frozen || attn_adapted || qlora) e.act += s.h;  // norm output = Q/K/V projection input
+  e.act += s.h;                    // norm output = Q/K/V projection input
   e.act += s.qd + 2.0 * s.kvd;     // Q, K, V (attention backward)
   if (w.checkpointing != Checkpointing::selective) e.act += s.qd;  // attention output (also Wo input)
   e.fp32 += s.a;                   // flash-attention log-sum-exp per head
@@ -73,13 +77,13 @@ SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const Frame
   }
   // MLP half.
   if (!m.parallel_attention) e.act += s.h;  // norm input
-  if (!frozen || mlp_in_adapted || qlora) e.act += s.h * (1.0 - norms_shared);
+  e.act += s.h * (1.0 - norms_shared);  // MLP norm output (shared with attention when parallel)
   if (m.gated_mlp) {
-    e.act += 3.0 * s.f;                      // gate, up, act(gate): mul and act backward
-    if (!frozen || t.down || qlora) e.act += s.f;  // product = down-projection input
+    e.act += 3.0 * s.f;  // gate, up, act(gate): mul and act backward
+    e.act += s.f;        // product = down-projection input
   } else {
-    e.act += s.f;                            // fc1 output (act backward)
-    if (!frozen || t.down || qlora) e.act += s.f;  // act output = fc2 input
+    e.act += s.f;  // fc1 output (act backward)
+    e.act += s.f;  // act output = fc2 input
   }
   if (fp32_inputs) {
     // bitsandbytes casts each 4-bit layer's input to its fp32 compute dtype and saves that copy:
@@ -94,8 +98,8 @@ SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const Frame
   }
   if (frozen) {
     const double r = d(w.lora_rank);
-    const double adapted = (t.q + t.k + t.v + t.o + t.gate + t.up + t.down);
-    e.act += adapted * r;  // x·A of each adapter
+    const int adapted = int(t.q) + int(t.k) + int(t.v) + int(t.o) + int(t.gate) + int(t.up) + int(t.down);
+    e.act += d(adapted) * r;  // x·A of each adapter
   }
   if (m.architecture != Architecture::decoder) e.bytes1 += 2.0 * s.h;  // hidden dropout masks (BERT, T5)
   return e;
@@ -287,11 +291,12 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
         ms.weights += pc.linear / mp * 2.0;  // autocast's 16-bit copies of the linear weights (cache)
       }
       if (shard == Sharding::zero3) {
-        // FSDP/ZeRO-3 gathers full 16-bit units: the current and the prefetched one, plus the unsharded
-        // gradient of the current unit before reduce-scatter ([DS-Z3] 4·largest layer; FSDP prefetch).
-        const double unit = std::max(pc.largest_layer, std::max(pc.embedding, pc.head)) / tp;
-        ms.weights += unit * 2.0 * 2.0;
-        ms.gradients += unit * gbytes;
+        // FSDP/ZeRO-3 gathers full 16-bit units: the root unit (embeddings and output head, held for the
+        // whole step), the current and the prefetched layer ([DS-Z3] 4·largest layer; FSDP prefetch), and
+        // the unsharded gradient of the largest unit before its reduce-scatter.
+        const double root = (pc.embedding + pc.head) / tp, layer = pc.largest_layer / tp;
+        ms.weights += root * 2.0 + 2.0 * layer * 2.0;
+        ms.gradients += std::max(layer, pc.head / tp) * (2.0 + gbytes);
       }
       if (w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) {
         ms.optimizer = 0;
@@ -338,7 +343,14 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
     double layer_bytes = per_token_layer * tokens;
     double acts = 0;
     std::string act_formula;
-    if (w.checkpointing == Checkpointing::full) {
+    if (w.checkpointing == Checkpointing::selective && w.effective_framework() == Framework::torchtitan) {
+      // torchtitan's op-level selective checkpointing saves the attention kernel's output and every
+      // second matmul output of a layer (Wq, Wv, W1, W2) and recomputes the rest; the layer being
+      // recomputed holds its whole working set during its backward (torchtitan activation_checkpoint.py).
+      const double saved = ls.h + ls.qd + ls.qd + ls.kvd + ls.f + ls.h;
+      acts = layers_total * tokens * (saved * act_b + ls.a * 4.0) + layer_bytes;
+      act_formula = "L·b·s·(h + 2·a·d + g·d + f + h)·bytes (torchtitan op-level selective AC) + one layer's working set";
+    } else if (w.checkpointing == Checkpointing::full) {
       // [KORTH] Table 2 "full recompute": each layer's input (2·s·b·h) is kept; the layer being
       // recomputed holds its whole working set during its backward.
       acts = layers_total * tokens * ls.h * act_b / tp + layer_bytes;
@@ -370,6 +382,19 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
                                      fw.train_logits_bytes_per_element, fw.summary),
                          logit_bytes, "method.md §4.4"});
     e.peak_phase = "end of forward / start of backward (activations, logits and gradients live)";
+    // The optimizer step: PyTorch's multi-tensor AdamW allocates a temporary of the size of the states it
+    // updates (sqrt of v) while weights, gradients and states are all live (torch/optim/adamw.py).
+    if (w.optimizer == Optimizer::adamw && e.optimizer_states > 0) {
+      const double step_temp = e.optimizer_states / (mixed ? 3.0 : 2.0);
+      const double bwd = e.activations + e.logits;
+      if (step_temp > bwd) {
+        e.activations = step_temp;
+        e.logits = 0;
+        e.peak_phase = "optimizer step (weights, gradients, states and the step's temporaries live)";
+        e.explain.push_back({"activations", "optimizer-step temporary (multi-tensor AdamW: one state-sized buffer)", "",
+                             step_temp, "method.md §3.1"});
+      }
+    }
   } else {
     // ---- Inference (method.md §6) --------------------------------------------------------------
     const Precision kvp = w.kv_precision.value_or(is_16bit_or_lower(w.precision) ? Precision::fp16 : Precision::fp32);
