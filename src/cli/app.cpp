@@ -180,15 +180,19 @@ const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::
 }
 
 std::string suggest_flag(const std::string& msg, const CLI::App& app) {
-  // "The following argument was not expected: --bacth" -> did you mean '--batch'?
-  const auto colon = msg.rfind(": ");
-  if (colon == std::string::npos) return "";
-  std::string word = msg.substr(colon + 2);
-  if (const auto sp = word.find(' '); sp != std::string::npos) word = word.substr(0, sp);
+  // "The following arguments were not expected: 2 --bacth" -> did you mean '--batch'?
+  std::istringstream words(msg);
+  std::string word;
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options())
     for (const auto& n : o->get_lnames()) names.push_back("--" + n);
-  return did_you_mean(word, names);
+  while (words >> word) {
+    if (word.rfind("--", 0) != 0 || word.size() < 3) continue;
+    if (const auto eq = word.find('='); eq != std::string::npos) word.resize(eq);
+    if (std::find(names.begin(), names.end(), word) != names.end()) continue;
+    return did_you_mean(word, names);
+  }
+  return "";
 }
 
 const char* k_examples = R"(

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds with warnings as errors, runs the tests, then runs them again under
+# AddressSanitizer and UndefinedBehaviorSanitizer. With the published measurements beside the checkout
+# (../shared/fidelity), also checks the estimates against them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUADVISE_WARNINGS_AS_ERRORS=ON -DGPUADVISE_BUILD_TESTS=ON >/dev/null
+cmake --build build -j "$jobs"
+(cd build && ctest --output-on-failure -j "$jobs")
+
+if [ -x ../shared/tools/fidelity ] && [ -f ../shared/fidelity/cases.jsonl ]; then
+  echo "fidelity (language models) against the published measurements:"
+  ../shared/tools/fidelity --bin build/gpuadvise --domain llm --max-median 7 --max-p90 18 --min-within 85 --max-under 3 | tail -n 1
+fi
+
+if [ "${GPUADVISE_SKIP_SANITIZERS:-0}" != "1" ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUADVISE_WARNINGS_AS_ERRORS=ON -DGPUADVISE_BUILD_TESTS=ON \
+    "-DGPUADVISE_SANITIZE=address;undefined" >/dev/null
+  cmake --build build-asan -j "$jobs"
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
+fi
+

@@ -1,0 +1,45 @@
+#pragma once
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app.hpp"
+#include "gpuadvise/catalog.hpp"
+
+namespace test {
+
+struct Run {
+  int code = 0;
+  std::string out, err;
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+inline Run run(std::vector<std::string> args, const std::string& stdin_text = "") {
+  args.insert(args.begin(), "gpuadvise");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::istringstream in(stdin_text);
+  std::ostringstream out, err;
+  Run r;
+  r.code = gpuadvise::cli::run(static_cast<int>(argv.size()), argv.data(), in, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+inline const gpuadvise::ModelCatalog& models() {
+  static const auto cat = gpuadvise::parse_model_catalog(gpuadvise::bundled_model_catalog(), "bundled");
+  return cat;
+}
+
+inline const gpuadvise::GpuCatalog& gpus() {
+  static const auto cat = gpuadvise::parse_gpu_catalog(gpuadvise::bundled_gpu_catalog(), "bundled");
+  return cat;
+}
+
+inline gpuadvise::ModelSpec model(const std::string& id) { return *models().find(id); }
+
+inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }
+
+}  // namespace test

@@ -1,0 +1,116 @@
+// The command line: exit codes, JSON keys of the contract, and one clear line for each bad input.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+
+
+TEST_CASE("cli: --help and --version exit 0 on stdout", "[cli]") {
+  auto h = test::run({"--help"});
+  CHECK(h.code == 0);
+  CHECK(h.out.find("Examples:") != std::string::npos);
+  auto v = test::run({"--version"});
+  CHECK(v.code == 0);
+  CHECK(v.out.rfind("gpuadvise ", 0) == 0);
+}
+
+TEST_CASE("cli: the ranking lists the whole catalogue, as a table and as JSON", "[cli][rank]") {
+  auto t = test::run({"--model", "7B", "--precision", "bf16", "--mode", "finetune", "--color", "never"});
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("h100-sxm-80gb") != std::string::npos);
+  CHECK(t.out.find("\x1b[") == std::string::npos);
+  auto j = test::run({"--model", "7B", "--precision", "bf16", "--mode", "finetune", "--format", "json"});
+  REQUIRE(j.code == 0);
+  const auto doc = j.json();
+  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["ranking"].size() == test::gpus().gpus.size());
+  CHECK(doc["ranking"][0]["fits"] == true);
+  CHECK(doc["ranking"][0].contains("plan"));
+  auto c = test::run({"--model", "7B", "--format", "csv"});
+  CHECK(c.code == 0);
+  CHECK(c.out.rfind("rank,gpu,fits", 0) == 0);
+}
+
+TEST_CASE("cli: nothing fits is still exit 0 and says so", "[cli][rank]") {
+  auto r = test::run({"--model", "deepseek-v3", "--mode", "finetune", "--seq-len", "4096", "--color", "never"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("Nothing in the catalogue fits") != std::string::npos);
+}
+
+TEST_CASE("cli: estimate prints the contract's JSON keys", "[cli][estimate]") {
+  auto r = test::run({"estimate", "--model", "llama-2-7b", "--mode", "inference", "--precision", "bf16", "--batch", "1",
+                      "--seq-len", "4096", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  const auto& c = j["memory"]["components"];
+  CHECK(c["weights"].get<double>() == Approx(13.48e9).epsilon(0.001));
+  CHECK(c["kv_cache"].get<std::int64_t>() == 2147483648LL);
+  for (const char* k : {"weights", "gradients", "optimizer_states", "activations", "kv_cache", "runtime"}) CHECK(c.contains(k));
+  CHECK(j["memory"]["device_peak_bytes"].get<double>() >= j["memory"]["tensor_peak_bytes"].get<double>());
+  CHECK(j["memory"]["tensor_peak_bytes"].get<double>() > c["weights"].get<double>());
+  CHECK(j["model"]["params"].get<double>() == Approx(6.738e9).epsilon(0.001));
+}
+
+TEST_CASE("cli: estimate with --gpu gives the verdict and times", "[cli][estimate]") {
+  auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  CHECK(j["fits"] == true);
+  CHECK(j["time"]["decode_tokens_per_second"].get<double>() > 0);
+  auto t = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--gpu", "a100-sxm-80gb", "--explain", "--color", "never"});
+  CHECK(t.code == 0);
+  CHECK(t.out.find("source:") != std::string::npos);
+}
+
+TEST_CASE("cli: a workload file, from a path or stdin, with flags overriding it", "[cli][workload]") {
+  const std::string file = R"({"model": "llama-3.1-8b", "mode": "inference", "seq_len": 1024, "batch": 2, "flash_attention": true})";
+  auto r = test::run({"estimate", "--workload", "-", "--batch", "4", "--format", "json"}, file);
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["workload"]["batch"] == 4);
+  CHECK(r.json()["workload"]["seq_len"] == 1024);
+}
+
+TEST_CASE("cli: gpus lists the catalogue and shows one entry with its sources", "[cli][gpus]") {
+  auto l = test::run({"gpus"});
+  CHECK(l.code == 0);
+  CHECK(l.out.find("mi300x-192gb") != std::string::npos);
+  auto one = test::run({"gpus", "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(one.code == 0);
+  CHECK(one.json()["gpu"]["memory"]["capacity_bytes"] == 85520809984LL);
+  auto bad = test::run({"gpus", "h100"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("did you mean") != std::string::npos);
+}
+
+namespace {
+void bad_input(std::vector<std::string> args, const std::string& must_mention, const std::string& stdin_text = "") {
+  INFO(must_mention);
+  auto r = test::run(std::move(args), stdin_text);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(must_mention) != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+}
+}  // namespace
+
+TEST_CASE("cli: bad input is one line naming the flag or field, exit 2", "[cli][errors]") {
+  bad_input({"--mode", "finetuen"}, "--mode: unknown value 'finetuen' (valid: train, finetune");
+  bad_input({"--precision", "bf17"}, "--precision");
+  bad_input({"--batch", "0"}, "--batch: expected an integer >= 1");
+  bad_input({"--batch", "-3"}, "--batch");
+  bad_input({"--seq-len", "abc"}, "--seq-len");
+  bad_input({"--gpus", "3", "--tp", "2"}, "--gpus");
+  bad_input({"estimate", "--gpu", "h100-sxm"}, "did you mean 'h100-sxm-80gb'");
+  bad_input({"--model", "llama-3.1-8"}, "did you mean");
+  bad_input({"--model", "no/such/config.json"}, "--model: cannot read");
+  bad_input({"--optimizer", "adam9"}, "--optimizer");
+  bad_input({"--bacth", "2"}, "--batch");
+  bad_input({"--format", "yaml"}, "--format");
+  bad_input({"--workload", "-"}, "malformed JSON", "{\"batch\": 2,");
+  bad_input({"--workload", "-"}, "stdin.bach: unknown field 'bach'", "{\"bach\": 2}");
+  bad_input({"--workload", "-"}, "stdin.batch: expected an integer >= 1", "{\"batch\": 0}");
+  bad_input({"--model", test::fixture("bad/config_no_type.json")}, "model_type");
+  bad_input({"--model", test::fixture("bad/config_bad_field.json")}, "num_hidden_layers");
+  bad_input({"--catalog", test::fixture("bad/catalog_unknown_key.json")}, "unknown field 'memroy'");
+  bad_input({"--catalog", test::fixture("bad/catalog_wrong_type.json")}, "memory.capacity_bytes: expected a number");
+  bad_input({"--catalog", test::fixture("bad/catalog_missing.json")}, "missing field 'software'");
+}

@@ -1,0 +1,133 @@
+// Memory model anchors worked out by hand from cited formulas (docs/method.md).
+#include <catch2/catch.hpp>
+
+#include "gpuadvise/memory.hpp"
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+
+namespace {
+Workload wl(std::initializer_list<std::pair<const char*, const char*>> kv) {
+  RawWorkload raw;
+  for (const auto& [k, v] : kv) raw[k] = RawValue{v, std::string("--") + k};
+  return build_workload(raw);
+}
+}  // namespace
+
+TEST_CASE("memory: 7B parameters are 14 GB in bf16 and 3.5 GB at 4 bits before anything else", "[memory]") {
+  const auto m = generic_decoder(7e9, "7B");
+  CHECK(estimate_memory(wl({{"mode", "inference"}, {"precision", "bf16"}}), m, nullptr).weights == Approx(14e9));
+  // 4-bit GPTQ/AWQ with group 128 stores 4 + 20/128 bits per quantised weight and keeps embeddings in 16-bit:
+  // more than the naive 3.5 GB.
+  const double w4 = estimate_memory(wl({{"mode", "inference"}, {"precision", "int4"}}), m, nullptr).weights;
+  CHECK(w4 > 3.5e9);
+  CHECK(w4 < 4.2e9);
+}
+
+TEST_CASE("memory: ZeRO paper Figure 1, 7.5B parameters on 64 GPUs with K = 12", "[memory][zero]") {
+  // Rajbhandari et al. 2019, Fig. 1: baseline 120 GB, P_os 31.4 GB, P_os+g 16.6 GB, P_os+g+p 1.9 GB per GPU.
+  const double psi = 7.5e9;
+  CHECK(zero_model_states(psi, 2, 2, 12, Sharding::none, 64).total() / 1e9 == Approx(120.0));
+  CHECK(zero_model_states(psi, 2, 2, 12, Sharding::zero1, 64).total() / 1e9 == Approx(31.4).margin(0.05));
+  CHECK(zero_model_states(psi, 2, 2, 12, Sharding::zero2, 64).total() / 1e9 == Approx(16.6).margin(0.05));
+  CHECK(zero_model_states(psi, 2, 2, 12, Sharding::zero3, 64).total() / 1e9 == Approx(1.9).margin(0.05));
+}
+
+TEST_CASE("memory: DeepSpeed's ZeRO-3 estimator, 18·Ψ/N of model states", "[memory][zero]") {
+  // deepspeed stage3.py estimate_zero3_model_states_mem_needs: largest_layer_memory + 18·Ψ/N without offload
+  // (fp16 params 2 + fp32 grads 4 + fp32 master, m, v 12).
+  const double psi = 7e9, n = 8;
+  CHECK(zero_model_states(psi, 2, 4, 12, Sharding::zero3, n).total() == Approx(18.0 * psi / n));
+  // ZeRO-2 estimator without offload: 4Ψ + 16Ψ/N (16-bit params and grads, fp32 master + states + grads partitioned).
+  CHECK(zero_model_states(psi, 2, 2, 16, Sharding::zero1, n).total() == Approx(4.0 * psi + 16.0 * psi / n));
+}
+
+TEST_CASE("memory: llama-2-7b inference at 4096 tokens holds a 2 GiB KV cache", "[memory][kv]") {
+  // 32 layers x 2 x 4096 (32 heads x 128) x 2 bytes x 4096 tokens = 2 GiB.
+  const auto e = estimate_memory(wl({{"model", "llama-2-7b"}, {"seq_len", "4096"}}), test::model("llama-2-7b"), nullptr);
+  CHECK(e.kv_cache == 2.0 * 1024 * 1024 * 1024);
+  CHECK(e.weights == Approx(13.48e9).epsilon(0.001));
+  CHECK(e.device_peak >= e.tensor_peak);
+  CHECK(e.tensor_peak > e.weights);
+}
+
+TEST_CASE("memory: KV heads are replicated, not split below one per tensor-parallel rank", "[memory][kv]") {
+  // Llama-3.1-8B has 8 KV heads: at tp 16 each rank still holds one head per layer ([LLMA] max(g/t, 1)).
+  const auto m = test::model("llama-3.1-8b");
+  const auto e8 = estimate_memory(wl({{"seq_len", "8192"}, {"gpus", "8"}, {"tp", "8"}}), m, nullptr);
+  const auto e16 = estimate_memory(wl({{"seq_len", "8192"}, {"gpus", "16"}, {"tp", "16"}}), m, nullptr);
+  CHECK(e8.kv_heads_per_gpu == 1);
+  CHECK(e16.kv_heads_per_gpu == 1);
+  CHECK(e16.kv_cache == e8.kv_cache);
+  CHECK(e16.weights < e8.weights);
+}
+
+TEST_CASE("memory: sliding-window layers cap the KV cache at the window", "[memory][kv]") {
+  // Mistral-7B-v0.1: every layer attends to 4096 tokens at most, so 32k of context caches 4096 tokens.
+  const auto m = test::model("mistral-7b");
+  const auto e = estimate_memory(wl({{"seq_len", "32768"}}), m, nullptr);
+  CHECK(e.kv_cache == Approx(4096.0 * 128 * 1024));
+  // Gemma-2-9B: half the layers local (4096), half global.
+  const auto g = test::model("gemma-2-9b");
+  const auto eg = estimate_memory(wl({{"seq_len", "8192"}}), g, nullptr);
+  const double per_token = 2.0 * 42 * 8 * 256 * 2;
+  CHECK(eg.kv_cache == Approx(per_token * (0.5 * 4096 + 0.5 * 8192)));
+}
+
+TEST_CASE("memory: mixed-precision AdamW full fine-tune keeps 16-18 bytes per parameter", "[memory]") {
+  const auto m = test::model("llama-3.1-8b");
+  const auto e = estimate_memory(wl({{"mode", "finetune"}, {"precision", "bf16"}, {"seq_len", "512"}}), m, nullptr);
+  const double states = e.weights + e.gradients + e.optimizer_states;
+  // HF AMP: fp32 weights 4 + fp32 grads 4 + Adam m, v 8 = 16, plus autocast's 16-bit copies of the linear
+  // weights ([HF-ANAT]: 18 bytes/param).
+  CHECK(states / count_params(m).total > 16.0);
+  CHECK(states / count_params(m).total < 18.0);
+}
+
+TEST_CASE("memory: sharding and tensor parallelism shrink each GPU's share; data parallelism does not", "[memory]") {
+  const auto m = test::model("llama-3.1-8b");
+  const auto one = estimate_memory(wl({{"mode", "finetune"}, {"seq_len", "1024"}}), m, nullptr);
+  const auto ddp = estimate_memory(wl({{"mode", "finetune"}, {"seq_len", "1024"}, {"gpus", "4"}}), m, nullptr);
+  const auto fsdp = estimate_memory(wl({{"mode", "finetune"}, {"seq_len", "1024"}, {"gpus", "4"}, {"sharding", "fsdp"}}), m, nullptr);
+  CHECK(ddp.tensor_peak >= one.tensor_peak);  // replicas: each holds the whole model (plus DDP buckets)
+  CHECK(fsdp.weights + fsdp.gradients + fsdp.optimizer_states < 0.4 * (one.weights + one.gradients + one.optimizer_states));
+}
+
+TEST_CASE("memory: activations grow with batch and sequence; checkpointing cuts them", "[memory]") {
+  const auto m = test::model("llama-3.1-8b");
+  const auto a = estimate_memory(wl({{"mode", "lora"}, {"seq_len", "1024"}}), m, nullptr);
+  const auto b = estimate_memory(wl({{"mode", "lora"}, {"seq_len", "2048"}}), m, nullptr);
+  const auto c = estimate_memory(wl({{"mode", "lora"}, {"seq_len", "2048"}, {"batch", "2"}}), m, nullptr);
+  const auto d = estimate_memory(wl({{"mode", "lora"}, {"seq_len", "2048"}, {"gradient_checkpointing", "full"}}), m, nullptr);
+  CHECK(b.activations == Approx(2 * a.activations).epsilon(0.02));
+  CHECK(c.activations > 1.9 * b.activations);
+  CHECK(d.activations < 0.2 * b.activations);
+}
+
+TEST_CASE("memory: QLoRA stores the base in NF4 (4.5 bits, 4.127 with double quantisation)", "[memory]") {
+  // QLoRA §3: blocksize 64 with an fp32 absmax = 0.5 bit; double quantisation brings it to 0.127 bit.
+  CHECK(weight_bits(Precision::nf4, false) == Approx(4.5));
+  CHECK(weight_bits(Precision::nf4, true) == Approx(4.127).epsilon(0.001));
+  CHECK(weight_bits(Precision::q4_k_m, false) == Approx(4.8944));
+}
+
+TEST_CASE("memory: vLLM reports the KV-cache pool and the concurrency it allows", "[memory][vllm]") {
+  const auto m = test::model("mixtral-8x7b");
+  const auto* g = test::gpus().find("h100-sxm-80gb");
+  const auto e = estimate_memory(wl({{"mode", "inference"}, {"framework", "vllm"}, {"gpus", "2"}, {"tp", "2"}, {"seq_len", "32768"}}), m, g);
+  REQUIRE(e.vllm);
+  // Weights per GPU: 46.7B x 2 bytes / 2 ranks = 46.7 GB.
+  CHECK(e.weights / 1e9 == Approx(46.7).epsilon(0.01));
+  CHECK(e.device_peak == Approx(0.9 * 85520809984.0));
+  CHECK(e.vllm->kv_pool_bytes > 10e9);
+  CHECK(e.vllm->kv_pool_bytes < 30e9);
+  // Each rank holds 4 of 8 KV heads: 32 layers x 2 x 4 x 128 x 2 bytes = 64 KiB per token.
+  CHECK(e.vllm->kv_bytes_per_token == 64.0 * 1024);
+  CHECK(e.vllm->max_concurrent_sequences == Approx(e.vllm->max_tokens / 32768.0));
+}
+
+TEST_CASE("memory: the band brackets the expected device peak", "[memory]") {
+  const auto e = estimate_memory(wl({{"model", "llama-2-7b"}, {"mode", "lora"}}), test::model("llama-2-7b"), nullptr);
+  CHECK(e.device_low < e.device_peak);
+  CHECK(e.device_high > e.device_peak);
+}
