@@ -38,6 +38,14 @@ struct FrameworkProfile {
   double reserve_fraction = 0.10;
   // Tensors visible to the allocator that are not modelled elsewhere (workspaces it allocates itself).
   double fixed_tensor_bytes = 0.0;
+  // Inference speed. Host-side time per layer per forward (Python dispatch and kernel launches; CUDA
+  // graphs make it small), fitted per framework on its published decode rows (docs/method.md §8.3).
+  double layer_overhead_s = 0.1e-3;
+  // Fixed time of a prefill call (AutoAWQ's benchmark times its first forward with the cache set-up).
+  double prefill_fixed_s = 0.0;
+  // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than
+  // tensor cores: their compute adds to the bandwidth time at the fp32 (CUDA-core) rate.
+  bool quant_matmul_cuda_cores = false;
   std::string source;
 };
 

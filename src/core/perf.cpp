@@ -1,6 +1,8 @@
 // Time model: docs/method.md §8.
 #include "gpuadvise/perf.hpp"
 
+#include "gpuadvise/framework.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -9,13 +11,18 @@ namespace gpuadvise {
 namespace {
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-// Achievable model-FLOPs utilisation of dense training (method.md §8.2): published MFU of well-tuned
-// runs, A100 ~0.5 ([NARA] 52%, [MOSAIC] 7B 50-64%), H100 BF16 ~0.4 ([MOSAIC] 40-46%, Llama 3 38-43%),
-// FP8 quoted against the FP8 peak ~0.25 ([MOSAIC] 14-30%), consumer cards lower.
+// Tokens each layer caches on average at `tokens` of context (sliding windows cap it).
+double kv_tokens_for_time(const ModelSpec& m, double tokens) {
+  if (m.sliding_window <= 0 || m.sliding_fraction <= 0) return tokens;
+  return m.sliding_fraction * std::min(tokens, d(m.sliding_window)) + (1.0 - m.sliding_fraction) * tokens;
+}
+
+// Achievable utilisation of the hardware FLOPs of dense training (method.md §8.2), from published runs:
+// FP8 quoted against the FP8 peak ~0.25 ([MOSAIC] 14-30%), pre-Ampere and ROCm lower, consumer cards lower.
 double default_train_mfu(const GpuSpec& g, const std::string& key) {
-  double mfu = 0.45;
+  double mfu = 0.60;  // A100 at h = 4096: llm-foundry MPT-7B 62 % ([MOSAIC]); torchtitan A100 Llama rows
   const double cc = g.cc();
-  if (cc >= 9.0) mfu = 0.40;
+  if (cc >= 9.0) mfu = 0.44;  // H100 BF16 at h = 4096: [MOSAIC] 39-50 %, Llama 3 38-43 %
   if (cc > 0 && cc < 8.0) mfu = 0.35;
   if (g.stack == "rocm") mfu = 0.30;
   if (g.segment == Segment::consumer || g.segment == Segment::workstation) mfu -= 0.05;
@@ -56,7 +63,12 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
       t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: training time unknown");
       return t;
     }
-    double mfu = w.mfu.value_or(default_train_mfu(gpu, ps.compute_key));
+    // Smaller matmuls reach a smaller share of the peak and the non-matmul work weighs more in small
+    // models: utilisation scales with h/(h + 640), normalised at h = 4096 (fitted on llm-foundry's
+    // MPT-125M to MPT-30B throughput tables, [MOSAIC]).
+    const double hd = d(m.hidden);
+    const double size_factor = (hd / (hd + 640.0)) / (4096.0 / (4096.0 + 640.0));
+    double mfu = w.mfu.value_or(std::min(0.75, default_train_mfu(gpu, ps.compute_key) * size_factor));
     if (w.mode == Mode::qlora && !w.mfu) mfu *= 0.7;  // 4-bit dequantisation in every matmul ([QLORA] §5 speed notes)
     const double fpt = train_flops_per_token(w, m, mem.seq_len);
     t.train_flops_per_token = fpt;
@@ -74,23 +86,34 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     return t;
   }
 
-  // Inference.
+  // Inference (method.md §8.3).
+  const FrameworkProfile fw = framework_profile(w.effective_framework());
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9;
   const double b = d(w.batch);
+  const double layers = d(m.layers + m.encoder_layers);
   double prompt = std::max(1.0, s - 1.0);
   if (w.input_tokens) prompt = *w.input_tokens;
   double ctx_decode = s;  // decode speed at the full context
   if (w.input_tokens && w.output_tokens) ctx_decode = *w.input_tokens + *w.output_tokens / 2.0;
+  // Host-side time per forward: per layer, plus bitsandbytes' 4-bit dequantisation launches per linear
+  // layer (0.18 ms, 0.23 ms with double quantisation; fitted on LitGPT's NF4 rows).
+  const bool fused_qkv = w.effective_framework() != Framework::hf;
+  const double linears = (fused_qkv ? 2.0 : 4.0) + (m.gated_mlp ? 3.0 : 2.0);
+  double per_layer = fw.layer_overhead_s;
+  if (w.precision == Precision::nf4) per_layer += linears * (w.double_quant ? 0.23e-3 : 0.18e-3);
+  const double overhead = layers * per_layer / pp;
+  const bool cuda_core_quant = fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8);
+  const auto fp32_peak = gpu.peak_flops("fp32");
   if (peak) {
-    const double eta = 0.5;  // prefill utilisation ([LLMV]; method.md §8.3)
+    const double eta = 0.5;  // prefill utilisation, fitted on optimum's Llama-2-13B prefill rows (45-57 %)
     const double flops = 2.0 * pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
-    const double secs = flops / (*peak * eta * tp);
+    const double secs = fw.prefill_fixed_s + overhead + flops / (*peak * eta * tp);
     t.prefill_tokens_per_second = prompt * b / secs;
     t.ttft_seconds = secs;
     t.utilization = eta;
   }
   if (bw > 0) {
-    const double eta_mem = 0.7;  // achieved share of peak bandwidth in decode (method.md §8.3)
+    const double eta_mem = 0.8;  // achieved share of peak bandwidth in decode (ExLlama, AutoAWQ rows)
     // Weights read per step: every resident weight (MoE: the experts the batch touches).
     double weight_bytes = mem.weights;
     if (m.is_moe()) {
@@ -98,14 +121,22 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
       const double touched = e * (1.0 - std::pow(1.0 - k / e, b));
       weight_bytes *= (pc.active + (pc.total - pc.active) * (touched - k) / std::max(1.0, e - k)) / pc.total;
     }
-    const double kv_per_token = mem.kv_cache / std::max(1.0, b * s);
+    const double kv_per_token = mem.kv_cache / std::max(1.0, b * kv_tokens_for_time(m, s));
     const double bytes = weight_bytes + b * ctx_decode * kv_per_token;
-    double step = bytes / (bw * eta_mem);
-    if (peak) step = std::max(step, 2.0 * pc.active * b / tp / (*peak * 0.5));
+    const double t_bw = bytes / (bw * eta_mem);
+    double step = overhead;
+    if (cuda_core_quant && fp32_peak) {
+      // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
+      // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
+      step += t_bw + 2.0 * pc.active * b / tp / (*fp32_peak * 0.3);
+    } else {
+      const double t_compute = peak ? 2.0 * pc.active * b / tp / (*peak * 0.5) : 0.0;
+      step += std::max(t_bw, t_compute);
+    }
     t.tpot_seconds = step;
     t.decode_tokens_per_second = b / step;
     t.bandwidth_efficiency = eta_mem;
-    t.bound = "memory bandwidth";
+    t.bound = step - overhead > 0.5 * step ? "memory bandwidth" : "host overhead (kernel launches)";
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
       const double per_request = (t.ttft_seconds ? *t.ttft_seconds / b : 0.0) + *w.output_tokens * step / b;
