@@ -143,6 +143,7 @@ def convert(g):
         "software": {"stack": stack_of(g), "compute_capability": cc, "gfx_target": g.get("rocm_gfx_target")},
         "needs_server_chassis": seg == "datacenter-module",
         "nvdec_engines": NVDEC.get(gid),
+        "purchase_usd": g.get("msrp_usd"),
         "prices": prices,
         "sources": sources,
         "uncertain": g.get("uncertain_fields", []),

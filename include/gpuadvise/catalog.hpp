@@ -34,6 +34,9 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
 // A workload file: one JSON object or an array of them (snake_case flag names).
 std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin);
 
+// A prices file: {"GPU id": USD per GPU-hour, ...}.
+std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin);
+
 // The bundled data, embedded at build time.
 std::string_view bundled_gpu_catalog();
 std::string_view bundled_model_catalog();

@@ -40,6 +40,7 @@ struct GpuSpec {
   std::optional<std::string> gfx_target;
   bool needs_server_chassis = false;
   std::optional<int> nvdec_engines;
+  std::optional<double> purchase_usd;  // list price of one GPU (owned-hardware costing), when sourced
   std::vector<PriceOffer> prices;
   std::map<std::string, std::string> sources;
   std::vector<std::string> uncertain;

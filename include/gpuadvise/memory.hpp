@@ -53,6 +53,7 @@ struct MemoryEstimate {
   double params_total = 0, params_active = 0, params_trainable = 0;
   std::int64_t seq_len = 0;
   std::int64_t kv_heads_per_gpu = 0;
+  double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping
   std::optional<VllmPool> vllm;
   std::vector<ExplainLine> explain;
   std::vector<std::string> notes;

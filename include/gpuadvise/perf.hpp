@@ -31,6 +31,9 @@ struct TimeEstimate {
 // recomputation, less for LoRA (no weight gradients of the frozen base).
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
 
+// Collective bandwidth per GPU for `gpus` GPUs of a kind (method.md §8.4).
+double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus, bool may_cross_nodes);
+
 TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem);
 
 }  // namespace gpuadvise

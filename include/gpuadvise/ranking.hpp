@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/cost.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
@@ -17,9 +18,11 @@ enum class RankBy { fit, cost, time, headroom };
 
 struct RankOptions {
   std::optional<RankBy> rank_by;          // default: cost with a job size, else fit
-  std::string provider;                   // restrict offers to this provider
+  CostOptions cost;                       // price overrides, provider, purchase prices
   std::vector<std::string> only_gpus;     // empty: the whole catalogue
   std::int64_t max_gpus = 64;
+  std::optional<double> deadline_seconds; // drop GPUs whose job takes longer
+  std::optional<double> budget_usd;       // drop GPUs whose job costs more
 };
 
 struct Candidate {
@@ -33,21 +36,31 @@ struct Candidate {
   MemoryEstimate memory;
   TimeEstimate time;
   double headroom_bytes = 0;        // capacity − device peak per GPU
-  const PriceOffer* offer = nullptr;
-  std::optional<double> cost_usd;           // the job, all GPUs
-  std::optional<double> usd_per_hour_total; // all GPUs
+  JobCost cost;
   std::vector<std::string> notes;
+
+  std::optional<double> usd_per_gpu_hour() const { return cost.price.usd_per_gpu_hour; }
+  std::optional<double> usd_per_hour() const {
+    return cost.price.usd_per_gpu_hour ? std::optional<double>(*cost.price.usd_per_gpu_hour * static_cast<double>(gpus)) : std::nullopt;
+  }
+};
+
+struct Dropped {
+  std::string gpu;
+  std::string reason;
 };
 
 struct Ranking {
   std::vector<Candidate> rows;
   RankBy order = RankBy::fit;
   std::string order_text;
+  std::vector<Dropped> dropped;  // filtered out by --deadline or --budget
   std::vector<std::string> notes;
+  bool has_job = false;          // a job size was given
 };
 
 // Evaluates one GPU at the workload's own layout (what `estimate --gpu` shows).
-Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, const std::string& provider = "");
+Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost = {});
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts);
 

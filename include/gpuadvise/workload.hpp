@@ -66,8 +66,22 @@ struct Workload {
   // Job size.
   std::optional<double> tokens;
   std::optional<double> requests, input_tokens, output_tokens;
+  std::optional<double> dataset_tokens, epochs;
+  std::optional<std::int64_t> steps;
   std::optional<double> mfu;
   std::optional<std::string> name;  // for check: the workload's label
+  // What the bill contains besides compute (docs/method.md §10).
+  double setup_hours = 0;            // provisioning, environment, data download, billed on every GPU
+  double storage_usd = 0, egress_usd = 0;
+  double checkpoint_every_hours = 1;  // training: synchronous checkpoint interval
+  bool owned = false;                // costed as owned hardware instead of rented
+  double amortize_years = 3;
+  double utilization = 0.5;          // owned: share of the hardware's life it does useful work
+  double power_usd_per_kwh = 0.15;
+  bool batch_given = false;
+
+  // Training tokens of the whole job, when a job size was given.
+  std::optional<double> job_tokens(std::int64_t seq) const;
 
   MasterWeights effective_master_weights() const;
   Framework effective_framework() const;

@@ -2,6 +2,7 @@
 #include "app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -38,6 +39,13 @@ struct WorkloadFlags {
   std::vector<std::unique_ptr<Flag>> flags;
   std::string workload_file;
   CLI::Option* workload_opt = nullptr;
+};
+
+struct CostFlags {
+  std::vector<std::string> prices;     // ID=USD
+  std::vector<std::string> purchases;  // ID=USD
+  std::string prices_file;
+  std::string provider;
 };
 
 struct OutputFlags {
@@ -98,8 +106,28 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "requests", "--requests", "inference job: number of requests")->group("Job size");
   add(app, wf, "input_tokens", "--input-tokens", "inference job: prompt tokens per request")->group("Job size");
   add(app, wf, "output_tokens", "--output-tokens", "inference job: generated tokens per request")->group("Job size");
+  add(app, wf, "concurrency", "--concurrency", "inference: sequences in flight per model replica (same as --batch)")->group("Job size");
+  add(app, wf, "dataset_tokens", "--dataset-tokens", "training: tokens in the data set (with --epochs)")->group("Job size");
+  add(app, wf, "epochs", "--epochs", "training: passes over --dataset-tokens [1]")->group("Job size");
+  add(app, wf, "steps", "--steps", "training: optimizer steps (x batch x seq-len x data-parallel GPUs)")->group("Job size");
   add(app, wf, "mfu", "--mfu", "override the achievable model-FLOPs utilisation (0-1)")->group("Job size");
+  const std::string c = "Cost";
+  add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]")->group(c);
+  add(app, wf, "storage_usd", "--storage-usd", "storage bill of the job in USD [0]")->group(c);
+  add(app, wf, "egress_usd", "--egress-usd", "data-transfer bill of the job in USD [0]")->group(c);
+  add(app, wf, "checkpoint_every", "--checkpoint-every", "training checkpoint interval: 30m, 2h [1h]")->group(c);
+  add_switch(app, wf, "owned", "--owned", "true", "cost owned hardware: purchase price amortised + energy, not rent")->group(c);
+  add(app, wf, "amortize_years", "--amortize-years", "owned: years to amortise the purchase over [3]")->group(c);
+  add(app, wf, "utilization", "--utilization", "owned: share of the hardware's life doing useful work [0.5]")->group(c);
+  add(app, wf, "power_price", "--power-price", "owned: USD per kWh [0.15]")->group(c);
   wf.workload_opt = app->add_option("--workload", wf.workload_file, "workload JSON file (snake_case flag names; - reads stdin); flags override it")->group(g);
+}
+
+void add_cost_flags(CLI::App* app, CostFlags& cf) {
+  app->add_option("--price", cf.prices, "price per GPU-hour for a GPU: ID=USD (repeatable)")->group("Cost");
+  app->add_option("--prices", cf.prices_file, "JSON file of prices: {\"ID\": USD per GPU-hour, ...}")->group("Cost");
+  app->add_option("--purchase-price", cf.purchases, "owned: purchase price of a GPU: ID=USD (repeatable)")->group("Cost");
+  app->add_option("--provider", cf.provider, "use only this provider's catalogue prices")->group("Cost");
 }
 
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
@@ -179,6 +207,47 @@ const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::
   throw UserError{2, flag + ": unknown GPU '" + id + "' (" + (hint.empty() ? "'gpuadvise gpus' lists the catalogue" : hint) + ")"};
 }
 
+std::pair<std::string, double> parse_id_usd(const std::string& text, const std::string& flag, const GpuCatalog& cat) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) throw UserError{2, flag + ": expected ID=USD (e.g. h100-sxm-80gb=2.50), got '" + text + "'"};
+  const std::string id = text.substr(0, eq);
+  const GpuSpec& g = gpu_for(id, cat, flag);
+  char* end = nullptr;
+  const std::string num = text.substr(eq + 1);
+  const double v = std::strtod(num.c_str(), &end);
+  if (num.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+    throw UserError{2, flag + ": expected a non-negative USD amount after '=', got '" + num + "'"};
+  return {g.id, v};
+}
+
+CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istream& in) {
+  CostOptions o;
+  o.provider = cf.provider;
+  if (!cf.prices_file.empty()) {
+    auto text = read_file(cf.prices_file, in);
+    if (!text) throw UserError{2, "--prices: cannot read '" + cf.prices_file + "'"};
+    for (const auto& [id, usd] : parse_price_file(*text, cf.prices_file)) o.price_overrides[gpu_for(id, cat, cf.prices_file).id] = usd;
+  }
+  for (const auto& p : cf.prices) o.price_overrides.insert_or_assign(parse_id_usd(p, "--price", cat).first, parse_id_usd(p, "--price", cat).second);
+  for (const auto& p : cf.purchases) {
+    const auto [id, usd] = parse_id_usd(p, "--purchase-price", cat);
+    o.purchase_overrides[id] = usd;
+  }
+  if (!o.provider.empty()) {
+    bool any = false;
+    for (const auto& g : cat.gpus)
+      for (const auto& offer : g.prices) any = any || offer.provider.find(o.provider) != std::string::npos;
+    if (!any) {
+      std::vector<std::string> providers;
+      for (const auto& g : cat.gpus)
+        for (const auto& offer : g.prices)
+          if (std::find(providers.begin(), providers.end(), offer.provider) == providers.end()) providers.push_back(offer.provider);
+      throw UserError{2, "--provider: no offer from '" + o.provider + "' in the catalogue (providers: " + join(providers, ", ") + ")"};
+    }
+  }
+  return o;
+}
+
 std::string suggest_flag(const std::string& msg, const CLI::App& app) {
   // "The following arguments were not expected: 2 --bacth" -> did you mean '--batch'?
   std::istringstream words(msg);
@@ -225,19 +294,25 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
 
   WorkloadFlags rank_wf;
   OutputFlags rank_of;
-  std::string rank_by, provider;
+  std::string rank_by;
   std::vector<std::string> only;
+  CostFlags rank_cf;
+  std::string deadline, budget;
   add_workload_flags(&app, rank_wf);
+  add_cost_flags(&app, rank_cf);
   add_output_flags(&app, rank_of, false);
   app.add_option("--rank-by", rank_by, "cost | time | headroom | fit [cost with a job size, else fit]")->group("Ranking");
-  app.add_option("--provider", provider, "use only this provider's prices")->group("Ranking");
   app.add_option("--only", only, "rank only these GPU ids")->group("Ranking");
+  app.add_option("--deadline", deadline, "drop GPUs whose job takes longer: 90m, 36h, 2d")->group("Ranking");
+  app.add_option("--budget", budget, "drop GPUs whose job costs more (USD)")->group("Ranking");
 
   CLI::App* est = app.add_subcommand("estimate", "memory (and, with --gpu, time) of one workload");
   WorkloadFlags est_wf;
   OutputFlags est_of;
   std::string est_gpu;
+  CostFlags est_cf;
   add_workload_flags(est, est_wf);
+  add_cost_flags(est, est_cf);
   add_output_flags(est, est_of, true);
   est->add_option("--gpu", est_gpu, "estimate on this GPU: verdict, capacity, time")->group("Workload");
   est->footer(k_examples);
@@ -312,7 +387,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       std::optional<Candidate> cand;
       MemoryEstimate mem;
       if (w.gpu) {
-        cand = evaluate(w, model, gpu_for(*w.gpu, cat), "");
+        cand = evaluate(w, model, gpu_for(*w.gpu, cat), cost_options(est_cf, cat, in));
         cand->fits_single = cand->fits;
         mem = cand->memory;
       } else {
@@ -331,7 +406,14 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       else if (rank_by == "fit") ro.rank_by = RankBy::fit;
       else throw UserError{2, "--rank-by: unknown value '" + rank_by + "' (valid: cost, time, headroom, fit)"};
     }
-    ro.provider = provider;
+    ro.cost = cost_options(rank_cf, cat, in);
+    if (!deadline.empty()) ro.deadline_seconds = parse_duration(deadline, "--deadline");
+    if (!budget.empty()) {
+      char* end = nullptr;
+      const double b = std::strtod(budget.c_str(), &end);
+      if (*end != '\0' || !(b > 0)) throw UserError{2, "--budget: expected a positive USD amount, got '" + budget + "'"};
+      ro.budget_usd = b;
+    }
     for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only").id);
     if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);
     const Ranking r = rank_gpus(w, model, cat, ro);

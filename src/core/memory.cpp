@@ -140,6 +140,8 @@ ModelStates zero_model_states(double params, double weight_bytes, double grad_by
 
 std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
   if (w.seq_len) return *w.seq_len;
+  if (!is_training(w.mode) && w.input_tokens && w.output_tokens)
+    return static_cast<std::int64_t>(std::ceil(*w.input_tokens + *w.output_tokens));
   std::int64_t s = 2048;
   if (m.context > 0) s = std::min<std::int64_t>(s, m.context);
   return s;
@@ -280,6 +282,11 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
       // Adapters: PEFT keeps them in fp32 under mixed precision; bf16-true keeps them 16-bit.
       const double aw = mixed ? 4.0 : p16;
       const ModelStates ad = zero_model_states(lora_params / mp, aw, aw, mixed ? 8.0 : obytes, shard, dp);
+      if (shard == Sharding::zero3) {
+        // FSDP shards the frozen base too and gathers it unit by unit (root unit + current + prefetched layer).
+        const double gathered = ((pc.embedding + pc.head) * emb_bits / 8.0 + 2.0 * pc.largest_layer * base_bits / 8.0) / tp;
+        states_weights = weight_bytes_per_gpu / dp + gathered;
+      }
       states_weights += ad.weights;
       states_grads = ad.gradients;
       states_opt = ad.optimizer;
@@ -405,6 +412,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
     if (w.input_tokens) prompt = std::min(s, *w.input_tokens);
     prompt = std::max(1.0, prompt);
     const double kv_tokens = kv_tokens_avg(m, s);
+    e.kv_bytes_per_token = kv_per_token;
     e.kv_cache = b * kv_tokens * kv_per_token;
     e.explain.push_back({"kv_cache", "2·L·g·d·bytes x tokens x batch (per GPU: max(g/tp,1) heads)",
                          fmt::format("L={}, g/GPU={}, d={}, {} B, tokens={:.0f}, batch={}", m.layers, kvh, m.head_dim,
@@ -482,7 +490,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
     const double nprof = 8192.0;
     const double prof_act = nprof * (m.gated_mlp ? 3.0 : 2.0) * ls.f * act_b + 3.0 * nprof * ls.h * act_b +
                             256.0 * V / tp * 4.0;
-    const double kv_per_token = e.kv_cache / std::max(1.0, b * kv_tokens_avg(m, s));
+    const double kv_per_token = e.kv_bytes_per_token;
     pool.kv_bytes_per_token = kv_per_token;
     pool.kv_pool_bytes = std::max(0.0, pool.budget_bytes - e.weights - prof_act - e.runtime);
     pool.max_tokens = kv_per_token > 0 ? std::floor(pool.kv_pool_bytes / kv_per_token / 16.0) * 16.0 : 0.0;

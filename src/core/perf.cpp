@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 namespace gpuadvise {
 
@@ -31,6 +32,19 @@ double default_train_mfu(const GpuSpec& g, const std::string& key) {
   return mfu;
 }
 }  // namespace
+
+// Achieved collective bandwidth per GPU (NCCL bus bandwidth ≈ 80 % of the one-way link, method.md §8.4):
+// NVLink/xGMI inside a node (the catalogue figure is both directions), PCIe otherwise (16 GB/s per
+// direction per generation step from gen 3), and 400 Gb/s InfiniBand per GPU across nodes.
+double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus, bool may_cross_nodes) {
+  const double pcie = 16e9 * std::pow(2.0, std::max(0, g.pcie_gen.value_or(4) - 3));
+  // NVLink bridges of PCIe cards join pairs only; beyond two GPUs the ring crosses PCIe.
+  const bool nvlink = g.has_nvlink() && (g.segment == Segment::datacenter_module || gpus <= 2);
+  const double intra = nvlink ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
+  double bw = intra * 0.8;
+  if (may_cross_nodes && gpus > 8) bw = std::min(bw, 50e9 * 0.8);
+  return bw;
+}
 
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const ParamCounts pc = count_params(m);
@@ -72,17 +86,34 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     if (w.mode == Mode::qlora && !w.mfu) mfu *= 0.7;  // 4-bit dequantisation in every matmul ([QLORA] §5 speed notes)
     const double fpt = train_flops_per_token(w, m, mem.seq_len);
     t.train_flops_per_token = fpt;
-    double tps = *peak * mfu / fpt;  // per GPU, compute only
-    // Communication not hidden behind compute: tensor-parallel all-reduces over PCIe are exposed.
-    if (w.tp > 1 && !gpu.has_nvlink()) {
-      tps *= 0.6;
-      t.notes.push_back("tensor parallelism over PCIe: communication is not hidden");
+    const double tokens_step = d(w.batch) * s;  // per GPU per micro-step
+    const double t_compute = tokens_step * fpt / (*peak * mfu);
+    // Communication per step (method.md §8.4, NCCL ring costs): data parallel all-reduces the 16-bit
+    // gradients (2(n-1)/n·S), ZeRO-3/FSDP moves 1.5× that ([ZERO] §7); it overlaps with the backward
+    // (about 2/3 of the step). Tensor parallel all-reduces b·s·h activations 4 times per layer, exposed.
+    const double dp = d(w.data_parallel());
+    const double t_deg = d(w.tp);
+    const double ring_dp = dp > 1 ? 2.0 * (dp - 1.0) / dp : 0.0;
+    double t_dp = 0, t_tp = 0;
+    if (dp > 1) {
+      const double grad_bytes = (w.mode == Mode::lora || w.mode == Mode::qlora ? mem.params_trainable : pc.total) * 2.0 /
+                                (t_deg * pp);
+      const double volume = grad_bytes * ring_dp * (w.sharding == Sharding::zero3 ? 1.5 : 1.0);
+      t_dp = volume / link_bytes_per_s(gpu, w.gpus, true);
     }
-    if (w.data_parallel() > 1 && w.sharding == Sharding::none && !gpu.has_nvlink()) tps *= 0.85;
+    if (w.tp > 1) {
+      const double act = tokens_step * d(m.hidden) * 2.0;
+      t_tp = 4.0 * d(m.layers) / pp * 2.0 * (t_deg - 1.0) / t_deg * act / link_bytes_per_s(gpu, w.tp, false);
+    }
+    const double exposed = std::max(0.0, t_dp - (2.0 / 3.0) * t_compute) + t_tp;
+    const double tps = tokens_step / (t_compute + exposed);
+    if (exposed > 0.1 * t_compute)
+      t.notes.push_back(fmt::format("communication adds {:.0f}% to each step over {}", 100.0 * exposed / t_compute,
+                                    gpu.has_nvlink() && w.gpus <= 8 ? gpu.interconnect : (w.gpus > 8 ? "the inter-node network" : "PCIe")));
     t.utilization = mfu;
     t.train_tokens_per_second_per_gpu = tps;
-    t.bound = "compute";
-    if (w.tokens) t.job_seconds = *w.tokens / (tps * d(w.gpus));
+    t.bound = exposed > 0.25 * t_compute ? "communication" : "compute";
+    if (auto tokens = w.job_tokens(mem.seq_len)) t.job_seconds = *tokens / (tps * d(w.gpus));
     return t;
   }
 
@@ -121,8 +152,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
       const double touched = e * (1.0 - std::pow(1.0 - k / e, b));
       weight_bytes *= (pc.active + (pc.total - pc.active) * (touched - k) / std::max(1.0, e - k)) / pc.total;
     }
-    const double kv_per_token = mem.kv_cache / std::max(1.0, b * kv_tokens_for_time(m, s));
-    const double bytes = weight_bytes + b * ctx_decode * kv_per_token;
+    const double bytes = weight_bytes + b * kv_tokens_for_time(m, ctx_decode) * mem.kv_bytes_per_token;
     const double t_bw = bytes / (bw * eta_mem);
     double step = overhead;
     if (cuda_core_quant && fp32_peak) {

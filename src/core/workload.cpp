@@ -158,12 +158,21 @@ MasterWeights Workload::effective_master_weights() const {
 
 Framework Workload::effective_framework() const { return framework.value_or(Framework::hf); }
 
+std::optional<double> Workload::job_tokens(std::int64_t seq) const {
+  if (tokens) return tokens;
+  if (dataset_tokens) return *dataset_tokens * epochs.value_or(1.0);
+  if (steps) return static_cast<double>(*steps) * static_cast<double>(batch) * static_cast<double>(seq) *
+                    static_cast<double>(data_parallel());
+  return std::nullopt;
+}
+
 const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
-      "input_tokens", "output_tokens", "mfu"};
+      "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "mfu", "setup_hours",
+      "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price"};
   return keys;
 }
 
@@ -220,7 +229,10 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("double_quant")) w.double_quant = parse_bool(*v);
   if (auto* v = get("master_weights")) w.master_weights = parse_enum(k_master, *v);
   if (auto* v = get("optimizer")) w.optimizer = parse_enum(k_optimizers, *v, {{"adam", Optimizer::adamw}, {"adamw_8bit", Optimizer::adamw_8bit}, {"adam8bit", Optimizer::adamw_8bit}, {"sgd_momentum", Optimizer::sgd_momentum}});
-  if (auto* v = get("batch")) w.batch = parse_positive_int(*v);
+  if (auto* v = get("batch")) {
+    w.batch = parse_positive_int(*v);
+    w.batch_given = true;
+  }
   if (auto* v = get("seq_len")) w.seq_len = parse_positive_int(*v);
   if (auto* v = get("image_size")) {
     const std::string s = lower(v->value);
@@ -255,6 +267,47 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("requests")) w.requests = parse_count(v->value, v->origin);
   if (auto* v = get("input_tokens")) w.input_tokens = parse_count(v->value, v->origin);
   if (auto* v = get("output_tokens")) w.output_tokens = parse_count(v->value, v->origin);
+  if (auto* v = get("concurrency")) {
+    const std::int64_t c = parse_positive_int(*v);
+    if (w.batch_given && c != w.batch)
+      throw InputError(v->origin + ": for inference --concurrency and --batch both mean the sequences in flight; give one");
+    w.batch = c;
+    w.batch_given = true;
+  }
+  if (auto* v = get("dataset_tokens")) w.dataset_tokens = parse_count(v->value, v->origin);
+  if (auto* v = get("epochs")) {
+    const double e = parse_number(v->value, v->origin, "a positive number of epochs");
+    if (!(e > 0)) throw InputError(v->origin + ": expected a positive number of epochs, got '" + v->value + "'");
+    w.epochs = e;
+  }
+  if (auto* v = get("steps")) w.steps = parse_positive_int(*v);
+  auto non_negative = [&](const char* key, const char* what) -> std::optional<double> {
+    const RawValue* v = get(key);
+    if (!v) return std::nullopt;
+    const double x = parse_number(v->value, v->origin, what);
+    if (x < 0) throw InputError(v->origin + ": expected " + std::string(what) + ", got '" + v->value + "'");
+    return x;
+  };
+  if (auto x = non_negative("setup_hours", "hours >= 0")) w.setup_hours = *x;
+  if (auto x = non_negative("storage_usd", "a cost in USD >= 0")) w.storage_usd = *x;
+  if (auto x = non_negative("egress_usd", "a cost in USD >= 0")) w.egress_usd = *x;
+  if (auto* v = get("checkpoint_every")) w.checkpoint_every_hours = parse_duration(v->value, v->origin) / 3600.0;
+  if (auto* v = get("owned")) w.owned = parse_bool(*v);
+  if (auto* v = get("amortize_years")) {
+    const double y = parse_number(v->value, v->origin, "years > 0");
+    if (!(y > 0)) throw InputError(v->origin + ": expected years > 0, got '" + v->value + "'");
+    w.amortize_years = y;
+  }
+  if (auto* v = get("utilization")) {
+    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
+    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    w.utilization = u;
+  }
+  if (auto x = non_negative("power_price", "USD per kWh >= 0")) w.power_usd_per_kwh = *x;
+  if (w.tokens && (w.dataset_tokens || w.steps))
+    throw InputError(get("tokens")->origin + ": give the job size once: --tokens, or --dataset-tokens with --epochs, or --steps");
+  if (w.dataset_tokens && w.steps)
+    throw InputError(get("steps")->origin + ": give the job size once: --dataset-tokens with --epochs, or --steps");
   if (auto* v = get("mfu")) {
     const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
     if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");

@@ -156,6 +156,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   }
   g.needs_server_chassis = o.boolean("needs_server_chassis");
   if (auto v = o.opt_num("nvdec_engines")) g.nvdec_engines = static_cast<int>(*v);
+  g.purchase_usd = o.opt_num("purchase_usd");
   {
     const json& prices = o.raw("prices");
     if (!prices.is_array()) throw InputError(where + ".prices: expected an array, got " + type_name(prices));
@@ -518,6 +519,18 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
   std::string hint = did_you_mean(id, catalog.ids());
   throw InputError("--model: unknown model '" + arg + "' (a size such as 7B, a preset id, or a path to a config.json; " +
                    (hint.empty() ? std::string("'gpuadvise models' lists the presets") : hint) + ")");
+}
+
+std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  if (!j.is_object()) throw InputError(origin + ": expected an object of GPU id -> USD per GPU-hour");
+  std::vector<std::pair<std::string, double>> out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_number() || it.value().get<double>() < 0)
+      throw InputError(origin + "." + it.key() + ": expected a non-negative number of USD per GPU-hour");
+    out.emplace_back(it.key(), it.value().get<double>());
+  }
+  return out;
 }
 
 std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin) {

@@ -133,9 +133,33 @@ ojson time_json(const TimeEstimate& t) {
   return j;
 }
 
-ojson offer_json(const PriceOffer* o) {
-  if (!o) return nullptr;
-  return {{"provider", o->provider}, {"usd_per_gpu_hour", opt(o->usd_per_gpu_hour)}, {"date_seen", o->date_seen}, {"source", o->source}};
+ojson cost_json(const Candidate& c) {
+  const JobCost& k = c.cost;
+  ojson j;
+  if (k.price.usd_per_gpu_hour) {
+    j["price"] = {{"usd_per_gpu_hour", *k.price.usd_per_gpu_hour}, {"provider", k.price.provider}, {"date_seen", k.price.date_seen},
+                  {"source", k.price.source}, {"basis", k.price.basis}};
+  } else {
+    j["price"] = nullptr;
+  }
+  j["usd_per_hour"] = opt(c.usd_per_hour());
+  j["job_usd"] = opt(k.total_usd);
+  j["compute_usd"] = opt(k.compute_usd);
+  j["extras_usd"] = opt(k.extras_usd);
+  j["usd_per_million_output_tokens"] = opt(k.usd_per_million_output_tokens);
+  if (k.compute_hours > 0) {
+    j["hours"] = {{"compute", k.compute_hours}, {"setup", k.setup_hours}, {"checkpoint_writes", k.checkpoint_hours},
+                  {"expected_rework", k.rework_hours}, {"wall", k.wall_hours}, {"gpu_hours", k.gpu_hours}};
+    j["expected_interruptions"] = k.expected_interruptions;
+  }
+  j["energy_usd"] = opt(k.energy_usd);
+  j["amortization_usd"] = opt(k.amortization_usd);
+  // Without a job size: the hourly rate of the whole layout and, for inference, per million output tokens.
+  if (!k.usd_per_million_output_tokens && c.usd_per_hour() && c.time.decode_tokens_per_second && !is_training(c.planned.mode)) {
+    const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
+    j["usd_per_million_output_tokens_at_full_load"] = *c.usd_per_hour() / (*c.time.decode_tokens_per_second * replicas * 3600.0) * 1e6;
+  }
+  return j;
 }
 
 ojson candidate_json(const Candidate& c, bool explain) {
@@ -155,11 +179,7 @@ ojson candidate_json(const Candidate& c, bool explain) {
   j["headroom_pct"] = 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes);
   j["memory"] = memory_json(c.memory, explain);
   j["time"] = time_json(c.time);
-  ojson cost;
-  cost["price"] = offer_json(c.offer);
-  cost["usd_per_hour"] = opt(c.usd_per_hour_total);
-  cost["job_usd"] = opt(c.cost_usd);
-  j["cost"] = cost;
+  j["cost"] = cost_json(c);
   ojson notes = ojson::array();
   for (const auto& n : c.notes) notes.push_back(n);
   for (const auto& n : c.memory.notes) notes.push_back(n);
@@ -235,11 +255,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
     j["fits"] = on_gpu->fits;
     j["headroom_bytes"] = bytes_int(on_gpu->headroom_bytes);
     j["time"] = time_json(on_gpu->time);
-    ojson cost;
-    cost["price"] = offer_json(on_gpu->offer);
-    cost["usd_per_hour"] = opt(on_gpu->usd_per_hour_total);
-    cost["job_usd"] = opt(on_gpu->cost_usd);
-    j["cost"] = cost;
+    j["cost"] = cost_json(*on_gpu);
   }
   ojson notes = ojson::array();
   for (const auto& n : m.notes) notes.push_back(n);
@@ -273,8 +289,17 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
     if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
     if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
-    if (t.job_seconds) out += fmt::format("  job: {}\n", hours(*t.job_seconds));
-    if (on_gpu->cost_usd) out += fmt::format("  cost: ${:.2f} at ${:.2f}/GPU-h ({}, seen {})\n", *on_gpu->cost_usd, *on_gpu->offer->usd_per_gpu_hour, on_gpu->offer->provider, on_gpu->offer->date_seen);
+    const JobCost& k = on_gpu->cost;
+    if (t.job_seconds)
+      out += fmt::format("  job: {} of compute; billed {} per GPU (setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
+                         hours(*t.job_seconds), hours(k.wall_hours * 3600), k.setup_hours, k.checkpoint_hours, k.rework_hours);
+    if (k.total_usd)
+      out += fmt::format("  cost: ${:.2f} for the job at ${:.2f}/GPU-h ({}{})\n", *k.total_usd, *k.price.usd_per_gpu_hour,
+                         k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
+    else if (k.price.usd_per_gpu_hour)
+      out += fmt::format("  price: ${:.2f}/GPU-h ({}{}); give --tokens or --requests for the job's cost\n", *k.price.usd_per_gpu_hour,
+                         k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
+    if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
     for (const auto& n : on_gpu->notes) out += "  note: " + n + "\n";
     for (const auto& n : on_gpu->time.notes) out += "  note: " + n + "\n";
   } else {
@@ -301,6 +326,9 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   ojson rows = ojson::array();
   for (const auto& c : r.rows) rows.push_back(candidate_json(c, false));
   j["ranking"] = rows;
+  ojson dropped = ojson::array();
+  for (const auto& d : r.dropped) dropped.push_back({{"gpu", d.gpu}, {"reason", d.reason}});
+  j["dropped"] = dropped;
   ojson notes = ojson::array();
   for (const auto& n : r.notes) notes.push_back(n);
   if (fitting == 0) notes.push_back("no GPU of the catalogue fits this workload within the searched layouts");
@@ -313,10 +341,16 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   if (r.rows.empty()) return "No GPU selected.\n";
   out += "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
   out += "Order: " + r.order_text + "\n\n";
-  const bool has_time = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.time.job_seconds.has_value(); });
+  const bool has_time = r.has_job;
+  const bool has_vllm = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.memory.vllm.has_value(); });
+  const bool inference = !is_training(w.mode);
   std::string header = fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
                                    "peak/GPU", "usable", "headroom", "$/GPU-h");
+  if (has_vllm) header += fmt::format(" {:>9} {:>8}", "KV pool", "max seqs");
+  if (inference) header += fmt::format(" {:>8} {:>7} {:>8}", "tok/s", "TTFT s", "TPOT ms");
+  else header += fmt::format(" {:>9}", "tok/s/GPU");
   if (has_time) header += fmt::format(" {:>9} {:>10}", "job time", "job cost");
+  if (has_time && inference) header += fmt::format(" {:>9}", "$/M tok");
   out += paint(style, header, "1") + "\n";
   std::size_t i = 0, fitting = 0;
   for (const auto& c : r.rows) {
@@ -326,16 +360,30 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     std::string line = fmt::format("{:>3}  {:<32} {} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", i, c.gpu->id, fit, c.gpus,
                                    c.layout.size() > 34 ? c.layout.substr(0, 34) : c.layout, gbs(c.memory.device_peak) + " GB",
                                    gbs(static_cast<double>(c.gpu->memory_bytes)) + " GB", gbs(c.headroom_bytes) + " GB",
-                                   c.offer ? fmt::format("{:.2f}", *c.offer->usd_per_gpu_hour) : "—");
+                                   c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
+    if (has_vllm)
+      line += fmt::format(" {:>9} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes) + " GB" : "—",
+                          c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
+    if (inference) {
+      const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
+      line += fmt::format(" {:>8} {:>7} {:>8}", c.time.decode_tokens_per_second ? fmt::format("{:.0f}", *c.time.decode_tokens_per_second * replicas) : "—",
+                          c.time.ttft_seconds ? fmt::format("{:.2f}", *c.time.ttft_seconds) : "—",
+                          c.time.tpot_seconds ? fmt::format("{:.1f}", *c.time.tpot_seconds * 1000) : "—");
+    } else {
+      line += fmt::format(" {:>9}", c.time.train_tokens_per_second_per_gpu ? fmt::format("{:.0f}", *c.time.train_tokens_per_second_per_gpu) : "—");
+    }
     if (has_time)
-      line += fmt::format(" {:>9} {:>10}", c.time.job_seconds ? hours(*c.time.job_seconds) : "—",
-                          c.cost_usd ? fmt::format("${:.0f}", *c.cost_usd) : "—");
+      line += fmt::format(" {:>9} {:>10}", c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—",
+                          c.cost.total_usd ? fmt::format("${:.2f}", *c.cost.total_usd) : "—");
+    if (has_time && inference)
+      line += fmt::format(" {:>9}", c.cost.usd_per_million_output_tokens ? fmt::format("{:.3f}", *c.cost.usd_per_million_output_tokens) : "—");
     out += line + "\n";
   }
   out += "\n";
   if (fitting == 0) out += paint(style, "Nothing in the catalogue fits this workload within the searched layouts.", "31") + "\n";
   else out += fmt::format("{} of {} GPU types can run it. Memory is per GPU at the peak (nvidia-smi view).\n", fitting, r.rows.size());
   out += "Notes:\n";
+  for (const auto& n : r.notes) out += "  " + n + "\n";
   std::size_t shown = 0;
   for (const auto& c : r.rows) {
     if (shown >= 12) break;
@@ -348,7 +396,11 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     for (std::size_t k = 1; k < ns.size(); ++k) out += "; " + ns[k];
     out += "\n";
   }
-  if (!r.rows.front().offer && r.order == RankBy::cost) out += "  (GPUs without a price are listed after those with one)\n";
+  for (const auto& d : r.dropped) out += "  dropped " + d.gpu + ": " + d.reason + "\n";
+  if (has_time)
+    out += "Job time is billed wall time per GPU: compute + setup + checkpoint writes + expected rework after interruptions.\n";
+  else
+    out += "No job size given: add --tokens N (training) or --requests N --input-tokens I --output-tokens O for time and cost per job.\n";
   out += "Prices are indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them).\n";
   return out;
 }
@@ -364,9 +416,9 @@ std::string ranking_csv(const Ranking& r) {
   for (const auto& c : r.rows) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", ++i, c.gpu->id, c.fits ? "true" : "false", c.gpus, q(c.layout),
                        bytes_int(c.memory.device_peak), c.gpu->memory_bytes, bytes_int(c.headroom_bytes),
-                       c.offer ? fmt::format("{}", *c.offer->usd_per_gpu_hour) : "", c.offer ? q(c.offer->provider) : "",
-                       c.offer ? q(c.offer->date_seen) : "", c.time.job_seconds ? fmt::format("{:.0f}", *c.time.job_seconds) : "",
-                       c.cost_usd ? fmt::format("{:.2f}", *c.cost_usd) : "");
+                       c.usd_per_gpu_hour() ? fmt::format("{}", *c.usd_per_gpu_hour()) : "", q(c.cost.price.provider),
+                       q(c.cost.price.date_seen), c.cost.wall_hours > 0 ? fmt::format("{:.0f}", c.cost.wall_hours * 3600) : "",
+                       c.cost.total_usd ? fmt::format("{:.2f}", *c.cost.total_usd) : "");
   }
   return out;
 }
@@ -394,6 +446,7 @@ ojson gpu_to_json(const GpuSpec& g) {
   j["software"] = {{"stack", g.stack}, {"compute_capability", opt(g.compute_capability)}, {"gfx_target", opt(g.gfx_target)}};
   j["needs_server_chassis"] = g.needs_server_chassis;
   j["nvdec_engines"] = g.nvdec_engines ? ojson(*g.nvdec_engines) : ojson(nullptr);
+  j["purchase_usd"] = opt(g.purchase_usd);
   ojson prices = ojson::array();
   for (const auto& p : g.prices)
     prices.push_back({{"provider", p.provider}, {"usd_per_gpu_hour", opt(p.usd_per_gpu_hour)}, {"date_seen", p.date_seen}, {"source", p.source}, {"note", p.note}});

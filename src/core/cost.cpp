@@ -1,0 +1,89 @@
+// Cost per completed job: docs/method.md §10.
+#include "gpuadvise/cost.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace gpuadvise {
+
+PriceChoice choose_price(const GpuSpec& g, const Workload& w, const CostOptions& opts) {
+  PriceChoice p;
+  if (w.owned) {
+    p.basis = "owned";
+    std::optional<double> purchase = g.purchase_usd;
+    std::string src = "catalogue list price";
+    if (auto it = opts.purchase_overrides.find(g.id); it != opts.purchase_overrides.end()) {
+      purchase = it->second;
+      src = "--purchase-price";
+    }
+    if (purchase) {
+      const double life_hours = w.amortize_years * 8760.0 * w.utilization;
+      p.usd_per_gpu_hour = *purchase / life_hours;
+      p.provider = fmt::format("owned (${:.0f} over {:g} years at {:.0f}% use, {})", *purchase, w.amortize_years,
+                               w.utilization * 100, src);
+      p.date_seen = "";
+    }
+    return p;
+  }
+  if (auto it = opts.price_overrides.find(g.id); it != opts.price_overrides.end()) {
+    p.usd_per_gpu_hour = it->second;
+    p.provider = "user price";
+    p.basis = "override";
+    return p;
+  }
+  if (const PriceOffer* o = g.cheapest_offer(opts.provider)) {
+    p.usd_per_gpu_hour = o->usd_per_gpu_hour;
+    p.provider = o->provider;
+    p.date_seen = o->date_seen;
+    p.source = o->source;
+    p.basis = "catalogue";
+  }
+  return p;
+}
+
+JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& time, double params_total,
+                      double trainable_params, const CostOptions& opts) {
+  JobCost c;
+  c.price = choose_price(g, w, opts);
+  const double n = static_cast<double>(w.gpus);
+  if (!c.price.usd_per_gpu_hour) {
+    c.notes.push_back(w.owned ? "no purchase price known for this GPU (--purchase-price ID=USD)"
+                              : "no price in the catalogue (--price ID=USD sets one)");
+  }
+  if (!time.job_seconds) return c;
+  c.compute_hours = *time.job_seconds / 3600.0;
+  c.setup_hours = w.setup_hours;
+  if (is_training(w.mode)) {
+    // Synchronous checkpoints of the model states (16-bit weights + fp32 master and Adam states for the
+    // trainable parameters) every interval, written to shared storage.
+    const double ckpt_bytes = params_total * 2.0 + trainable_params * 12.0;
+    const double writes = std::floor(c.compute_hours / w.checkpoint_every_hours);
+    c.checkpoint_hours = writes * ckpt_bytes / k_checkpoint_write_bytes_per_s / 3600.0;
+    // Young/Daly: each interruption loses on average half an interval plus a restart.
+    c.expected_interruptions = k_interruptions_per_gpu_hour * n * c.compute_hours;
+    c.rework_hours = c.expected_interruptions * (w.checkpoint_every_hours / 2.0 + k_restart_hours);
+  }
+  c.wall_hours = c.compute_hours + c.setup_hours + c.checkpoint_hours + c.rework_hours;
+  c.gpu_hours = c.wall_hours * n;
+  if (!c.price.usd_per_gpu_hour) return c;
+  c.compute_usd = *c.price.usd_per_gpu_hour * n * c.compute_hours;
+  double extras = *c.price.usd_per_gpu_hour * n * (c.setup_hours + c.checkpoint_hours + c.rework_hours) + w.storage_usd +
+                  w.egress_usd;
+  if (w.owned) {
+    c.amortization_usd = *c.price.usd_per_gpu_hour * c.gpu_hours;
+    if (g.board_power_w) {
+      // Energy at board power for the billed hours (an upper bound: training draws 60-90 % of it).
+      c.energy_usd = *g.board_power_w / 1000.0 * c.gpu_hours * w.power_usd_per_kwh;
+      extras += *c.energy_usd;
+    } else {
+      c.notes.push_back("board power unknown: energy not included");
+    }
+  }
+  c.extras_usd = extras;
+  c.total_usd = *c.compute_usd + extras;
+  if (!is_training(w.mode) && w.requests && w.output_tokens)
+    c.usd_per_million_output_tokens = *c.total_usd / (*w.requests * *w.output_tokens) * 1e6;
+  return c;
+}
+
+}  // namespace gpuadvise
