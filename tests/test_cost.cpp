@@ -1,0 +1,138 @@
+// Time and cost per completed job (docs/method.md §8, §10).
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "gpuadvise/cost.hpp"
+#include "gpuadvise/ranking.hpp"
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+
+namespace {
+Workload wl(std::initializer_list<std::pair<const char*, std::string>> kv) {
+  RawWorkload raw;
+  for (const auto& [k, v] : kv) raw[k] = RawValue{v, std::string("--") + k};
+  return build_workload(raw);
+}
+GpuCatalog two_gpus() {
+  std::ifstream in(test::fixture("catalog_two_gpus.json"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_gpu_catalog(ss.str(), "catalog_two_gpus.json");
+}
+}  // namespace
+
+TEST_CASE("cost: the cheaper completed job wins, not the cheaper hour (6 units vs 4)", "[cost]") {
+  // The guide's example: 1 unit/h for 6 h costs 6 units and loses to 2 units/h for 2 h (4 units).
+  // Two GPUs alike except their peak (100 vs 300 TFLOPS) and price (1 vs 2 per hour); the job is sized
+  // so that the slow one needs exactly 6 hours.
+  const GpuCatalog cat = two_gpus();
+  const ModelSpec m = test::model("gpt2");
+  const double flops = train_flops_per_token(wl({{"mode", "train"}}), m, 1024);
+  const double tokens = 6.0 * 3600.0 * 100e12 * 0.5 / flops;
+  const Workload w = wl({{"mode", "train"}, {"model", "gpt2"}, {"mfu", "0.5"}, {"tokens", std::to_string(tokens)},
+                         {"seq_len", "1024"}, {"checkpoint_every", "1h"}});
+  const Ranking r = rank_gpus(w, m, cat, RankOptions{});
+  REQUIRE(r.rows.size() == 2);
+  CHECK(r.order == RankBy::cost);
+  CHECK(r.rows[0].gpu->id == "fast-gpu");
+  CHECK(r.rows[0].cost.compute_hours == Approx(2.0).epsilon(0.001));
+  CHECK(r.rows[1].cost.compute_hours == Approx(6.0).epsilon(0.001));
+  // Checkpoint writes of a 124M model and the expected rework are small but counted.
+  CHECK(*r.rows[0].cost.total_usd == Approx(4.0).epsilon(0.01));
+  CHECK(*r.rows[1].cost.total_usd == Approx(6.0).epsilon(0.01));
+  CHECK(*r.rows[0].cost.total_usd > 4.0);
+}
+
+TEST_CASE("cost: setup hours, storage and egress are on the bill", "[cost]") {
+  const GpuCatalog cat = two_gpus();
+  const ModelSpec m = test::model("gpt2");
+  const Workload w = wl({{"mode", "train"}, {"model", "gpt2"}, {"tokens", "1B"}, {"setup_hours", "0.5"},
+                         {"storage_usd", "3"}, {"egress_usd", "2"}});
+  const Candidate c = evaluate(w, m, *cat.find("slow-gpu"));
+  REQUIRE(c.cost.total_usd);
+  CHECK(*c.cost.total_usd == Approx(*c.cost.compute_usd + 0.5 * 1.0 + 3 + 2 + (c.cost.checkpoint_hours + c.cost.rework_hours) * 1.0));
+}
+
+TEST_CASE("cost: interruptions grow with GPU count and duration (Llama 3 rate)", "[cost]") {
+  // 419 interruptions in 54 days on 16,384 GPUs: 1.97e-5 per GPU-hour, so 64 GPUs for 100 h expect 0.126.
+  CHECK(k_interruptions_per_gpu_hour * 64 * 100 == Approx(0.1263).epsilon(0.01));
+  const GpuCatalog cat = two_gpus();
+  const ModelSpec m = test::model("llama-2-7b");
+  const auto one = evaluate(wl({{"mode", "train"}, {"model", "llama-2-7b"}, {"tokens", "10B"}, {"gpus", "8"}, {"sharding", "zero3"}}), m,
+                            *cat.find("fast-gpu"));
+  CHECK(one.cost.expected_interruptions > 0);
+  CHECK(one.cost.rework_hours == Approx(one.cost.expected_interruptions * (0.5 + k_restart_hours)));
+}
+
+TEST_CASE("cost: owned hardware amortises the purchase and pays the energy", "[cost]") {
+  const GpuCatalog cat = two_gpus();
+  const ModelSpec m = test::model("gpt2");
+  CostOptions o;
+  o.purchase_overrides["slow-gpu"] = 26280.0;  // $26,280 over 3 years at 50 % use = $2 per useful hour
+  const Workload w = wl({{"mode", "train"}, {"model", "gpt2"}, {"tokens", "1B"}, {"owned", "true"}, {"power_price", "0.2"}});
+  const Candidate c = evaluate(w, m, *cat.find("slow-gpu"), o);
+  REQUIRE(c.cost.total_usd);
+  CHECK(*c.cost.price.usd_per_gpu_hour == Approx(2.0));
+  CHECK(*c.cost.energy_usd == Approx(0.7 * c.cost.gpu_hours * 0.2));  // 700 W board power
+}
+
+TEST_CASE("cost: inference reports throughput, TTFT, TPOT and cost per million output tokens", "[cost][cli]") {
+  auto r = test::run({"--model", "llama-3.1-8b", "--mode", "inference", "--precision", "bf16", "--requests", "1M", "--input-tokens", "512",
+                      "--output-tokens", "256", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  const auto& top = j["ranking"][0];
+  CHECK(top["time"]["decode_tokens_per_second"].get<double>() > 0);
+  CHECK(top["time"]["ttft_seconds"].get<double>() > 0);
+  CHECK(top["time"]["tpot_seconds"].get<double>() > 0);
+  CHECK(top["cost"]["usd_per_million_output_tokens"].get<double>() > 0);
+  CHECK(top["cost"]["job_usd"].get<double>() ==
+        Approx(top["cost"]["usd_per_million_output_tokens"].get<double>() * 256.0));
+  CHECK(j["workload"]["seq_len"] == 768);
+}
+
+TEST_CASE("cost: training jobs rank by cost with hours, dollars and the price used", "[cost][cli]") {
+  auto r = test::run({"--model", "llama-3.1-8b", "--mode", "lora", "--precision", "bf16", "--tokens", "100M", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  CHECK(j["order"] == "cost");
+  const auto& top = j["ranking"][0];
+  CHECK(top["time"]["job_seconds"].get<double>() > 0);
+  CHECK(top["cost"]["job_usd"].get<double>() > 0);
+  CHECK(top["cost"]["price"]["provider"].get<std::string>().size() > 0);
+  CHECK(top["cost"]["price"].contains("date_seen"));
+  // Ranked by cost: non-decreasing among the GPUs that fit and have a price.
+  double last = 0;
+  for (const auto& row : j["ranking"]) {
+    if (!row["fits"].get<bool>() || row["cost"]["job_usd"].is_null()) continue;
+    CHECK(row["cost"]["job_usd"].get<double>() >= last);
+    last = row["cost"]["job_usd"].get<double>();
+  }
+}
+
+TEST_CASE("cost: --price, --deadline and --budget", "[cost][cli]") {
+  auto p = test::run({"--model", "gpt2", "--mode", "train", "--tokens", "1B", "--catalog", test::fixture("catalog_two_gpus.json"),
+                      "--price", "slow-gpu=0.01", "--format", "json"});
+  REQUIRE(p.code == 0);
+  CHECK(p.json()["ranking"][0]["gpu"] == "slow-gpu");
+  CHECK(p.json()["ranking"][0]["cost"]["price"]["basis"] == "override");
+  auto d = test::run({"--model", "gpt2", "--mode", "train", "--tokens", "5B", "--catalog", test::fixture("catalog_two_gpus.json"),
+                      "--deadline", "1m", "--format", "json"});
+  REQUIRE(d.code == 0);
+  CHECK(d.json()["ranking"].empty());
+  CHECK(d.json()["dropped"].size() == 2);
+  auto bad = test::run({"--model", "gpt2", "--price", "slow-gpu"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--price: expected ID=USD") != std::string::npos);
+}
+
+TEST_CASE("time: several PCIe cards pay for communication that NVLink hides", "[time]") {
+  const ModelSpec m = test::model("llama-2-7b");
+  const Workload w = wl({{"mode", "finetune"}, {"model", "llama-2-7b"}, {"gpus", "8"}, {"sharding", "zero3"}, {"seq_len", "2048"}});
+  const auto pcie = evaluate(w, m, *test::gpus().find("rtx-4090-24gb"));
+  const auto nvl = evaluate(w, m, *test::gpus().find("h100-sxm-80gb"));
+  CHECK(pcie.time.bound == "communication");
+  CHECK(nvl.time.bound == "compute");
+}
