@@ -37,6 +37,7 @@ struct Candidate {
   TimeEstimate time;
   double headroom_bytes = 0;        // capacity − device peak per GPU
   JobCost cost;
+  std::string why;                  // why this count and layout
   std::vector<std::string> notes;
 
   std::optional<double> usd_per_gpu_hour() const { return cost.price.usd_per_gpu_hour; }
@@ -61,6 +62,10 @@ struct Ranking {
 
 // Evaluates one GPU at the workload's own layout (what `estimate --gpu` shows).
 Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost = {});
+
+// The smallest GPU count that fits and, at that count, the layout with the lowest cost per job (or time
+// with RankBy::time): data parallel, ZeRO-1/2/3, tensor parallel inside NVLink domains, CPU offload.
+Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order);
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts);
 

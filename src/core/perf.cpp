@@ -105,7 +105,15 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
       const double act = tokens_step * d(m.hidden) * 2.0;
       t_tp = 4.0 * d(m.layers) / pp * 2.0 * (t_deg - 1.0) / t_deg * act / link_bytes_per_s(gpu, w.tp, false);
     }
-    const double exposed = std::max(0.0, t_dp - (2.0 / 3.0) * t_compute) + t_tp;
+    double exposed = std::max(0.0, t_dp - (2.0 / 3.0) * t_compute) + t_tp;
+    if (w.offload != Offload::none) {
+      // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
+      // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam).
+      const double local = (w.mode == Mode::lora || w.mode == Mode::qlora ? mem.params_trainable : pc.total) /
+                           (t_deg * pp * (w.sharding == Sharding::none ? 1.0 : dp));
+      exposed += 4.0 * local / link_bytes_per_s(gpu, 1, false) + local / 1e9;
+      t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU");
+    }
     const double tps = tokens_step / (t_compute + exposed);
     if (exposed > 0.1 * t_compute)
       t.notes.push_back(fmt::format("communication adds {:.0f}% to each step over {}", 100.0 * exposed / t_compute,

@@ -22,7 +22,9 @@ std::string to_string(RankBy r) {
 namespace {
 
 std::string layout_text(const Workload& w) {
-  if (w.gpus == 1) return "single GPU";
+  const std::string off = w.offload == Offload::optimizer ? " + optimizer offload"
+                          : w.offload == Offload::optimizer_params ? " + CPU offload" : "";
+  if (w.gpus == 1) return "single GPU" + off;
   std::vector<std::string> parts;
   if (w.tp > 1) parts.push_back(fmt::format("tensor parallel {}", w.tp));
   if (w.pp > 1) parts.push_back(fmt::format("pipeline parallel {}", w.pp));
@@ -37,7 +39,7 @@ std::string layout_text(const Workload& w) {
   }
   std::string s = fmt::format("{} GPUs: ", w.gpus);
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? " + " : "") + parts[i];
-  return s;
+  return s + off;
 }
 
 }  // namespace
@@ -72,39 +74,119 @@ Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, cons
   return c;
 }
 
+namespace {
+
+// The layouts worth trying at n GPUs (method.md §9): training replicates (data parallel), shards
+// (ZeRO-1/2/3, FSDP) or splits layers with tensor parallelism inside an NVLink domain; a single GPU may
+// offload the optimizer to the CPU. Inference splits with tensor parallelism inside a node.
+std::vector<Workload> layouts(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n) {
+  std::vector<Workload> out;
+  auto with = [&](std::int64_t gpus, std::int64_t tp, Sharding sh, Offload off) {
+    Workload p = w;
+    p.gpus = gpus;
+    p.tp = tp;
+    p.pp = 1;
+    p.sharding = sh;
+    p.offload = off;
+    out.push_back(p);
+  };
+  const bool nvlink_domain = g.has_nvlink() && (g.segment == Segment::datacenter_module || n <= 2);
+  if (is_training(w.mode)) {
+    if (n == 1) {
+      with(1, 1, Sharding::none, Offload::none);
+      with(1, 1, Sharding::none, Offload::optimizer);
+      return out;
+    }
+    for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) with(n, 1, sh, Offload::none);
+    if (nvlink_domain)
+      for (std::int64_t tp = 2; tp <= std::min<std::int64_t>(8, n); tp *= 2)
+        if (m.heads % tp == 0) with(n, tp, n / tp > 1 ? Sharding::zero1 : Sharding::none, Offload::none);
+    return out;
+  }
+  if (n == 1) {
+    with(1, 1, Sharding::none, Offload::none);
+  } else if (n <= 8 && m.heads % n == 0) {
+    with(n, n, Sharding::none, Offload::none);
+  }
+  return out;
+}
+
+double plan_score(const Candidate& c, RankBy order) {
+  // Lower is better: cost of the job when known (or time when ranking by time), else time per token.
+  if (order == RankBy::time && c.time.job_seconds) return *c.time.job_seconds;
+  if (c.cost.total_usd && order != RankBy::time) return *c.cost.total_usd;
+  if (c.time.job_seconds) return *c.time.job_seconds;
+  if (c.time.train_tokens_per_second_per_gpu)
+    return 1.0 / (*c.time.train_tokens_per_second_per_gpu * static_cast<double>(c.gpus));
+  if (c.time.decode_tokens_per_second) return 1.0 / *c.time.decode_tokens_per_second;
+  return -c.headroom_bytes;
+}
+
+std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t tried, RankBy order) {
+  std::string why;
+  if (chosen.gpus == 1) {
+    why = chosen.planned.offload != Offload::none
+              ? fmt::format("fits on one GPU only with the optimizer states in CPU memory ({:.1f} GB without)",
+                            single.memory.device_peak / 1e9)
+              : "fits on one GPU";
+  } else {
+    why = single.fits ? fmt::format("fits on one GPU, but {} GPUs finish the job for less", chosen.gpus)
+                      : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB; {} GPUs fit", single.memory.device_peak / 1e9,
+                                    static_cast<double>(single.gpu->memory_bytes) / 1e9, chosen.gpus);
+  }
+  if (tried > 1)
+    why += fmt::format("; this layout is the {} of the {} that were tried", order == RankBy::time ? "fastest" : "cheapest", tried);
+  return why;
+}
+
+}  // namespace
+
+Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
+  Candidate single = evaluate(w, m, g, opts.cost);
+  single.fits_single = single.fits && w.gpus == 1;
+  if (w.gpus > 1 || !single.supported) {  // the user's own layout, or nothing to search
+    single.why = w.gpus > 1 ? "the layout given" : "";
+    return single;
+  }
+  // With a job size the cheapest (or fastest) plan may use more GPUs than the smallest count that fits
+  // (offloading or communication-bound layouts are slow), so counts up to 4x the first fit are compared.
+  const bool job = (is_training(w.mode) && w.job_tokens(effective_seq_len(w, m))) || (!is_training(w.mode) && w.requests && w.output_tokens);
+  std::optional<Candidate> best;
+  std::size_t tried = 0;
+  std::int64_t first_fit = 0;
+  for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
+    if (first_fit && (!job || n > 4 * first_fit)) break;
+    for (const Workload& p : layouts(w, m, g, n)) {
+      Candidate c = (n == 1 && p.offload == Offload::none) ? single : evaluate(p, m, g, opts.cost);
+      ++tried;
+      if (!c.fits) continue;
+      if (!first_fit) first_fit = n;
+      // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
+      const double margin = (best && c.gpus > best->gpus) ? 0.98 : 1.0;
+      if (!best || plan_score(c, order) < margin * plan_score(*best, order)) best = std::move(c);
+      if (n == 1 && p.offload == Offload::none && !job) break;  // fits as asked
+    }
+    if (!is_training(w.mode) && n >= 8) break;
+  }
+  if (best) {
+    best->fits_single = single.fits;
+    best->why = describe_choice(*best, single, tried, order);
+    return *best;
+  }
+  single.why = fmt::format("does not fit within {} GPUs in the layouts searched", is_training(w.mode) ? opts.max_gpus : 8);
+  return single;
+}
+
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
   Ranking r;
   const bool job = (is_training(w.mode) && (w.tokens || w.dataset_tokens || w.steps)) ||
                    (!is_training(w.mode) && w.requests && w.output_tokens);
   r.has_job = job;
   r.order = opts.rank_by.value_or(job ? RankBy::cost : RankBy::fit);
-  const bool user_layout = w.gpus > 1;
   for (const auto& g : catalog.gpus) {
     if (!opts.only_gpus.empty() && std::find(opts.only_gpus.begin(), opts.only_gpus.end(), g.id) == opts.only_gpus.end())
       continue;
-    Candidate single = evaluate(w, m, g, opts.cost);
-    single.fits_single = single.fits && w.gpus == 1;
-    Candidate best = single;
-    if (!single.fits && single.supported && !user_layout) {
-      // Smallest count that fits: training shards the model states (FSDP/ZeRO-3); inference splits the
-      // model with tensor parallelism within a node (heads must divide).
-      for (std::int64_t n = 2; n <= opts.max_gpus; n *= 2) {
-        Workload p = w;
-        p.gpus = n;
-        if (is_training(w.mode)) {
-          p.sharding = Sharding::zero3;
-        } else {
-          if (n > 8 || m.heads % n != 0) break;
-          p.tp = n;
-        }
-        Candidate c = evaluate(p, m, g, opts.cost);
-        if (c.fits) {
-          best = c;
-          break;
-        }
-      }
-    }
-    best.fits_single = single.fits && w.gpus == 1;
+    Candidate best = plan(w, m, g, opts, r.order);
     r.rows.push_back(best);
   }
   // --deadline and --budget drop what cannot meet them, and say why.

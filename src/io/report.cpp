@@ -171,6 +171,7 @@ ojson candidate_json(const Candidate& c, bool explain) {
   j["supported"] = c.supported;
   j["gpus"] = c.gpus;
   j["layout"] = c.layout;
+  j["why"] = c.why;
   j["plan"] = {{"gpus", c.gpus}, {"tp", c.planned.tp}, {"pp", c.planned.pp}, {"sharding", to_string(c.planned.sharding)},
                {"offload", to_string(c.planned.offload)}};
   j["capacity_bytes"] = c.gpu->memory_bytes;
