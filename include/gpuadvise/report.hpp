@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gpuadvise/catalog.hpp"
+#include "gpuadvise/planning.hpp"
 #include "gpuadvise/ranking.hpp"
 
 namespace gpuadvise {
@@ -13,6 +14,7 @@ const char* tool_version();
 struct Style {
   bool color = false;
   bool explain = false;
+  bool hints = false;
 };
 
 std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
@@ -23,6 +25,11 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
 std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r, const std::string& catalog_version);
 std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
 std::string ranking_csv(const Ranking& r);
+
+std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a);
+std::string check_table(const std::vector<CheckResult>& results, const Style& style);
+std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r);
+std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 
 std::string gpus_table(const GpuCatalog& cat);
 std::string gpus_json(const GpuCatalog& cat);

@@ -52,6 +52,7 @@ struct OutputFlags {
   std::string format = "table";
   std::string color = "auto";
   bool explain = false;
+  bool hints = false;
   std::string catalog;
   int verbose = 0;
 };
@@ -134,6 +135,7 @@ void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
   app->add_option("--format", of.format, "table | json | csv [table]")->group("Output");
   app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->group("Output");
   if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
+  app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
   app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->group("Output");
   app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");
 }
@@ -317,6 +319,33 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   est->add_option("--gpu", est_gpu, "estimate on this GPU: verdict, capacity, time")->group("Workload");
   est->footer(k_examples);
 
+  CLI::App* chk = app.add_subcommand("check", "CI gate: assert that workloads fit GPUs within headroom, cost, time and GPU limits (exit 1 when not)");
+  WorkloadFlags chk_wf;
+  OutputFlags chk_of;
+  CostFlags chk_cf;
+  std::vector<std::string> chk_gpus;
+  std::string min_headroom, max_cost, max_hours, max_gpus;
+  add_workload_flags(chk, chk_wf);
+  add_cost_flags(chk, chk_cf);
+  add_output_flags(chk, chk_of, false);
+  chk->add_option("--gpu", chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
+  chk->add_option("--min-headroom", min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
+  chk->add_option("--max-cost", max_cost, "cost of the job in USD")->group("Assertions");
+  chk->add_option("--max-hours", max_hours, "billed hours of the job")->group("Assertions");
+  chk->add_option("--max-gpus", max_gpus, "GPUs the plan may use [as the workload says]")->group("Assertions");
+  chk->footer("\nExample:\n  gpuadvise check --workload plans.json --gpu rtx-4090-24gb --min-headroom 10 --max-cost 200\n"
+              "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input.\n");
+
+  CLI::App* fitc = app.add_subcommand("fit", "the largest batch, sequence length or concurrency that fits a GPU");
+  WorkloadFlags fit_wf;
+  OutputFlags fit_of;
+  std::string fit_gpu, maximize = "batch";
+  add_workload_flags(fitc, fit_wf);
+  add_output_flags(fitc, fit_of, false);
+  fitc->add_option("--gpu", fit_gpu, "the GPU id")->group("Fit");
+  fitc->add_option("--maximize", maximize, "batch | seq-len | concurrency [batch]")->group("Fit");
+  fitc->footer("\nExample:\n  gpuadvise fit --gpu rtx-4090-24gb --model llama-3.1-8b --mode qlora --precision bf16 --seq-len 2048 --maximize batch\n");
+
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalogue; 'gpus ID' shows one entry with its sources");
   OutputFlags gpus_of;
   std::string gpu_id;
@@ -341,17 +370,18 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       return 0;
     } catch (const CLI::ParseError& e) {
       std::string msg = e.what();
-      CLI::App* ctx = est->parsed() ? est : (gpus->parsed() ? gpus : (models->parsed() ? models : &app));
+      CLI::App* ctx = est->parsed() ? est : chk->parsed() ? chk : fitc->parsed() ? fitc : gpus->parsed() ? gpus : models->parsed() ? models : &app;
       std::string hint = suggest_flag(msg, *ctx);
       err << "gpuadvise: error: " << msg << (hint.empty() ? "" : "; " + hint) << " (see --help)\n";
       return 2;
     }
 
-    OutputFlags& of = est->parsed() ? est_of : gpus->parsed() ? gpus_of : models->parsed() ? models_of : rank_of;
+    OutputFlags& of = est->parsed() ? est_of : chk->parsed() ? chk_of : fitc->parsed() ? fit_of : gpus->parsed() ? gpus_of
+                      : models->parsed() ? models_of : rank_of;
     if (of.verbose >= 2) logger->set_level(spdlog::level::debug);
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
-    Style style{color, of.explain};
+    Style style{color, of.explain, of.hints};
 
     if (gpus->parsed()) {
       check_format(of.format, false);
@@ -368,6 +398,64 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       check_format(of.format, false);
       const ModelCatalog cat = load_models();
       out << (of.format == "json" ? models_json(cat) : models_table(cat));
+      return 0;
+    }
+
+    if (chk->parsed()) {
+      check_format(of.format, false);
+      if (chk_gpus.empty()) throw UserError{2, "check: give at least one --gpu ID to check on"};
+      CheckAssertions a;
+      auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
+        if (text.empty()) return std::nullopt;
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (*end != '\0' || !(v >= 0) || !std::isfinite(v) || (integer && (v < 1 || v != std::floor(v))))
+          throw UserError{2, std::string(flag) + ": expected " + (integer ? "an integer >= 1" : "a number >= 0") + ", got '" + text + "'"};
+        return v;
+      };
+      a.min_headroom_pct = num(min_headroom, "--min-headroom", false);
+      if (a.min_headroom_pct && *a.min_headroom_pct >= 100) throw UserError{2, "--min-headroom: expected a percentage below 100, got '" + min_headroom + "'"};
+      a.max_cost_usd = num(max_cost, "--max-cost", false);
+      a.max_hours = num(max_hours, "--max-hours", false);
+      if (auto g = num(max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
+      auto raws = collect_workloads(chk_wf, in);
+      const ModelCatalog model_cat = load_models();
+      const GpuCatalog cat = load_gpus(of, in);
+      const CostOptions co = cost_options(chk_cf, cat, in);
+      std::vector<const GpuSpec*> targets;
+      for (const auto& id : chk_gpus) targets.push_back(&gpu_for(id, cat));
+      std::vector<CheckResult> results;
+      for (std::size_t i = 0; i < raws.size(); ++i) {
+        const Workload w = build_workload(raws[i]);
+        const ModelSpec model = model_for(w, model_cat, in);
+        const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
+        for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
+      }
+      out << (of.format == "json" ? check_json(results, a) : check_table(results, style));
+      for (const auto& r : results)
+        if (!r.passed()) return 1;
+      return 0;
+    }
+
+    if (fitc->parsed()) {
+      check_format(of.format, false);
+      if (fit_gpu.empty()) throw UserError{2, "fit: give the GPU with --gpu ID"};
+      Maximize what;
+      if (maximize == "batch") what = Maximize::batch;
+      else if (maximize == "seq-len" || maximize == "seq_len") what = Maximize::seq_len;
+      else if (maximize == "concurrency") what = Maximize::concurrency;
+      else throw UserError{2, "--maximize: unknown value '" + maximize + "' (valid: batch, seq-len, concurrency)"};
+      auto raws = collect_workloads(fit_wf, in);
+      if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; fit takes one"};
+      const Workload w = build_workload(raws[0]);
+      if (what == Maximize::concurrency && is_training(w.mode))
+        throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
+      const ModelCatalog model_cat = load_models();
+      const ModelSpec model = model_for(w, model_cat, in);
+      const GpuCatalog cat = load_gpus(of, in);
+      const GpuSpec& g = gpu_for(fit_gpu, cat);
+      const FitResult r = fit_max(w, model, g, what, CostOptions{});
+      out << (of.format == "json" ? fit_json(w, model, g, r) : fit_table(w, model, g, r, style));
       return 0;
     }
 

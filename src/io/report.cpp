@@ -162,7 +162,32 @@ ojson cost_json(const Candidate& c) {
   return j;
 }
 
-ojson candidate_json(const Candidate& c, bool explain) {
+ojson hints_json(const Candidate& c, const ModelSpec& m) {
+  const LaunchHints h = launch_hints(c, m);
+  ojson j;
+  j["vllm"] = opt(h.vllm);
+  j["torchrun"] = opt(h.torchrun);
+  j["deepspeed_config"] = h.deepspeed_config ? ojson::parse(*h.deepspeed_config) : ojson(nullptr);
+  j["hf_trainer_args"] = opt(h.hf_trainer);
+  j["skypilot_accelerator"] = opt(h.skypilot_accelerator);
+  j["skypilot_task"] = opt(h.skypilot);
+  j["notes"] = h.notes;
+  return j;
+}
+
+std::string hints_text(const Candidate& c, const ModelSpec& m) {
+  const LaunchHints h = launch_hints(c, m);
+  std::string out;
+  if (h.vllm) out += "    vLLM:       " + *h.vllm + "\n";
+  if (h.torchrun) out += "    launch:     " + *h.torchrun + "\n";
+  if (h.hf_trainer) out += "    Trainer:    " + *h.hf_trainer + "\n";
+  if (h.deepspeed_config) out += "    DeepSpeed:  " + *h.deepspeed_config + "\n";
+  if (h.skypilot_accelerator) out += fmt::format("    SkyPilot:   resources: accelerators: {}:{}\n", *h.skypilot_accelerator, std::min<std::int64_t>(c.gpus, 8));
+  for (const auto& n : h.notes) out += "    note:       " + n + "\n";
+  return out;
+}
+
+ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
   ojson j;
   j["gpu"] = c.gpu->id;
   j["name"] = c.gpu->name;
@@ -181,6 +206,7 @@ ojson candidate_json(const Candidate& c, bool explain) {
   j["memory"] = memory_json(c.memory, explain);
   j["time"] = time_json(c.time);
   j["cost"] = cost_json(c);
+  j["launch_hints"] = c.fits ? hints_json(c, m) : ojson(nullptr);
   ojson notes = ojson::array();
   for (const auto& n : c.notes) notes.push_back(n);
   for (const auto& n : c.memory.notes) notes.push_back(n);
@@ -257,6 +283,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
     j["headroom_bytes"] = bytes_int(on_gpu->headroom_bytes);
     j["time"] = time_json(on_gpu->time);
     j["cost"] = cost_json(*on_gpu);
+    j["launch_hints"] = on_gpu->fits ? hints_json(*on_gpu, m) : ojson(nullptr);
   }
   ojson notes = ojson::array();
   for (const auto& n : m.notes) notes.push_back(n);
@@ -303,6 +330,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
     for (const auto& n : on_gpu->notes) out += "  note: " + n + "\n";
     for (const auto& n : on_gpu->time.notes) out += "  note: " + n + "\n";
+    if (style.hints && on_gpu->fits) out += "  launch hints:\n" + hints_text(*on_gpu, m);
   } else {
     out += "\nNo --gpu given: runtime overhead is that of a current data-centre GPU.\n";
   }
@@ -325,7 +353,7 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   for (const auto& c : r.rows) fitting += c.fits ? 1 : 0;
   j["fitting_gpus"] = fitting;
   ojson rows = ojson::array();
-  for (const auto& c : r.rows) rows.push_back(candidate_json(c, false));
+  for (const auto& c : r.rows) rows.push_back(candidate_json(c, false, m));
   j["ranking"] = rows;
   ojson dropped = ojson::array();
   for (const auto& d : r.dropped) dropped.push_back({{"gpu", d.gpu}, {"reason", d.reason}});
@@ -381,6 +409,16 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     out += line + "\n";
   }
   out += "\n";
+  if (style.hints) {
+    out += "Launch hints (first 5 that fit):\n";
+    std::size_t shown_h = 0;
+    for (const auto& c : r.rows) {
+      if (!c.fits || shown_h >= 5) continue;
+      ++shown_h;
+      out += "  " + c.gpu->id + " (" + c.layout + "): " + c.why + "\n" + hints_text(c, m);
+    }
+    out += "\n";
+  }
   if (fitting == 0) out += paint(style, "Nothing in the catalogue fits this workload within the searched layouts.", "31") + "\n";
   else out += fmt::format("{} of {} GPU types can run it. Memory is per GPU at the peak (nvidia-smi view).\n", fitting, r.rows.size());
   out += "Notes:\n";
@@ -421,6 +459,86 @@ std::string ranking_csv(const Ranking& r) {
                        q(c.cost.price.date_seen), c.cost.wall_hours > 0 ? fmt::format("{:.0f}", c.cost.wall_hours * 3600) : "",
                        c.cost.total_usd ? fmt::format("{:.2f}", *c.cost.total_usd) : "");
   }
+  return out;
+}
+
+std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["command"] = "check";
+  j["assertions"] = {{"min_headroom_pct", opt(a.min_headroom_pct)}, {"max_cost_usd", opt(a.max_cost_usd)}, {"max_hours", opt(a.max_hours)},
+                     {"max_gpus", a.max_gpus ? ojson(*a.max_gpus) : ojson(nullptr)}};
+  bool ok = true;
+  ojson arr = ojson::array();
+  for (const auto& r : results) {
+    ok = ok && r.passed();
+    const Candidate& c = r.candidate;
+    arr.push_back({{"workload", r.workload}, {"gpu", c.gpu->id}, {"passed", r.passed()}, {"fits", c.fits}, {"gpus", c.gpus},
+                   {"layout", c.layout}, {"device_peak_bytes", bytes_int(c.memory.device_peak)}, {"capacity_bytes", c.gpu->memory_bytes},
+                   {"headroom_pct", 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes)},
+                   {"job_hours", c.cost.wall_hours > 0 ? ojson(c.cost.wall_hours) : ojson(nullptr)}, {"job_usd", opt(c.cost.total_usd)},
+                   {"failures", r.failures}});
+  }
+  j["passed"] = ok;
+  j["results"] = arr;
+  return j.dump(2) + "\n";
+}
+
+std::string check_table(const std::vector<CheckResult>& results, const Style& style) {
+  std::string out;
+  std::size_t failed = 0;
+  for (const auto& r : results) {
+    const Candidate& c = r.candidate;
+    const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
+    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} GB per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
+                       c.memory.device_peak / 1e9, static_cast<double>(c.gpu->memory_bytes) / 1e9, c.gpus,
+                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
+                       c.cost.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.cost.total_usd, c.cost.wall_hours) : "");
+    for (const auto& f : r.failures) out += "      " + f + "\n";
+    failed += r.passed() ? 0 : 1;
+  }
+  out += fmt::format("{} of {} checks passed\n", results.size() - failed, results.size());
+  return out;
+}
+
+std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["command"] = "fit";
+  j["gpu"] = g.id;
+  j["model"] = m.id;
+  j["mode"] = to_string(w.mode);
+  j["maximize"] = to_string(r.what);
+  j["value"] = r.value;
+  j["fits_at_all"] = r.value > 0;
+  if (r.at) {
+    j["memory"] = memory_json(r.at->memory, false);
+    j["headroom_bytes"] = bytes_int(r.at->headroom_bytes);
+  } else {
+    j["memory"] = nullptr;
+    j["headroom_bytes"] = nullptr;
+  }
+  j["next_device_peak_bytes"] = r.next ? ojson(bytes_int(r.next->memory.device_peak)) : ojson(nullptr);
+  j["capacity_bytes"] = g.memory_bytes;
+  return j.dump(2) + "\n";
+}
+
+std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style) {
+  std::string out;
+  const std::string what = r.what == Maximize::seq_len ? "sequence length" : r.what == Maximize::batch ? "batch" : "concurrency";
+  if (r.value == 0) {
+    return fmt::format("{} does not fit on {} even at {} 1: {:.2f} GB per GPU needed, {:.2f} GB usable\n", m.id, g.id, what,
+                       r.next ? r.next->memory.device_peak / 1e9 : 0.0, static_cast<double>(g.memory_bytes) / 1e9);
+  }
+  out += fmt::format("Largest {} that fits {} ({} GB usable) for {} {}: {}\n", what, g.id, gbs(static_cast<double>(g.memory_bytes)), m.id,
+                     to_string(w.mode), paint(style, std::to_string(r.value), "1"));
+  out += fmt::format("  at {}: device peak {} GB, headroom {} GB\n", r.value, gbs(r.at->memory.device_peak), gbs(r.at->headroom_bytes));
+  if (r.next) out += fmt::format("  at {}: {} GB, does not fit\n", r.value + 1, gbs(r.next->memory.device_peak));
+  else out += "  (the search stopped at its upper limit)\n";
+  out += "\n";
+  out += memory_breakdown(r.at->memory, style);
   return out;
 }
 

@@ -1,0 +1,55 @@
+#pragma once
+// Planning answers: CI assertions (check), the largest batch/context that fits (fit), launch hints.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuadvise/ranking.hpp"
+
+namespace gpuadvise {
+
+struct CheckAssertions {
+  std::optional<double> min_headroom_pct;
+  std::optional<double> max_cost_usd;
+  std::optional<double> max_hours;
+  std::optional<std::int64_t> max_gpus;
+};
+
+struct CheckResult {
+  std::string workload;  // its name, or workload[i]
+  Candidate candidate;
+  std::vector<std::string> failures;  // one line each: workload, GPU, assertion, numbers
+  bool passed() const { return failures.empty(); }
+};
+
+// Evaluates one workload on one GPU (searching a plan of up to max_gpus GPUs when the workload asks for
+// one GPU and max_gpus allows more) and tests every assertion; fitting is always asserted.
+CheckResult check_workload(const Workload& w, const std::string& label, const ModelSpec& m, const GpuSpec& g,
+                           const CheckAssertions& a, const CostOptions& cost);
+
+enum class Maximize { batch, seq_len, concurrency };
+
+struct FitResult {
+  Maximize what = Maximize::batch;
+  std::int64_t value = 0;                // the largest value that fits; 0 when even 1 does not
+  std::optional<Candidate> at;           // the estimate at that value
+  std::optional<Candidate> next;         // the estimate at value + 1 (does not fit)
+};
+
+// Largest --batch, --seq-len or concurrency that fits the GPU, by exponential then binary search.
+FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost);
+std::string to_string(Maximize m);
+
+struct LaunchHints {
+  std::optional<std::string> vllm;             // vllm serve command line
+  std::optional<std::string> torchrun;         // torchrun / accelerate command line
+  std::optional<std::string> deepspeed_config; // JSON text of a DeepSpeed config
+  std::optional<std::string> hf_trainer;       // Hugging Face TrainingArguments flags
+  std::optional<std::string> skypilot;         // SkyPilot task YAML
+  std::optional<std::string> skypilot_accelerator;
+  std::vector<std::string> notes;
+};
+
+LaunchHints launch_hints(const Candidate& c, const ModelSpec& m);
+
+}  // namespace gpuadvise

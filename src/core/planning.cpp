@@ -1,0 +1,216 @@
+// check, fit and launch hints: docs/method.md §11.
+#include "gpuadvise/planning.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace gpuadvise {
+
+std::string to_string(Maximize m) {
+  switch (m) {
+    case Maximize::batch: return "batch";
+    case Maximize::seq_len: return "seq-len";
+    case Maximize::concurrency: return "concurrency";
+  }
+  return "?";
+}
+
+CheckResult check_workload(const Workload& w, const std::string& label, const ModelSpec& m, const GpuSpec& g,
+                           const CheckAssertions& a, const CostOptions& cost) {
+  CheckResult r;
+  r.workload = label;
+  RankOptions opts;
+  opts.cost = cost;
+  opts.max_gpus = a.max_gpus.value_or(1);
+  const bool job = (is_training(w.mode) && w.job_tokens(effective_seq_len(w, m))) || (!is_training(w.mode) && w.requests);
+  r.candidate = (w.gpus == 1 && opts.max_gpus > 1) ? plan(w, m, g, opts, job ? RankBy::cost : RankBy::fit) : evaluate(w, m, g, cost);
+  const Candidate& c = r.candidate;
+  const std::string who = fmt::format("{} on {}", label, g.id);
+  const double cap = static_cast<double>(g.memory_bytes);
+  if (!c.supported) {
+    r.failures.push_back(fmt::format("{}: not supported: {}", who, c.notes.empty() ? "precision" : c.notes.front()));
+    return r;
+  }
+  if (!c.fits)
+    r.failures.push_back(fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
+                                     c.memory.device_peak / 1e9, c.gpus, cap / 1e9));
+  if (a.min_headroom_pct && c.fits) {
+    const double pct = 100.0 * c.headroom_bytes / cap;
+    if (pct < *a.min_headroom_pct)
+      r.failures.push_back(fmt::format("{}: headroom {:.1f}% is below --min-headroom {:g}% ({:.2f} of {:.2f} GB free)", who, pct,
+                                       *a.min_headroom_pct, c.headroom_bytes / 1e9, cap / 1e9));
+  }
+  if (a.max_gpus && c.gpus > *a.max_gpus)
+    r.failures.push_back(fmt::format("{}: needs {} GPUs, more than --max-gpus {}", who, c.gpus, *a.max_gpus));
+  if (a.max_cost_usd) {
+    if (!c.cost.total_usd)
+      r.failures.push_back(fmt::format("{}: --max-cost {:g} cannot be checked: {}", who, *a.max_cost_usd,
+                                       c.time.job_seconds ? "no price for this GPU (--price ID=USD)"
+                                                          : "no job size (tokens, or requests with output tokens)"));
+    else if (*c.cost.total_usd > *a.max_cost_usd)
+      r.failures.push_back(fmt::format("{}: job costs ${:.2f}, more than --max-cost ${:g} ({} GPU(s) x {:.2f} h at ${:.2f}/GPU-h)", who,
+                                       *c.cost.total_usd, *a.max_cost_usd, c.gpus, c.cost.wall_hours, *c.cost.price.usd_per_gpu_hour));
+  }
+  if (a.max_hours) {
+    if (c.cost.wall_hours <= 0)
+      r.failures.push_back(fmt::format("{}: --max-hours {:g} cannot be checked: no job size (tokens, or requests with output tokens)",
+                                       who, *a.max_hours));
+    else if (c.cost.wall_hours > *a.max_hours)
+      r.failures.push_back(fmt::format("{}: job takes {:.2f} h, more than --max-hours {:g}", who, c.cost.wall_hours, *a.max_hours));
+  }
+  return r;
+}
+
+FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost) {
+  FitResult r;
+  r.what = what;
+  auto at = [&](std::int64_t v) {
+    Workload x = w;
+    if (what == Maximize::seq_len) x.seq_len = v;
+    else x.batch = v;
+    return evaluate(x, m, g, cost);
+  };
+  const std::int64_t cap = what == Maximize::seq_len ? std::int64_t{1} << 24 : std::int64_t{1} << 20;
+  Candidate one = at(1);
+  if (!one.fits) {
+    r.next = one;
+    return r;
+  }
+  std::int64_t lo = 1, hi = 2;
+  std::optional<Candidate> lo_c = one, hi_c;
+  while (hi <= cap) {
+    Candidate c = at(hi);
+    if (!c.fits) {
+      hi_c = c;
+      break;
+    }
+    lo = hi;
+    lo_c = c;
+    hi *= 2;
+  }
+  if (!hi_c) {  // fits up to the cap
+    r.value = lo;
+    r.at = lo_c;
+    return r;
+  }
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    Candidate c = at(mid);
+    if (c.fits) {
+      lo = mid;
+      lo_c = c;
+    } else {
+      hi = mid;
+      hi_c = c;
+    }
+  }
+  r.value = lo;
+  r.at = lo_c;
+  r.next = hi_c;
+  return r;
+}
+
+namespace {
+
+std::string hf_repo(const ModelSpec& m) {
+  const std::string prefix = "https://huggingface.co/";
+  if (m.source.rfind(prefix, 0) == 0) {
+    std::string rest = m.source.substr(prefix.size());
+    const auto blob = rest.find("/blob/");
+    if (blob != std::string::npos) return rest.substr(0, blob);
+  }
+  return m.id;
+}
+
+// SkyPilot accelerator names (`sky show-gpus`) of the catalogue GPUs that have one.
+std::optional<std::string> skypilot_name(const std::string& id) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"h100-sxm-80gb", "H100"},       {"h100-pcie-80gb", "H100"},     {"h200-sxm-141gb", "H200"},  {"b200-hgx-180gb", "B200"},
+      {"a100-sxm-80gb", "A100-80GB"},  {"a100-pcie-80gb", "A100-80GB"}, {"a100-sxm-40gb", "A100"},  {"a100-pcie-40gb", "A100"},
+      {"l4-24gb", "L4"},               {"l40s-48gb", "L40S"},          {"a10g-24gb", "A10G"},        {"a10-24gb", "A10"},
+      {"t4-16gb", "T4"},               {"v100-sxm2-16gb", "V100"},     {"v100-pcie-16gb", "V100"},  {"v100-sxm2-32gb", "V100-32GB"},
+      {"rtx-4090-24gb", "RTX4090"},    {"mi300x-192gb", "MI300X"},     {"gh200-96gb", "GH200"}};
+  for (const auto& [k, v] : names)
+    if (id == k) return v;
+  return std::nullopt;
+}
+
+std::string optim_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return "adamw_torch_fused";
+    case Optimizer::adamw_8bit: return "adamw_bnb_8bit";
+    case Optimizer::adafactor: return "adafactor";
+    case Optimizer::sgd: return "sgd";
+    case Optimizer::sgd_momentum: return "sgd";
+  }
+  return "adamw_torch";
+}
+
+}  // namespace
+
+LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
+  LaunchHints h;
+  const Workload& w = c.planned;
+  const std::string repo = hf_repo(m);
+  const std::int64_t nodes = (w.gpus + 7) / 8;
+  const std::int64_t per_node = std::min<std::int64_t>(w.gpus, 8);
+  h.skypilot_accelerator = skypilot_name(c.gpu->id);
+  if (!is_training(w.mode)) {
+    std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo,
+                                  w.tp, c.memory.seq_len, w.gpu_memory_utilization);
+    if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
+    if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
+    if (w.precision == Precision::int4) cmd += " --quantization awq  # or gptq: the checkpoint's format";
+    else if (w.precision == Precision::fp8) cmd += " --quantization fp8";
+    else if (w.precision == Precision::bf16 || w.precision == Precision::fp16) cmd += " --dtype " + to_string(w.precision);
+    if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
+    h.vllm = cmd;
+    if (is_gguf(w.precision)) h.notes.push_back("GGUF weights: llama.cpp's llama-server -c " + std::to_string(c.memory.seq_len) + " -ngl 999");
+  } else {
+    const bool deepspeed = w.sharding != Sharding::none && (w.offload != Offload::none || w.sharding == Sharding::zero1 || w.sharding == Sharding::zero2);
+    const bool fsdp = w.sharding == Sharding::zero3 && !deepspeed;
+    const std::string launcher = nodes > 1 ? fmt::format("torchrun --nnodes {} --nproc_per_node {} --rdzv_backend c10d --rdzv_endpoint $HEAD:29500", nodes, per_node)
+                                           : fmt::format("torchrun --nproc_per_node {}", per_node);
+    h.torchrun = launcher + " train.py" + (deepspeed ? " --deepspeed ds_config.json" : "");
+    std::string args = fmt::format("--per_device_train_batch_size {}", w.batch);
+    if (w.precision == Precision::bf16 || w.precision == Precision::fp8) args += " --bf16";
+    else if (w.precision == Precision::fp16) args += " --fp16";
+    else if (w.precision == Precision::tf32) args += " --tf32 true";
+    if (w.checkpointing != Checkpointing::none) args += " --gradient_checkpointing";
+    args += " --optim " + optim_name(w.optimizer);
+    if (fsdp) args += " --fsdp \"full_shard auto_wrap\"";
+    if (deepspeed) args += " --deepspeed ds_config.json";
+    if (w.mode == Mode::lora || w.mode == Mode::qlora)
+      args += fmt::format("  # PEFT LoraConfig(r={}, target_modules=\"{}\"){}", w.lora_rank, w.lora_targets.spec,
+                          w.mode == Mode::qlora ? ", BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_compute_dtype=torch.bfloat16)" : "");
+    h.hf_trainer = args;
+    if (deepspeed || w.sharding != Sharding::none) {
+      const int stage = w.sharding == Sharding::zero1 ? 1 : w.sharding == Sharding::zero2 ? 2 : w.sharding == Sharding::zero3 ? 3 : 0;
+      std::string offload;
+      if (w.offload == Offload::optimizer || w.offload == Offload::optimizer_params)
+        offload += ", \"offload_optimizer\": {\"device\": \"cpu\", \"pin_memory\": true}";
+      if (w.offload == Offload::optimizer_params) offload += ", \"offload_param\": {\"device\": \"cpu\", \"pin_memory\": true}";
+      h.deepspeed_config = fmt::format(
+          "{{\"train_micro_batch_size_per_gpu\": {}, \"gradient_accumulation_steps\": \"auto\", \"bf16\": {{\"enabled\": {}}}, "
+          "\"fp16\": {{\"enabled\": {}}}, \"zero_optimization\": {{\"stage\": {}, \"overlap_comm\": true{}}}}}",
+          w.batch, w.precision == Precision::bf16 ? "true" : "false", w.precision == Precision::fp16 ? "true" : "false", stage, offload);
+    }
+    if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
+      h.deepspeed_config = fmt::format(
+          "{{\"train_micro_batch_size_per_gpu\": {}, \"bf16\": {{\"enabled\": {}}}, \"zero_optimization\": {{\"stage\": 2, "
+          "\"offload_optimizer\": {{\"device\": \"cpu\", \"pin_memory\": true}}}}}}",
+          w.batch, w.precision == Precision::bf16 ? "true" : "false");
+      h.torchrun = "deepspeed --num_gpus 1 train.py --deepspeed ds_config.json";
+    }
+  }
+  if (h.skypilot_accelerator) {
+    std::string run = h.vllm ? *h.vllm : *h.torchrun;
+    h.skypilot = fmt::format("resources:\n  accelerators: {}:{}\n{}run: |\n  {}\n", *h.skypilot_accelerator, per_node,
+                             nodes > 1 ? fmt::format("num_nodes: {}\n", nodes) : "", run);
+  } else {
+    h.notes.push_back("no SkyPilot accelerator name known for " + c.gpu->id);
+  }
+  return h;
+}
+
+}  // namespace gpuadvise
