@@ -163,6 +163,12 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     const double bytes = weight_bytes + b * kv_tokens_for_time(m, ctx_decode) * mem.kv_bytes_per_token;
     const double t_bw = bytes / (bw * eta_mem);
     double step = overhead;
+    if (w.tp > 1) {
+      // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
+      // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
+      const double lat = (gpu.has_nvlink() && (gpu.segment == Segment::datacenter_module || w.tp <= 2)) ? 20e-6 : 60e-6;
+      step += 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / link_bytes_per_s(gpu, w.tp, false));
+    }
     if (cuda_core_quant && fp32_peak) {
       // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
       // weight reads (fitted on optimum's GPTQ rows at batch 1-16).

@@ -162,7 +162,8 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
     if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
     if (w.precision == Precision::int4) cmd += " --quantization awq  # or gptq: the checkpoint's format";
     else if (w.precision == Precision::fp8) cmd += " --quantization fp8";
-    else if (w.precision == Precision::bf16 || w.precision == Precision::fp16) cmd += " --dtype " + to_string(w.precision);
+    else if (w.precision == Precision::bf16) cmd += " --dtype bfloat16";
+    else if (w.precision == Precision::fp16) cmd += " --dtype float16";
     if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
     h.vllm = cmd;
     if (is_gguf(w.precision)) h.notes.push_back("GGUF weights: llama.cpp's llama-server -c " + std::to_string(c.memory.seq_len) + " -ngl 999");

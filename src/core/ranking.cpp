@@ -122,7 +122,7 @@ double plan_score(const Candidate& c, RankBy order) {
   return -c.headroom_bytes;
 }
 
-std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t tried, RankBy order) {
+std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order) {
   std::string why;
   if (chosen.gpus == 1) {
     why = chosen.planned.offload != Offload::none
@@ -134,8 +134,8 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
                       : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB; {} GPUs fit", single.memory.device_peak / 1e9,
                                     static_cast<double>(single.gpu->memory_bytes) / 1e9, chosen.gpus);
   }
-  if (tried > 1)
-    why += fmt::format("; this layout is the {} of the {} that were tried", order == RankBy::time ? "fastest" : "cheapest", tried);
+  if (fitting > 1)
+    why += fmt::format("; this layout is the {} of the {} that fit", order == RankBy::time ? "fastest" : "cheapest", fitting);
   return why;
 }
 
@@ -152,14 +152,14 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   // (offloading or communication-bound layouts are slow), so counts up to 4x the first fit are compared.
   const bool job = (is_training(w.mode) && w.job_tokens(effective_seq_len(w, m))) || (!is_training(w.mode) && w.requests && w.output_tokens);
   std::optional<Candidate> best;
-  std::size_t tried = 0;
+  std::size_t fitting = 0;
   std::int64_t first_fit = 0;
   for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
     if (first_fit && (!job || n > 4 * first_fit)) break;
     for (const Workload& p : layouts(w, m, g, n)) {
       Candidate c = (n == 1 && p.offload == Offload::none) ? single : evaluate(p, m, g, opts.cost);
-      ++tried;
       if (!c.fits) continue;
+      ++fitting;
       if (!first_fit) first_fit = n;
       // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
       const double margin = (best && c.gpus > best->gpus) ? 0.98 : 1.0;
@@ -170,7 +170,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   }
   if (best) {
     best->fits_single = single.fits;
-    best->why = describe_choice(*best, single, tried, order);
+    best->why = describe_choice(*best, single, fitting, order);
     return *best;
   }
   single.why = fmt::format("does not fit within {} GPUs in the layouts searched", is_training(w.mode) ? opts.max_gpus : 8);

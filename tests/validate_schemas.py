@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Checks real outputs of every --format json command, the bundled catalogue and the workload fixtures
+against the JSON Schemas in data/schema/. Usage: validate_schemas.py BINARY SOURCE_DIR"""
+import json
+import os
+import subprocess
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("validate_schemas: python3-jsonschema is missing (apt-get install python3-jsonschema)", file=sys.stderr)
+    sys.exit(1)
+
+binary, src = sys.argv[1], sys.argv[2]
+schema_dir = os.path.join(src, "data", "schema")
+fixtures = os.path.join(src, "tests", "fixtures")
+
+
+def schema(name):
+    with open(os.path.join(schema_dir, name)) as handle:
+        return json.load(handle)
+
+
+def run(*args, expect=(0,)):
+    proc = subprocess.run([binary, *args, "--format", "json"], capture_output=True, text=True, timeout=60)
+    if proc.returncode not in expect:
+        raise SystemExit(f"{' '.join(args)}: exit {proc.returncode}: {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+CASES = [
+    ("rank.schema.json", ["--model", "7B", "--precision", "bf16", "--mode", "finetune"]),
+    ("rank.schema.json", ["--model", "llama-3.1-8b", "--mode", "lora", "--tokens", "100M"]),
+    ("rank.schema.json", ["--model", "llama-3.1-8b", "--mode", "inference", "--requests", "1M", "--input-tokens", "512", "--output-tokens", "256"]),
+    ("rank.schema.json", ["--model", "mixtral-8x7b", "--mode", "inference", "--engine", "vllm", "--seq-len", "8192"]),
+    ("rank.schema.json", ["--model", "gpt2", "--mode", "train", "--tokens", "5B", "--catalog", os.path.join(fixtures, "catalog_two_gpus.json"), "--deadline", "1m"]),
+    ("estimate.schema.json", ["estimate", "--model", "llama-2-7b", "--seq-len", "4096"]),
+    ("estimate.schema.json", ["estimate", "--model", "llama-3.1-70b", "--mode", "qlora", "--gpu", "a100-sxm-80gb", "--tokens", "10M"]),
+    ("estimate.schema.json", ["estimate", "--model", "mixtral-8x7b", "--mode", "inference", "--engine", "vllm", "--gpus", "2", "--tp", "2", "--gpu", "h100-sxm-80gb", "--seq-len", "32768"]),
+    ("check.schema.json", ["check", "--workload", os.path.join(fixtures, "workloads", "fits.json"), "--gpu", "h100-sxm-80gb", "--min-headroom", "10"]),
+    ("fit.schema.json", ["fit", "--gpu", "rtx-4090-24gb", "--model", "llama-3.1-8b", "--mode", "qlora", "--seq-len", "2048"]),
+    ("gpus.schema.json", ["gpus"]),
+]
+
+failures = 0
+for name, args in CASES:
+    doc = run(*args, expect=(0, 1))
+    try:
+        jsonschema.validate(doc, schema(name), cls=jsonschema.Draft202012Validator)
+    except jsonschema.ValidationError as exc:
+        failures += 1
+        print(f"FAIL {name} for {' '.join(args)}: {exc.message} at {list(exc.absolute_path)}")
+with open(os.path.join(src, "data", "gpus.json")) as handle:
+    try:
+        jsonschema.validate(json.load(handle), schema("gpus.schema.json"), cls=jsonschema.Draft202012Validator)
+    except jsonschema.ValidationError as exc:
+        failures += 1
+        print(f"FAIL data/gpus.json: {exc.message} at {list(exc.absolute_path)}")
+for name in sorted(os.listdir(os.path.join(fixtures, "workloads"))):
+    with open(os.path.join(fixtures, "workloads", name)) as handle:
+        doc = json.load(handle)
+    valid = jsonschema.Draft202012Validator(schema("workload.schema.json")).is_valid(doc)
+    if valid != (not name.startswith("bad")):
+        failures += 1
+        print(f"FAIL workload fixture {name}: schema says valid={valid}")
+checked = len(CASES) + 1 + len(os.listdir(os.path.join(fixtures, "workloads")))
+print(f"{checked - failures} passed, {failures} failed")
+sys.exit(1 if failures else 0)
