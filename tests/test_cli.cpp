@@ -114,3 +114,62 @@ TEST_CASE("cli: bad input is one line naming the flag or field, exit 2", "[cli][
   bad_input({"--catalog", test::fixture("bad/catalog_wrong_type.json")}, "memory.capacity_bytes: expected a number");
   bad_input({"--catalog", test::fixture("bad/catalog_missing.json")}, "missing field 'software'");
 }
+
+TEST_CASE("check: exit 0 when every assertion holds, 1 when one fails, 2 on bad input", "[cli][check]") {
+  auto ok = test::run({"check", "--workload", test::fixture("workloads/fits.json"), "--gpu", "h100-sxm-80gb", "--min-headroom", "10"});
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("2 of 2 checks passed") != std::string::npos);
+  auto no = test::run({"check", "--workload", test::fixture("workloads/does_not_fit.json"), "--gpu", "h100-sxm-80gb", "--gpu",
+                       "a100-sxm-80gb"});
+  CHECK(no.code == 1);
+  CHECK(no.out.find("full-70b on h100-sxm-80gb: does not fit: needs") != std::string::npos);
+  CHECK(no.out.find("full-70b on a100-sxm-80gb: does not fit") != std::string::npos);
+  // With more GPUs allowed the same workload fits with FSDP, unless the cost cap is too low.
+  auto sharded = test::run({"check", "--workload", test::fixture("workloads/does_not_fit.json"), "--gpu", "h100-sxm-80gb",
+                            "--max-gpus", "32", "--format", "json"});
+  CHECK(sharded.code == 0);
+  CHECK(sharded.json()["results"][0]["gpus"].get<int>() > 1);
+  auto cost = test::run({"check", "--workload", test::fixture("workloads/fits.json"), "--gpu", "h100-sxm-80gb", "--max-cost", "0.01"});
+  CHECK(cost.code == 1);
+  CHECK(cost.out.find("lora-8b-on-80gb on h100-sxm-80gb: job costs $") != std::string::npos);
+  CHECK(cost.out.find("serve-8b on h100-sxm-80gb: --max-cost 0.01 cannot be checked: no job size") != std::string::npos);
+  auto bad = test::run({"check", "--workload", test::fixture("workloads/bad_field.json"), "--gpu", "h100-sxm-80gb"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown field 'bach'") != std::string::npos);
+  auto bad_type = test::run({"check", "--workload", test::fixture("workloads/bad_type.json"), "--gpu", "h100-sxm-80gb"});
+  CHECK(bad_type.code == 2);
+  CHECK(bad_type.err.find("batch: expected an integer >= 1, got 'lots'") != std::string::npos);
+  auto no_gpu = test::run({"check", "--workload", test::fixture("workloads/fits.json")});
+  CHECK(no_gpu.code == 2);
+}
+
+TEST_CASE("fit: the largest batch fits and one more does not", "[cli][fit]") {
+  auto r = test::run({"fit", "--gpu", "rtx-4090-24gb", "--model", "llama-3.1-8b", "--mode", "qlora", "--precision", "bf16", "--seq-len",
+                      "2048", "--gradient-checkpointing", "--maximize", "batch", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  const auto b = j["value"].get<std::int64_t>();
+  REQUIRE(b >= 1);
+  CHECK(j["memory"]["device_peak_bytes"].get<double>() <= j["capacity_bytes"].get<double>());
+  CHECK(j["next_device_peak_bytes"].get<double>() > j["capacity_bytes"].get<double>());
+  // The estimate at batch + 1, run directly, does not fit.
+  auto next = test::run({"estimate", "--gpu", "rtx-4090-24gb", "--model", "llama-3.1-8b", "--mode", "qlora", "--precision", "bf16",
+                         "--seq-len", "2048", "--gradient-checkpointing", "--batch", std::to_string(b + 1), "--format", "json"});
+  CHECK(next.json()["fits"] == false);
+  auto s = test::run({"fit", "--gpu", "h100-sxm-80gb", "--model", "llama-3.1-8b", "--mode", "inference", "--maximize", "seq-len", "--format", "json"});
+  CHECK(s.json()["value"].get<std::int64_t>() > 100000);
+}
+
+TEST_CASE("hints: vLLM flags for inference, a DeepSpeed config for ZeRO, SkyPilot resources", "[cli][hints]") {
+  auto r = test::run({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--gpus", "2", "--tp", "2", "--gpu", "h100-sxm-80gb",
+                      "--seq-len", "8192", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto h = r.json()["launch_hints"];
+  CHECK(h["vllm"].get<std::string>().find("--tensor-parallel-size 2 --max-model-len 8192") != std::string::npos);
+  CHECK(h["skypilot_task"].get<std::string>().find("accelerators: H100:2") != std::string::npos);
+  auto t = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "finetune", "--gpus", "8", "--sharding", "zero2", "--gpu",
+                      "a100-sxm-80gb", "--format", "json"});
+  const auto ht = t.json()["launch_hints"];
+  CHECK(ht["deepspeed_config"]["zero_optimization"]["stage"] == 2);
+  CHECK(ht["hf_trainer_args"].get<std::string>().find("--per_device_train_batch_size 1 --bf16") != std::string::npos);
+}

@@ -11,7 +11,8 @@ FrameworkProfile framework_profile(Framework f) {
       p.summary = "Hugging Face transformers/Trainer/PEFT";
       p.layer_overhead_s = 0.45e-3;  // optimum GPTQ/fp16 rows (A100) and GPTQ-for-LLaMa rows (RTX 4090)
       p.quant_matmul_cuda_cores = true;
-      p.source = "transformers LlamaForCausalLM.forward (logits.float(), eager softmax in fp32); Trainer AMP; PEFT LoraConfig (lora_dropout 0)";
+      p.prompt_logits_all_positions = false;  // generate() keeps the last position's logits (logits_to_keep, 4.45+)
+      p.source = "transformers LlamaForCausalLM.forward (logits.float(), eager softmax in fp32; generate keeps last-position logits since 4.45); Trainer AMP; PEFT LoraConfig (lora_dropout 0)";
       break;
     case Framework::vllm:
       p.summary = "vLLM (paged KV-cache pool)";
