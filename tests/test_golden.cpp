@@ -81,8 +81,9 @@ TEST_CASE("golden: CLI outputs against the frozen fixture catalogue", "[golden]"
     const std::string want = slurp(expected);
     if (!want.empty() && want[0] == '{') {
       std::string where;
-      CHECK(same_json(nlohmann::json::parse(want), nlohmann::json::parse(r.out), where));
-      INFO(where);
+      const bool same = same_json(nlohmann::json::parse(want), nlohmann::json::parse(r.out), where);
+      INFO("first difference at " << where);
+      CHECK(same);
     } else {
       CHECK(r.out == want);
     }

@@ -3,6 +3,7 @@
 // the device peak (what nvidia-smi shows: tensors + allocator reserve + runtime outside the allocator).
 // Formulas: docs/method.md §2–§6.
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ struct MemoryEstimate {
 
 // `gpu` may be null (no --gpu): runtime overhead of a current data-centre GPU; for vLLM the pool needs a GPU.
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
+
+// Vision: the framework's freezing and normalisation policy, and the input size (default: the model's).
+struct VisionPolicy;
+VisionPolicy vision_policy(const Workload& w);
+std::pair<double, double> image_size(const Workload& w, const ModelSpec& m);
 
 // The sequence length used for a workload: --seq-len, else 2048 or the model's context if shorter.
 std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m);

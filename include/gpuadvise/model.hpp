@@ -3,7 +3,10 @@
 // FLOPs. Parameter counting follows docs/method.md §1 (Megatron-LM theoretical_memory_usage.py).
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <vector>
+
+#include "gpuadvise/vision.hpp"
 
 namespace gpuadvise {
 
@@ -48,6 +51,8 @@ struct ModelSpec {
   // A bare size ("7B") is that many parameters exactly: the generic shape decides activations and the
   // KV cache, this decides the parameter count.
   double exact_params = 0;
+  // Vision models carry their architecture here instead of the transformer fields above.
+  std::optional<VisionArch> vision;
   std::vector<std::string> notes;
 
   bool is_moe() const { return experts > 0; }

@@ -19,6 +19,7 @@ struct TimeEstimate {
   std::optional<double> decode_tokens_per_second;
   std::optional<double> ttft_seconds, tpot_seconds;
   std::optional<double> requests_per_second;  // whole job, all GPUs
+  std::optional<double> images_per_second;    // vision: per GPU
   std::optional<double> job_seconds;
   double utilization = 0;       // MFU used (training, prefill)
   double bandwidth_efficiency = 0;  // share of peak bandwidth reached in decode

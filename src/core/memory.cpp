@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvise/units.hpp"
+#include "gpuadvise/vision_model.hpp"
 
 namespace gpuadvise {
 
@@ -193,7 +194,93 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
   return ps;
 }
 
+VisionPolicy vision_policy(const Workload& w) {
+  VisionPolicy p;
+  switch (w.framework.value_or(Framework::pytorch)) {
+    case Framework::detectron2: p.freeze_at = 2; p.norm_trainable = false; break;  // FrozenBatchNorm, FREEZE_AT 2
+    case Framework::mmdet: p.freeze_at = 2; p.norm_trainable = true; break;        // frozen_stages=1, BN keeps inputs
+    default: break;
+  }
+  p.eager_attention = !w.flash_attention;
+  return p;
+}
+
+std::pair<double, double> image_size(const Workload& w, const ModelSpec& m) {
+  return {static_cast<double>(w.image_width.value_or(m.vision->ref_w)), static_cast<double>(w.image_height.value_or(m.vision->ref_h))};
+}
+
+namespace {
+
+// Backward transients and cuDNN workspaces on top of the saved tensors of convolutional networks: the
+// median ratio of measured to modelled activation memory over detectron2's 22 MODEL_ZOO rows (method.md §12.2).
+constexpr double k_cnn_transient_factor = 1.35;
+
+MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
+  MemoryEstimate e;
+  e.seq_len = 0;
+  const VisionArch& a = *m.vision;
+  const auto [W, H] = image_size(w, m);
+  const bool training = is_training(w.mode);
+  const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
+  const double P = vc.params;
+  e.params_total = e.params_active = P;
+  e.params_trainable = training ? P : 0.0;
+  const double act_b = activation_bytes(w.precision);
+  const double b = static_cast<double>(w.batch);
+  const double wb = weight_bits(w.precision, w.double_quant) / 8.0;
+  const bool mixed = training && is_16bit_or_lower(w.precision) && w.effective_master_weights() == MasterWeights::fp32;
+  if (training) {
+    double opt = 0;
+    const double elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : 2.0;
+    switch (w.optimizer) {
+      case Optimizer::adamw: opt = 2.0 * elem; break;
+      case Optimizer::adamw_8bit: opt = 2.0; break;
+      case Optimizer::adafactor: opt = elem * 0.05; break;
+      case Optimizer::sgd: opt = 0; break;
+      case Optimizer::sgd_momentum: opt = elem; break;
+    }
+    // PyTorch AMP keeps fp32 parameters and gradients (method.md §3.1); pure 16-bit keeps 16-bit ones.
+    const double pw = mixed ? 4.0 : wb, pg = mixed ? 4.0 : wb;
+    const Sharding sh = w.gpus > 1 ? w.sharding : Sharding::none;
+    const ModelStates ms = zero_model_states(P, pw, pg, opt, sh, static_cast<double>(w.data_parallel()));
+    e.weights = ms.weights;
+    const bool ddp_copy = framework_profile(w.framework.value_or(Framework::pytorch)).ddp_bucket_copy;
+    e.gradients = ms.gradients * (sh == Sharding::none && w.gpus > 1 && ddp_copy ? 2.0 : 1.0);  // DDP buckets
+    e.optimizer_states = ms.optimizer;
+    const bool transformer = a.backbone == "vit";
+    e.activations = b * vc.saved_elements * act_b * (transformer ? 1.0 : k_cnn_transient_factor);
+    e.explain.push_back({"activations", "batch x saved elements per image (from stage widths, strides, heads) x bytes x 1.35",
+                         fmt::format("{} images of {:.0f}x{:.0f}, {:.3g} elements each", w.batch, W, H, vc.saved_elements),
+                         e.activations, "method.md §12.2"});
+    e.peak_phase = "end of forward / start of backward (feature maps kept for backward)";
+  } else {
+    e.weights = P * wb;
+    // Inference keeps no activations: the largest feature maps of one layer at a time (the stem's output,
+    // its norm and activation), or for a ViT the tokens' QKV and MLP intermediates.
+    const double live = a.backbone == "vit"
+                            ? (std::floor(W / static_cast<double>(a.patch)) * std::floor(H / static_cast<double>(a.patch)) + 1.0) *
+                                  (3.0 * static_cast<double>(a.vit_hidden) + static_cast<double>(a.vit_mlp))
+                            : 3.0 * 64.0 * W * H / 4.0;
+    e.activations = b * live * act_b;
+    e.peak_phase = "forward of the largest layer";
+  }
+  e.explain.insert(e.explain.begin(), {"weights", "params x bytes", fmt::format("params {:.1f} M", P / 1e6), e.weights, "method.md §12.1"});
+  e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations;
+  double ctx = 0.5 * k_gib;
+  if (!gpu) e.runtime_assumed_generic = true;
+  else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) ctx = 1343.0 * k_mib;
+  e.runtime = ctx + (w.gpus > 1 ? 0.5 * k_gib : 0.0);
+  e.allocator_reserve = 0.10 * (e.activations + (training ? e.gradients : 0.0));
+  e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
+  e.device_low = e.weights * 0.99 + (e.gradients + e.optimizer_states) * 0.97 + e.activations * 0.75 + e.allocator_reserve * 0.5 + e.runtime * 0.6;
+  e.device_high = e.weights * 1.01 + (e.gradients + e.optimizer_states) * 1.03 + e.activations * 1.25 + e.allocator_reserve * 1.5 + e.runtime * 1.4;
+  return e;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
+  if (m.vision) return estimate_vision_memory(w, m, gpu);
   MemoryEstimate e;
   const FrameworkProfile fw = framework_profile(w.effective_framework());
   const ParamCounts pc = count_params(m);

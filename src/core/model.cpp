@@ -2,6 +2,8 @@
 // num_parameters_in_transformer_layer / _moe / multi_latent_attention branches).
 #include "gpuadvise/model.hpp"
 
+#include "gpuadvise/vision_model.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -43,6 +45,11 @@ double dense_mlp_params(const ModelSpec& m, std::int64_t ffn) {
 
 ParamCounts count_params(const ModelSpec& m) {
   ParamCounts c;
+  if (m.vision) {
+    const VisionCounts v = vision_counts(*m.vision, static_cast<double>(m.vision->ref_w), static_cast<double>(m.vision->ref_h), false, {});
+    c.total = c.active = c.linear = c.largest_layer = v.params;
+    return c;
+  }
   const double h = d(m.hidden), V = d(m.vocab);
   const double attn = attention_params(m);
   const double norms = d(m.norms_per_layer) * norm_params(m);

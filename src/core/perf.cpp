@@ -2,6 +2,7 @@
 #include "gpuadvise/perf.hpp"
 
 #include "gpuadvise/framework.hpp"
+#include "gpuadvise/vision_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -61,7 +62,64 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
   return total;
 }
 
+namespace {
+
+// Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image.
+TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
+  TimeEstimate t;
+  const VisionArch& a = *m.vision;
+  const PrecisionSupport ps = precision_support(w, gpu);
+  t.compute_key = ps.compute_key;
+  if (!ps.note.empty()) t.notes.push_back(ps.note);
+  const auto peak = gpu.peak_flops(ps.compute_key);
+  if (!peak) {
+    t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: throughput unknown");
+    return t;
+  }
+  const auto [W, H] = image_size(w, m);
+  const bool training = is_training(w.mode);
+  const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
+  // Training: forward + backward (2x) of the trained part, forward only through frozen stages.
+  const double flops = 2.0 * (training ? 3.0 * (vc.macs - vc.frozen_macs) + vc.frozen_macs : vc.macs);
+  // Utilisation: fp32 on CUDA cores 0.65 (large convolutions); tensor cores 0.2 for convolutional networks
+  // (memory-bound norms and activations), 0.5 for ViTs (large matmuls); fitted on NVIDIA's ResNet-50 rows,
+  // detectron2's MODEL_ZOO and torchao's ViT-H rows (method.md §12.3).
+  double util = ps.compute_key == "fp32" ? 0.65 : (a.backbone == "vit" ? 0.5 : 0.2);
+  const bool det = a.task != "classification" && a.task != "segmentation";
+  if (w.mfu) util = *w.mfu;
+  const double b = static_cast<double>(w.batch);
+  double secs = b * flops / (*peak * util);
+  // Convolutional networks are often bound by activation traffic: each feature-map element is written and
+  // read about 14 times in a training step (forward, norm and activation passes, backward reads, gradient
+  // writes) and 6 times in inference, at 70 % of peak bandwidth (fitted on NVIDIA's ResNet-50 T4 and V100
+  // rows, method.md §12.3).
+  if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
+    const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
+    const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+    const double bytes = b * traffic.saved_elements * act_b * (training ? 14.0 : 6.0);
+    const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
+    if (t_bw > secs) {
+      secs = t_bw;
+      t.bound = "memory bandwidth (feature-map traffic)";
+    }
+  }
+  // Detection inference post-processing (NMS, mask paste) per image: 13 ms (MMDetection rows, V100).
+  if (det && !training) secs += 0.013 * b;
+  if (b <= 4 && !training && !det) {
+    secs += 2e-3;  // small batches are launch- and transfer-bound
+    t.notes.push_back("small batches are bound by kernel launches and host-to-device transfers, not FLOPs");
+  }
+  t.images_per_second = b / secs;
+  t.utilization = util;
+  if (t.bound.empty()) t.bound = "compute";
+  if (w.gpus > 1 && training && !gpu.has_nvlink()) t.notes.push_back("data parallel over PCIe: gradient all-reduce not hidden");
+  return t;
+}
+
+}  // namespace
+
 TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
+  if (m.vision) return estimate_vision_time(w, m, gpu);
   TimeEstimate t;
   const PrecisionSupport ps = precision_support(w, gpu);
   t.compute_key = ps.compute_key;

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <set>
 
 #include "gpuadvise/error.hpp"
@@ -215,6 +216,57 @@ bool getb(const json& c, const std::string& k, bool dflt) {
 std::string lower(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;
+}
+
+VisionArch parse_vision(const json& j, const std::string& where) {
+  Obj o(j, where);
+  VisionArch a;
+  auto one_of = [&](const std::string& key, const std::vector<std::string>& valid) {
+    const std::string v = o.str(key);
+    if (std::find(valid.begin(), valid.end(), v) == valid.end())
+      throw InputError(where + "." + key + ": unknown value '" + v + "' (valid: " + join(valid, ", ") + ")");
+    return v;
+  };
+  a.task = one_of("task", {"classification", "detection", "instance-segmentation", "keypoints", "panoptic", "segmentation"});
+  a.backbone = one_of("backbone", {"resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext101-32x8d", "resnext101-32x4d",
+                                   "resnext101-64x4d", "vit", "cspdarknet", "generic"});
+  a.neck = o.has("neck") ? one_of("neck", {"none", "fpn", "c4", "dc5"}) : "none";
+  a.head = o.has("head") ? one_of("head", {"cls", "rpn", "rpn-box", "fast-box", "retinanet", "mask", "keypoint", "panoptic", "yolo", "seg"}) : "cls";
+  if (o.has("cascade_stages")) a.cascade_stages = static_cast<std::int64_t>(o.num("cascade_stages"));
+  if (o.has("classes")) a.classes = static_cast<std::int64_t>(o.num("classes"));
+  if (o.has("dconv")) a.dconv = o.boolean("dconv");
+  if (o.has("gn")) a.gn = o.boolean("gn");
+  if (o.has("syncbn")) a.syncbn = o.boolean("syncbn");
+  if (o.has("scratch")) a.scratch = o.boolean("scratch");
+  if (o.has("params")) a.params = o.num("params");
+  if (o.has("gmacs")) a.gmacs = o.num("gmacs");
+  if (o.has("gflops")) {
+    a.gmacs = o.num("gflops");
+    a.flops_unit = "flops";
+  }
+  if (o.has("ref_size")) {
+    const json& r = o.raw("ref_size");
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
+      throw InputError(where + ".ref_size: expected [width, height] in pixels");
+    a.ref_w = r[0].get<std::int64_t>();
+    a.ref_h = r[1].get<std::int64_t>();
+  }
+  if (o.has("vit")) {
+    Obj v(o.raw("vit"), where + ".vit");
+    a.vit_layers = static_cast<std::int64_t>(v.num("layers"));
+    a.vit_hidden = static_cast<std::int64_t>(v.num("hidden"));
+    a.vit_heads = static_cast<std::int64_t>(v.num("heads"));
+    a.vit_mlp = static_cast<std::int64_t>(v.num("mlp"));
+    a.patch = static_cast<std::int64_t>(v.num("patch"));
+    v.done();
+  }
+  if (o.has("width_mult")) a.width_mult = o.num("width_mult");
+  if (o.has("depth_mult")) a.depth_mult = o.num("depth_mult");
+  if (o.has("note")) (void)o.str("note");
+  o.done();
+  if (a.backbone == "vit" && a.vit_layers <= 0) throw InputError(where + ".vit: a ViT needs layers, hidden, heads, mlp and patch");
+  if (a.backbone == "generic" && a.gmacs <= 0) throw InputError(where + ".gmacs: a generic backbone needs its published compute");
+  return a;
 }
 
 }  // namespace
@@ -461,6 +513,16 @@ ModelCatalog parse_model_catalog(std::string_view text, const std::string& origi
     Obj mo(models[i], where);
     const std::string id = mo.str("id");
     const std::string source = mo.str("source");
+    if (mo.has("vision")) {
+      ModelSpec m;
+      m.id = id;
+      m.source = source;
+      m.vision = parse_vision(mo.raw("vision"), where + " (" + id + ").vision");
+      m.family = m.vision->backbone;
+      mo.done();
+      cat.models.push_back(std::move(m));
+      continue;
+    }
     const json& config = mo.raw("config");
     mo.done();
     ModelSpec m = parse_hf_config(config.dump(), where + " (" + id + ").config", id);

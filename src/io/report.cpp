@@ -23,7 +23,7 @@ std::int64_t bytes_int(double b) { return static_cast<std::int64_t>(std::llround
 ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
 ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); }
 
-ojson workload_json(const Workload& w, std::int64_t seq_len) {
+ojson workload_json(const Workload& w, std::int64_t seq_len, const ModelSpec* m = nullptr) {
   ojson j;
   if (w.name) j["name"] = *w.name;
   j["model"] = w.model;
@@ -43,7 +43,11 @@ ojson workload_json(const Workload& w, std::int64_t seq_len) {
   j["sharding"] = to_string(w.sharding);
   j["tp"] = w.tp;
   j["pp"] = w.pp;
-  j["framework"] = to_string(w.effective_framework());
+  j["framework"] = to_string(m && m->vision ? w.framework.value_or(Framework::pytorch) : w.effective_framework());
+  if (m && m->vision) {
+    const auto [W, H] = image_size(w, *m);
+    j["image_size"] = {{"width", W}, {"height", H}};
+  }
   j["offload"] = to_string(w.offload);
   j["tokens"] = opt(w.tokens);
   j["requests"] = opt(w.requests);
@@ -68,6 +72,11 @@ ojson model_json(const ModelSpec& m, const MemoryEstimate& mem) {
   j["intermediate_size"] = m.ffn;
   j["vocab_size"] = m.vocab;
   j["kv_cache_bytes_per_token_16bit"] = kv_elements_per_token(m) * 2.0;
+  if (m.vision) {
+    j["task"] = m.vision->task;
+    j["backbone"] = m.vision->backbone;
+    j["classes"] = m.vision->classes;
+  }
   if (m.is_moe()) {
     j["experts"] = m.experts;
     j["experts_per_token"] = m.experts_per_token;
@@ -126,6 +135,7 @@ ojson time_json(const TimeEstimate& t) {
   j["ttft_seconds"] = opt(t.ttft_seconds);
   j["tpot_seconds"] = opt(t.tpot_seconds);
   j["requests_per_second"] = opt(t.requests_per_second);
+  j["images_per_second"] = opt(t.images_per_second);
   j["job_seconds"] = opt(t.job_seconds);
   j["utilization"] = t.utilization;
   j["compute_precision"] = t.compute_key;
@@ -234,6 +244,11 @@ std::string hours(double secs) {
 }
 
 std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem) {
+  if (m.vision) {
+    const auto [W, H] = image_size(w, m);
+    return fmt::format("{} ({:.1f}M params, {}), {}, {}, batch {}, {:.0f}x{:.0f}, framework {}", m.id, mem.params_total / 1e6, m.vision->task,
+                       to_string(w.mode), to_string(w.precision), w.batch, W, H, to_string(w.framework.value_or(Framework::pytorch)));
+  }
   return fmt::format("{} ({:.2f}B params{}), {}, {}, batch {}, seq {}, framework {}", m.id, mem.params_total / 1e9,
                      m.is_moe() ? fmt::format(", {:.2f}B active", mem.params_active / 1e9) : "", to_string(w.mode),
                      to_string(w.precision), w.batch, mem.seq_len, to_string(w.effective_framework()));
@@ -273,7 +288,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
   j["tool_version"] = tool_version();
   j["catalog_version"] = catalog_version;
   j["command"] = "estimate";
-  j["workload"] = workload_json(w, mem.seq_len);
+  j["workload"] = workload_json(w, mem.seq_len, &m);
   j["model"] = model_json(m, mem);
   j["memory"] = memory_json(mem, true);
   if (on_gpu) {
@@ -315,6 +330,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                        on_gpu->fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31"), gbs(on_gpu->headroom_bytes));
     const auto& t = on_gpu->time;
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
+    if (t.images_per_second) out += fmt::format("  {:.1f} images/s per GPU\n", *t.images_per_second);
     if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
     if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
     const JobCost& k = on_gpu->cost;
@@ -345,7 +361,7 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   j["catalog_version"] = catalog_version;
   j["command"] = "rank";
   const MemoryEstimate& any = r.rows.empty() ? MemoryEstimate{} : r.rows.front().memory;
-  j["workload"] = workload_json(w, any.seq_len);
+  j["workload"] = workload_json(w, any.seq_len, &m);
   j["model"] = model_json(m, any);
   j["order"] = to_string(r.order);
   j["order_text"] = r.order_text;
@@ -372,11 +388,13 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   out += "Order: " + r.order_text + "\n\n";
   const bool has_time = r.has_job;
   const bool has_vllm = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.memory.vllm.has_value(); });
-  const bool inference = !is_training(w.mode);
+  const bool inference = !is_training(w.mode) && !m.vision;
+  const bool vision = m.vision.has_value();
   std::string header = fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
                                    "peak/GPU", "usable", "headroom", "$/GPU-h");
   if (has_vllm) header += fmt::format(" {:>9} {:>8}", "KV pool", "max seqs");
-  if (inference) header += fmt::format(" {:>8} {:>7} {:>8}", "tok/s", "TTFT s", "TPOT ms");
+  if (vision) header += fmt::format(" {:>9}", "img/s/GPU");
+  else if (inference) header += fmt::format(" {:>8} {:>7} {:>8}", "tok/s", "TTFT s", "TPOT ms");
   else header += fmt::format(" {:>9}", "tok/s/GPU");
   if (has_time) header += fmt::format(" {:>9} {:>10}", "job time", "job cost");
   if (has_time && inference) header += fmt::format(" {:>9}", "$/M tok");
@@ -393,7 +411,9 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     if (has_vllm)
       line += fmt::format(" {:>9} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes) + " GB" : "—",
                           c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
-    if (inference) {
+    if (vision) {
+      line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format("{:.0f}", *c.time.images_per_second) : "—");
+    } else if (inference) {
       const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
       line += fmt::format(" {:>8} {:>7} {:>8}", c.time.decode_tokens_per_second ? fmt::format("{:.0f}", *c.time.decode_tokens_per_second * replicas) : "—",
                           c.time.ttft_seconds ? fmt::format("{:.2f}", *c.time.ttft_seconds) : "—",

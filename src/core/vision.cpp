@@ -1,0 +1,181 @@
+// Vision models: parameters, FLOPs and saved activations from the architecture (docs/method.md §12).
+#include "gpuadvise/vision_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuadvise {
+
+namespace {
+
+struct Stage {
+  double stride, blocks, out, width, groups;
+};
+
+bool bottleneck_family(const std::string& b) { return b.rfind("resnet", 0) == 0 || b.rfind("resnext", 0) == 0; }
+
+// torchvision / detectron2 ResNet and ResNeXt stage tables (He et al. 2015 Table 1; Xie et al. 2017).
+std::vector<Stage> resnet_stages(const std::string& b, bool& basic) {
+  basic = b == "resnet18" || b == "resnet34";
+  std::vector<double> blocks{3, 4, 6, 3};
+  if (b == "resnet18") blocks = {2, 2, 2, 2};
+  if (b == "resnet101" || b.rfind("resnext101", 0) == 0) blocks = {3, 4, 23, 3};
+  if (b == "resnet152") blocks = {3, 8, 36, 3};
+  double base = 64, groups = 1;  // bottleneck width of the first stage
+  if (b == "resnext101-32x8d") base = 256, groups = 32;
+  if (b == "resnext101-32x4d") base = 128, groups = 32;
+  if (b == "resnext101-64x4d") base = 256, groups = 64;
+  std::vector<Stage> s;
+  for (int i = 0; i < 4; ++i) {
+    const double f = std::pow(2.0, i);
+    s.push_back({4.0 * f, blocks[static_cast<std::size_t>(i)], basic ? 64.0 * f : 256.0 * f, base * f, groups});
+  }
+  return s;
+}
+
+}  // namespace
+
+VisionCounts vision_counts(const VisionArch& a, double width, double height, bool training, const VisionPolicy& pol) {
+  VisionCounts c;
+  const double px = width * height;
+  const bool det = a.task != "classification" && a.task != "segmentation";
+  const double rois = training ? 512.0 : 1000.0;      // detectron2 ROI_HEADS.BATCH_SIZE_PER_IMAGE / test proposals
+  const double pos_rois = training ? 128.0 : 100.0;   // 25 % positives; 100 detections at test time
+  const double C = static_cast<double>(a.classes);
+  double params = 0, macs = 0, saved = 0;
+
+  if (bottleneck_family(a.backbone)) {
+    bool basic = false;
+    const std::vector<Stage> st = resnet_stages(a.backbone, basic);
+    const int freeze_at = a.scratch ? 0 : pol.freeze_at;          // stages 1 (stem) .. 5 (res5)
+    const bool norm_saves = a.syncbn || a.gn || a.scratch || pol.norm_trainable;
+    // Stem: 7x7 conv 3 -> 64 at stride 2, norm, ReLU, max-pool.
+    params += 147.0 * 64;
+    macs += 147.0 * 64 * px / 4.0;
+    double frozen = freeze_at >= 1 ? 147.0 * 64 * px / 4.0 : 0.0;
+    if (freeze_at < 1) saved += 3.0 + (norm_saves ? 2.0 : 1.0) * 64.0 / 4.0 + 2.0 * 64.0 / 16.0;
+    double in = 64;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+      const Stage& s = st[i];
+      const int stage_no = static_cast<int>(i) + 2;
+      const bool c4_head = a.neck == "c4" && stage_no == 5;  // res5 runs on the ROIs, not the image
+      double stride = s.stride;
+      if (a.neck == "dc5" && stage_no == 5) stride = 16.0;   // dilated res5
+      const double p = px / (stride * stride);
+      for (int k = 0; k < static_cast<int>(s.blocks); ++k) {
+        const double bin = k == 0 ? in : s.out;
+        double bp;
+        if (basic) bp = 9.0 * bin * s.out + 9.0 * s.out * s.out + (k == 0 && bin != s.out ? bin * s.out : 0.0);
+        else bp = bin * s.width + 9.0 * s.width * s.width / s.groups + s.width * s.out + (k == 0 ? bin * s.out : 0.0);
+        params += bp;
+        if (c4_head && a.head == "rpn") break;  // RPN-only C4 models stop at res4
+      if (c4_head) {
+          macs += bp * 49.0 * rois;  // 7x7 on every ROI; its saved tensors are counted below
+          continue;
+        }
+        macs += bp * p;
+        if (stage_no <= freeze_at) frozen += bp * p;
+        if (stage_no > freeze_at) {
+          // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs.
+          double e = bin + (basic ? 1.0 : 2.0) * s.width;
+          if (norm_saves) e += (basic ? 2.0 : 2.0) * s.width + s.out;
+          saved += e * p;
+        }
+      }
+      in = s.out;
+    }
+    c.frozen_macs = frozen;
+    if (a.neck == "c4" && training && a.head != "rpn") {
+      const Stage& s = st[3];
+      saved += rois * 49.0 * (1024.0 + 2.0 * s.width + (s.blocks - 1.0) * (s.out + 2.0 * s.width)) + rois * 2048.0;
+    }
+    if (a.task == "classification") {
+      params += 2048.0 * C / (basic ? 4.0 : 1.0) + C;
+      macs += 2048.0 * C / (basic ? 4.0 : 1.0);
+    }
+  } else if (a.backbone == "vit") {
+    const double T = std::floor(width / static_cast<double>(a.patch)) * std::floor(height / static_cast<double>(a.patch)) + 1.0;
+    const double h = static_cast<double>(a.vit_hidden), m = static_cast<double>(a.vit_mlp), L = static_cast<double>(a.vit_layers);
+    params += L * (4.0 * h * h + 2.0 * h * m + 9.0 * h + m) + 3.0 * a.patch * a.patch * h + T * h + h * C;
+    macs += L * (T * (4.0 * h * h + 2.0 * h * m) + 2.0 * T * T * h) + 3.0 * a.patch * a.patch * h * T;
+    // Per token per layer: two LayerNorm inputs and outputs, QKV, attention output, MLP in and GELU out.
+    saved += L * T * (7.0 * h + 2.0 * m) + (pol.eager_attention ? L * T * T * static_cast<double>(a.vit_heads) * 1.0 : L * T * 4.0);
+
+  } else if (a.backbone == "cspdarknet") {
+    // YOLO backbone and PAN neck: stage widths (64,128,256,512,1024)·w at strides 2..32 with C2f/C3 blocks of
+    // (0,3,6,6,3)·d bottlenecks; each conv keeps its input, the norm input and the SiLU input.
+    const double w = a.width_mult, dm = a.depth_mult;
+    const double widths[] = {64, 128, 256, 512, 1024}, strides[] = {2, 4, 8, 16, 32}, n[] = {0, 3, 6, 6, 3};
+    for (int i = 0; i < 5; ++i) {
+      const double ch = widths[i] * w, p = px / (strides[i] * strides[i]), k = std::max(1.0, std::round(n[i] * dm));
+      saved += (i == 0 ? 3.0 * ch : ch * (2.0 * k + 4.0)) * p * (i >= 2 ? 2.0 : 1.0);  // PAN revisits strides 8-32
+    }
+  }
+
+  if (det) {
+    const double p2 = px / 16.0, p3 = px / 64.0, p4 = px / 256.0, p5 = px / 1024.0, p6 = px / 4096.0, p7 = px / 16384.0;
+    if (a.neck == "fpn") {
+      params += (256.0 + 512 + 1024 + 2048) * 256.0 + 4.0 * 9.0 * 256 * 256;
+      macs += 256.0 * (256 * p2 + 512 * p3 + 1024 * p4 + 2048 * p5) + 9.0 * 256 * 256 * (p2 + p3 + p4 + p5);
+      saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (a.gn ? 2.0 : 1.0) + 256.0 * p2;
+    }
+    if (a.head == "retinanet") {
+      params += 8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4);
+      const double lv = p3 + p4 + p5 + p6 + p7;
+      macs += (8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4)) * lv;
+      saved += (8.0 * 256 * 2 + 9.0 * (C + 4)) * lv;
+      if (training) saved += 9.0 * lv * C * 6.0;  // sigmoid focal loss temporaries over every anchor and class
+    } else if (a.head != "cls" && a.head != "yolo" && a.head != "seg") {
+      // RPN: on every FPN level, or on res4 (C4) / res5 (DC5).
+      if (a.head != "fast-box") {
+        const double ch = a.neck == "fpn" ? 256.0 : (a.neck == "dc5" ? 2048.0 : 1024.0);
+        const double lv = a.neck == "fpn" ? p2 + p3 + p4 + p5 + p6 : p4;
+        params += 9.0 * ch * ch + ch * 15.0;
+        macs += (9.0 * ch * ch + ch * 15.0) * lv;
+        saved += 2.0 * ch * lv;
+      }
+      // Box head(s): ROIAlign 7x7 then two fc 1024 (FPN, DC5), or res5 on the ROI (C4, counted above).
+      const double stages = a.head == "rpn" ? 0.0 : static_cast<double>(a.cascade_stages);
+      if (a.head == "rpn") {
+      } else if (a.neck != "c4") {
+        const double roi_in = (a.neck == "dc5" ? 2048.0 : 256.0) * 49.0;
+        const double head = roi_in * 1024.0 + 1024.0 * 1024.0 + 1024.0 * (C + 1) + 1024.0 * 4.0 * (stages > 1 ? 1.0 : C);
+        params += stages * head;
+        macs += stages * head * rois;
+        saved += stages * rois * (roi_in + 3.0 * 1024.0);
+      } else {
+        params += 2048.0 * (C + 1) + 2048.0 * 4.0 * C;
+      }
+      saved += stages * rois * (C + 1) * 5.0;
+      if (a.head == "mask" || a.head == "panoptic") {
+        const double mp = 4.0 * 9.0 * 256 * 256 + 4.0 * 256 * 256 + 256.0 * C;
+        params += mp;
+        macs += pos_rois * (4.0 * 9.0 * 256 * 256 * 196 + 4.0 * 256 * 256 * 196 + 256.0 * C * 784);
+        saved += pos_rois * (4.0 * 256 * 196 * 2.0 + 256.0 * 784 * 2.0 + C * 784 * 3.0);
+      }
+      if (a.head == "keypoint") {
+        const double kp = 9.0 * 256 * 512 + 7.0 * 9.0 * 512 * 512 + 16.0 * 512 * 17;
+        params += kp;
+        macs += pos_rois * kp * 196.0;
+        saved += pos_rois * (8.0 * 512 * 196 * 2.0 + 17.0 * 56 * 56 * 3.0);
+      }
+      if (a.head == "panoptic") saved += 128.0 * 3.0 * (p2 * 4.0 + p3 * 4.0 + p4 * 4.0 + p5 * 4.0) / 4.0;
+    }
+  }
+  if (a.dconv) saved *= 1.05, macs *= 1.05;  // deformable convs add offset branches in res3-res5
+  c.params = a.params > 0 ? a.params : params;
+  // Published compute at the reference size wins over the derived count; both scale with pixels.
+  if (a.gmacs > 0) {
+    const double ref = static_cast<double>(a.ref_w * a.ref_h);
+    const double f = a.flops_unit == "flops" ? 0.5 : 1.0;
+    c.macs = a.gmacs * 1e9 * f * (a.backbone == "vit" ? 1.0 : px / ref);
+    c.frozen_macs = 0;
+    if (a.backbone == "vit") c.macs = macs;  // ViT compute is quadratic in tokens: use the formula
+  } else {
+    c.macs = macs;
+  }
+  c.saved_elements = training ? saved : 0.0;
+  return c;
+}
+
+}  // namespace gpuadvise
