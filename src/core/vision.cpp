@@ -73,8 +73,11 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
           macs += bp * 49.0 * rois;  // 7x7 on every ROI; its saved tensors are counted below
           continue;
         }
-        macs += bp * p;
-        if (stage_no <= freeze_at) frozen += bp * p;
+        // ResNet v1.5 strides in the 3x3 conv: the first block's 1x1 reduction runs at the previous
+        // (4x larger) resolution.
+        const double extra = (!basic && k == 0 && stage_no > 2) ? 3.0 * bin * s.width * p : 0.0;
+        macs += bp * p + extra;
+        if (stage_no <= freeze_at) frozen += bp * p + extra;
         if (stage_no > freeze_at) {
           // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs.
           double e = bin + (basic ? 1.0 : 2.0) * s.width;

@@ -1,0 +1,87 @@
+// Vision models: parameters and compute from the architecture, detectron2 memory, NVIDIA ResNet-50 throughput.
+#include <catch2/catch.hpp>
+
+#include "gpuadvise/memory.hpp"
+#include "gpuadvise/perf.hpp"
+#include "gpuadvise/vision_model.hpp"
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+
+namespace {
+Workload wl(std::initializer_list<std::pair<const char*, std::string>> kv) {
+  RawWorkload raw;
+  for (const auto& [k, v] : kv) raw[k] = RawValue{v, std::string("--") + k};
+  return build_workload(raw);
+}
+}  // namespace
+
+TEST_CASE("vision: ResNet-50's parameters derived from its stage table match torchvision", "[vision]") {
+  // torchvision resnet50: 25,557,032 parameters; the stage table (He et al. 2015 Table 1) gives the same
+  // count less the batch-norm affine parameters (53k).
+  VisionArch a;
+  a.backbone = "resnet50";
+  a.task = "classification";
+  const VisionCounts c = vision_counts(a, 224, 224, false, {});
+  CHECK(c.params / 1e6 == Approx(25.50).epsilon(0.005));
+  // and its multiply-adds at 224x224: torchvision lists 4.089 G.
+  CHECK(c.macs / 1e9 == Approx(4.09).epsilon(0.03));
+}
+
+TEST_CASE("vision: detectron2 freezes the stem and res2 and keeps nothing for FrozenBatchNorm", "[vision]") {
+  const ModelSpec m = test::model("mask-rcnn-r50-fpn");
+  const auto d2 = estimate_memory(wl({{"mode", "train"}, {"precision", "fp32"}, {"optimizer", "sgd-momentum"}, {"batch", "2"},
+                                      {"image_size", "1333x800"}, {"framework", "detectron2"}}), m, nullptr);
+  const auto mm = estimate_memory(wl({{"mode", "train"}, {"precision", "fp32"}, {"optimizer", "sgd-momentum"}, {"batch", "2"},
+                                      {"image_size", "1333x800"}, {"framework", "mmdet"}}), m, nullptr);
+  // detectron2 MODEL_ZOO: Mask R-CNN R50-FPN trains in 3.4 GB per V100 at 2 images per GPU.
+  CHECK(d2.tensor_peak / (1024.0 * 1024 * 1024) == Approx(3.4).epsilon(0.25));
+  CHECK(mm.activations > d2.activations);  // MMDetection's BN keeps its inputs
+  // Memory scales with batch x pixels.
+  const auto big = estimate_memory(wl({{"mode", "train"}, {"precision", "fp32"}, {"optimizer", "sgd-momentum"}, {"batch", "4"},
+                                       {"image_size", "1333x800"}, {"framework", "detectron2"}}), m, nullptr);
+  CHECK(big.activations == Approx(2 * d2.activations));
+}
+
+TEST_CASE("vision: ResNet-50 training throughput within 25% of NVIDIA's published figures", "[vision][time]") {
+  // NVIDIA DeepLearningExamples ResNet-50 v1.5: V100 AMP batch 256 trains about 1,200 images/s; A100 AMP
+  // 8 GPUs about 2,078 images/s per GPU.
+  const ModelSpec m = test::model("resnet-50");
+  const Workload w = wl({{"mode", "train"}, {"precision", "fp16"}, {"optimizer", "sgd-momentum"}, {"batch", "256"}, {"image_size", "224"}});
+  const auto* v100 = test::gpus().find("v100-sxm2-16gb");
+  const auto t = estimate_time(w, m, *v100, estimate_memory(w, m, v100));
+  REQUIRE(t.images_per_second);
+  CHECK(*t.images_per_second == Approx(1200).epsilon(0.25));
+  const auto* a100 = test::gpus().find("a100-sxm-80gb");
+  const auto ta = estimate_time(w, m, *a100, estimate_memory(w, m, a100));
+  CHECK(*ta.images_per_second == Approx(2078).epsilon(0.25));
+}
+
+TEST_CASE("vision: the ranking gives memory and images/s for a ResNet-50 training job", "[vision][cli]") {
+  auto r = test::run({"--model", "resnet-50", "--mode", "train", "--precision", "bf16", "--batch", "256", "--image-size", "224",
+                      "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  CHECK(j["ranking"][0]["fits"] == true);
+  CHECK(j["ranking"][0]["time"]["images_per_second"].get<double>() > 100);
+  CHECK(j["workload"]["framework"] == "pytorch");
+  // bf16 is not on Volta or Turing: those are marked unsupported, with the reason.
+  for (const auto& row : j["ranking"]) {
+    if (row["gpu"] == "v100-sxm2-16gb") {
+      CHECK(row["supported"] == false);
+      CHECK(row["notes"][0].get<std::string>().find("bf16 needs compute capability 8.0") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("vision: YOLO and ViT presets carry their published size", "[vision]") {
+  // Ultralytics YOLOv8m: 25.9 M parameters, 78.9 GFLOPs at 640; torchvision ViT-B/16: 86.6 M, 17.56 GMACs.
+  CHECK(count_params(test::model("yolov8-m")).total == Approx(25.9e6));
+  CHECK(count_params(test::model("vit-b-16")).total == Approx(86.567656e6));
+  VisionArch vit = *test::model("vit-b-16").vision;
+  vit.params = 0;
+  vit.gmacs = 0;
+  const VisionCounts c = vision_counts(vit, 224, 224, false, {});
+  CHECK(c.params / 1e6 == Approx(86.6).epsilon(0.01));
+  CHECK(c.macs / 1e9 == Approx(17.56).epsilon(0.03));
+}
