@@ -85,3 +85,30 @@ TEST_CASE("vision: YOLO and ViT presets carry their published size", "[vision]")
   CHECK(c.params / 1e6 == Approx(86.6).epsilon(0.01));
   CHECK(c.macs / 1e9 == Approx(17.56).epsilon(0.03));
 }
+
+TEST_CASE("video: streams per GPU, the limiting stage, GPUs needed and cost per stream-hour", "[vision][video]") {
+  auto r = test::run({"--model", "yolov8-m", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--fps", "30", "--resolution",
+                      "1080p", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  CHECK(j["order"] == "cost");
+  const auto& top = j["ranking"][0];
+  REQUIRE(top.contains("video"));
+  CHECK(top["video"]["streams_per_gpu"].get<double>() >= 1);
+  CHECK(top["video"]["gpus_needed"].get<int>() * top["video"]["streams_per_gpu"].get<double>() >= 16);
+  CHECK(top["video"]["usd_per_stream_hour"].get<double>() > 0);
+  // A T4 decodes 38 full-HD streams with its two NVDEC engines (the published anchor), so 1080p30 H.264
+  // decode is not its limit for 16 streams; 4K streams take four times the pixels.
+  auto t4 = test::run({"estimate", "--model", "yolov8-n", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--resolution",
+                       "1080p", "--gpu", "t4-16gb", "--format", "json"});
+  CHECK(t4.json()["video"]["decode_streams_per_gpu"].get<double>() == Approx(38.0));
+  auto t4k = test::run({"estimate", "--model", "yolov8-n", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--resolution",
+                        "4k", "--gpu", "t4-16gb", "--format", "json"});
+  CHECK(t4k.json()["video"]["decode_streams_per_gpu"].get<double>() == Approx(9.5));
+  auto av1 = test::run({"estimate", "--model", "yolov8-n", "--mode", "inference", "--streams", "4", "--codec", "av1", "--gpu", "t4-16gb",
+                        "--precision", "fp16", "--format", "json"});
+  CHECK(av1.json()["video"]["limiting_stage"] == "decode");
+  auto bad = test::run({"--model", "yolov8-n", "--streams", "4", "--resolution", "8k"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--resolution: unknown resolution '8k'") != std::string::npos);
+}

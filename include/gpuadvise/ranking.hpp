@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuadvise/cost.hpp"
+#include "gpuadvise/video.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
@@ -38,6 +39,7 @@ struct Candidate {
   double headroom_bytes = 0;        // capacity − device peak per GPU
   JobCost cost;
   std::string why;                  // why this count and layout
+  std::optional<VideoPlan> video;   // --streams: the pipeline's capacity per GPU
   std::vector<std::string> notes;
 
   std::optional<double> usd_per_gpu_hour() const { return cost.price.usd_per_gpu_hour; }

@@ -79,6 +79,13 @@ struct Workload {
   double utilization = 0.5;          // owned: share of the hardware's life it does useful work
   double power_usd_per_kwh = 0.15;
   bool batch_given = false;
+  // Video analytics (vision inference): camera or file streams decoded in full.
+  std::optional<std::int64_t> streams;
+  double fps = 30;
+  std::int64_t video_width = 1920, video_height = 1080;
+  std::string codec = "h264";
+  std::int64_t infer_every = 1;
+  std::optional<double> max_latency_ms;
 
   // Training tokens of the whole job, when a job size was given.
   std::optional<double> job_tokens(std::int64_t seq) const;

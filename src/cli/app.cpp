@@ -112,6 +112,13 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "epochs", "--epochs", "training: passes over --dataset-tokens [1]")->group("Job size");
   add(app, wf, "steps", "--steps", "training: optimizer steps (x batch x seq-len x data-parallel GPUs)")->group("Job size");
   add(app, wf, "mfu", "--mfu", "override the achievable model-FLOPs utilisation (0-1)")->group("Job size");
+  const std::string v = "Video";
+  add(app, wf, "streams", "--streams", "video analytics: camera or file streams decoded in full")->group(v);
+  add(app, wf, "fps", "--fps", "frames per second of each stream [30]")->group(v);
+  add(app, wf, "resolution", "--resolution", "720p | 1080p | 1440p | 4k | WxH [1080p]")->group(v);
+  add(app, wf, "codec", "--codec", "h264 | hevc | av1 [h264]")->group(v);
+  add(app, wf, "infer_every", "--infer-every", "run the model on every K-th frame [1]")->group(v);
+  add(app, wf, "max_latency_ms", "--max-latency-ms", "end-to-end latency budget")->group(v);
   const std::string c = "Cost";
   add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]")->group(c);
   add(app, wf, "storage_usd", "--storage-usd", "storage bill of the job in USD [0]")->group(c);

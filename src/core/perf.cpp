@@ -103,8 +103,11 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
       t.bound = "memory bandwidth (feature-map traffic)";
     }
   }
-  // Detection inference post-processing (NMS, mask paste) per image: 13 ms (MMDetection rows, V100).
-  if (det && !training) secs += 0.013 * b;
+  // Detection inference post-processing per image: two-stage detectors 13 ms (proposal NMS, ROI ops, mask
+  // paste; MMDetection rows on a V100), single-stage detectors (YOLO, RetinaNet) about 1 ms of NMS
+  // (Ultralytics' reported postprocess times).
+  const bool two_stage = a.head != "yolo" && a.head != "retinanet";
+  if (det && !training) secs += (two_stage ? 0.013 : 0.001) * b;
   if (b <= 4 && !training && !det) {
     secs += 2e-3;  // small batches are launch- and transfer-bound
     t.notes.push_back("small batches are bound by kernel launches and host-to-device transfers, not FLOPs");

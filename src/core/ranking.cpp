@@ -71,6 +71,14 @@ Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, cons
     c.notes.push_back("no NVLink: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
   if (g.capacity_basis == "nominal") c.notes.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
+  if (w.streams && m.vision && !is_training(w.mode)) {
+    c.video = plan_video(w, m, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour);
+    c.fits = c.fits && c.video->streams_per_gpu >= 1;
+    if (c.video->gpus_needed > 0) {
+      c.gpus = c.video->gpus_needed;
+      c.layout = fmt::format("{} GPU{}, {:.0f} streams each", c.gpus, c.gpus > 1 ? "s" : "", c.video->streams_per_gpu);
+    }
+  }
   return c;
 }
 
@@ -144,7 +152,7 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
   Candidate single = evaluate(w, m, g, opts.cost);
   single.fits_single = single.fits && w.gpus == 1;
-  if (w.gpus > 1 || !single.supported) {  // the user's own layout, or nothing to search
+  if (w.gpus > 1 || !single.supported || w.streams) {  // the user's own layout, video (sized by streams), or nothing to search
     single.why = w.gpus > 1 ? "the layout given" : "";
     return single;
   }
@@ -182,7 +190,7 @@ Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catal
   const bool job = (is_training(w.mode) && (w.tokens || w.dataset_tokens || w.steps)) ||
                    (!is_training(w.mode) && w.requests && w.output_tokens);
   r.has_job = job;
-  r.order = opts.rank_by.value_or(job ? RankBy::cost : RankBy::fit);
+  r.order = opts.rank_by.value_or(job || w.streams ? RankBy::cost : RankBy::fit);
   for (const auto& g : catalog.gpus) {
     if (!opts.only_gpus.empty() && std::find(opts.only_gpus.begin(), opts.only_gpus.end(), g.id) == opts.only_gpus.end())
       continue;
@@ -215,7 +223,11 @@ Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catal
     if (a.fits != b.fits) return a.fits;
     switch (r.order) {
       case RankBy::cost: {
-        const double ca = a.cost.total_usd.value_or(1e300), cb = b.cost.total_usd.value_or(1e300);
+        auto cost_of = [](const Candidate& c) {
+          if (c.video) return c.video->usd_per_stream_hour.value_or(1e300);
+          return c.cost.total_usd.value_or(1e300);
+        };
+        const double ca = cost_of(a), cb = cost_of(b);
         if (ca != cb) return ca < cb;
         break;
       }
@@ -239,7 +251,7 @@ Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catal
   switch (r.order) {
     case RankBy::fit: r.order_text = "fits first, then fewest GPUs, then lowest price per GPU-hour (no job size given: cost per job needs --tokens or --requests)"; break;
     case RankBy::cost:
-      r.order_text = job ? "fits first, then lowest cost of the completed job (GPUs without a price last)"
+      r.order_text = w.streams ? "fits first, then lowest cost per stream-hour" : job ? "fits first, then lowest cost of the completed job (GPUs without a price last)"
                          : "fits first, then lowest cost (no job size given: --tokens or --requests with --output-tokens)";
       break;
     case RankBy::time: r.order_text = "fits first, then shortest job"; break;

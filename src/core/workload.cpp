@@ -172,7 +172,8 @@ const std::vector<std::string>& workload_keys() {
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "mfu", "setup_hours",
-      "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price"};
+      "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
+      "resolution", "codec", "infer_every", "max_latency_ms"};
   return keys;
 }
 
@@ -308,6 +309,37 @@ Workload build_workload(const RawWorkload& raw) {
     throw InputError(get("tokens")->origin + ": give the job size once: --tokens, or --dataset-tokens with --epochs, or --steps");
   if (w.dataset_tokens && w.steps)
     throw InputError(get("steps")->origin + ": give the job size once: --dataset-tokens with --epochs, or --steps");
+  if (auto* v = get("streams")) w.streams = parse_positive_int(*v);
+  if (auto* v = get("fps")) {
+    const double f = parse_number(v->value, v->origin, "frames per second > 0");
+    if (!(f > 0 && f <= 1000)) throw InputError(v->origin + ": expected frames per second in (0, 1000], got '" + v->value + "'");
+    w.fps = f;
+  }
+  if (auto* v = get("resolution")) {
+    const std::string r = lower(v->value);
+    if (r == "720p") w.video_width = 1280, w.video_height = 720;
+    else if (r == "1080p") w.video_width = 1920, w.video_height = 1080;
+    else if (r == "1440p") w.video_width = 2560, w.video_height = 1440;
+    else if (r == "4k" || r == "2160p") w.video_width = 3840, w.video_height = 2160;
+    else {
+      const auto x = r.find('x');
+      if (x == std::string::npos) throw InputError(v->origin + ": unknown resolution '" + v->value + "' (valid: 720p, 1080p, 1440p, 4k, or WxH)");
+      w.video_width = parse_positive_int(RawValue{r.substr(0, x), v->origin}, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
+      w.video_height = parse_positive_int(RawValue{r.substr(x + 1), v->origin}, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
+    }
+  }
+  if (auto* v = get("codec")) {
+    const std::string c = lower(v->value);
+    if (c != "h264" && c != "hevc" && c != "av1") throw InputError(v->origin + ": unknown codec '" + v->value + "' (valid: h264, hevc, av1)");
+    w.codec = c;
+  }
+  if (auto* v = get("infer_every")) w.infer_every = parse_positive_int(*v);
+  if (auto* v = get("max_latency_ms")) {
+    const double l = parse_number(v->value, v->origin, "milliseconds > 0");
+    if (!(l > 0)) throw InputError(v->origin + ": expected milliseconds > 0, got '" + v->value + "'");
+    w.max_latency_ms = l;
+  }
+  if (w.streams && is_training(w.mode)) throw InputError(get("streams")->origin + ": video streams are an inference workload (--mode inference)");
   if (auto* v = get("mfu")) {
     const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
     if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");

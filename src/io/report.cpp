@@ -172,6 +172,13 @@ ojson cost_json(const Candidate& c) {
   return j;
 }
 
+ojson video_json(const VideoPlan& v) {
+  return {{"streams_per_gpu", v.streams_per_gpu}, {"limiting_stage", v.limit}, {"gpus_needed", v.gpus_needed},
+          {"decode_streams_per_gpu", opt(v.decode_streams)}, {"inference_streams_per_gpu", opt(v.inference_streams)},
+          {"memory_streams_per_gpu", v.memory_streams}, {"frames_dropped_pct", v.frames_dropped_pct}, {"latency_ms", opt(v.latency_ms)},
+          {"usd_per_stream_hour", opt(v.usd_per_stream_hour)}, {"notes", v.notes}};
+}
+
 ojson hints_json(const Candidate& c, const ModelSpec& m) {
   const LaunchHints h = launch_hints(c, m);
   ojson j;
@@ -217,6 +224,7 @@ ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
   j["time"] = time_json(c.time);
   j["cost"] = cost_json(c);
   j["launch_hints"] = c.fits ? hints_json(c, m) : ojson(nullptr);
+  if (c.video) j["video"] = video_json(*c.video);
   ojson notes = ojson::array();
   for (const auto& n : c.notes) notes.push_back(n);
   for (const auto& n : c.memory.notes) notes.push_back(n);
@@ -299,6 +307,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
     j["time"] = time_json(on_gpu->time);
     j["cost"] = cost_json(*on_gpu);
     j["launch_hints"] = on_gpu->fits ? hints_json(*on_gpu, m) : ojson(nullptr);
+    if (on_gpu->video) j["video"] = video_json(*on_gpu->video);
   }
   ojson notes = ojson::array();
   for (const auto& n : m.notes) notes.push_back(n);
@@ -331,6 +340,17 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     const auto& t = on_gpu->time;
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
     if (t.images_per_second) out += fmt::format("  {:.1f} images/s per GPU\n", *t.images_per_second);
+    if (on_gpu->video) {
+      const VideoPlan& v = *on_gpu->video;
+      out += fmt::format("  video: {:.0f} streams per GPU, limited by {} (decode {}, inference {}, memory {:.0f}); {} GPU(s) for {} streams\n",
+                         v.streams_per_gpu, v.limit, v.decode_streams ? fmt::format("{:.1f}", *v.decode_streams) : "unknown",
+                         v.inference_streams ? fmt::format("{:.1f}", *v.inference_streams) : "unknown", v.memory_streams, v.gpus_needed,
+                         w.streams.value_or(0));
+      if (v.frames_dropped_pct > 0) out += fmt::format("  {:.0f}% of frames dropped on {} GPU(s)\n", v.frames_dropped_pct, w.gpus);
+      if (v.latency_ms) out += fmt::format("  end-to-end latency about {:.0f} ms\n", *v.latency_ms);
+      if (v.usd_per_stream_hour) out += fmt::format("  ${:.3f} per stream-hour\n", *v.usd_per_stream_hour);
+      for (const auto& n : v.notes) out += "  note: " + n + "\n";
+    }
     if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
     if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
     const JobCost& k = on_gpu->cost;
@@ -393,7 +413,9 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   std::string header = fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
                                    "peak/GPU", "usable", "headroom", "$/GPU-h");
   if (has_vllm) header += fmt::format(" {:>9} {:>8}", "KV pool", "max seqs");
+  const bool video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video.has_value(); });
   if (vision) header += fmt::format(" {:>9}", "img/s/GPU");
+  if (video) header += fmt::format(" {:>11} {:>9} {:>10}", "streams/GPU", "limit", "$/stream-h");
   else if (inference) header += fmt::format(" {:>8} {:>7} {:>8}", "tok/s", "TTFT s", "TPOT ms");
   else header += fmt::format(" {:>9}", "tok/s/GPU");
   if (has_time) header += fmt::format(" {:>9} {:>10}", "job time", "job cost");
@@ -413,6 +435,9 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
                           c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
     if (vision) {
       line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format("{:.0f}", *c.time.images_per_second) : "—");
+      if (video)
+        line += fmt::format(" {:>11} {:>9} {:>10}", c.video ? fmt::format("{:.0f}", c.video->streams_per_gpu) : "—", c.video ? c.video->limit : "—",
+                            c.video && c.video->usd_per_stream_hour ? fmt::format("{:.3f}", *c.video->usd_per_stream_hour) : "—");
     } else if (inference) {
       const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
       line += fmt::format(" {:>8} {:>7} {:>8}", c.time.decode_tokens_per_second ? fmt::format("{:.0f}", *c.time.decode_tokens_per_second * replicas) : "—",

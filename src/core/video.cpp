@@ -1,0 +1,60 @@
+// Video analytics streams per GPU: docs/method.md §13.
+#include "gpuadvise/video.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace gpuadvise {
+
+VideoPlan plan_video(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate& t,
+                     std::optional<double> usd_per_gpu_hour) {
+  (void)m;
+  VideoPlan p;
+  const double streams = static_cast<double>(w.streams.value_or(1));
+  const double pixels = static_cast<double>(w.video_width * w.video_height);
+  // Decode: NVDEC engines at the Turing per-engine pixel rate; HEVC decodes at the same rate; AV1 needs
+  // Ampere or newer NVDEC (NVIDIA Video Codec SDK support matrix).
+  if (g.nvdec_engines && *g.nvdec_engines > 0) {
+    const bool av1_ok = g.cc() >= 8.0;
+    if (w.codec == "av1" && !av1_ok) {
+      p.decode_streams = 0.0;
+      p.notes.push_back("no AV1 decode on this GPU's NVDEC: decode would fall to the CPU");
+    } else {
+      p.decode_streams = *g.nvdec_engines * k_nvdec_pixels_per_s / (pixels * w.fps);
+    }
+    p.notes.push_back(fmt::format("{} NVDEC engine(s); per-engine rate from the T4's published 38 full-HD streams", *g.nvdec_engines));
+  } else {
+    p.notes.push_back("hardware decode capacity unknown for this GPU: decode not counted (needs CPU or unknown engines)");
+  }
+  // Inference: frames of several streams batched up to --batch; every K-th frame is inferred.
+  const double infer_rate_per_stream = w.fps / static_cast<double>(w.infer_every);
+  if (t.images_per_second) p.inference_streams = *t.images_per_second / infer_rate_per_stream;
+  // Memory: each stream holds decode surfaces (NV12, 1.5 bytes per pixel; 8 surfaces as DeepStream's
+  // default decoder pool) next to the model and its batch.
+  const double per_stream_bytes = 8.0 * pixels * 1.5;
+  const double free_bytes = static_cast<double>(g.memory_bytes) - mem.device_peak;
+  p.memory_streams = free_bytes > 0 ? std::floor(free_bytes / per_stream_bytes) : 0.0;
+  double best = p.memory_streams;
+  p.limit = "memory";
+  if (p.inference_streams && *p.inference_streams < best) best = *p.inference_streams, p.limit = "inference";
+  if (p.decode_streams && *p.decode_streams < best) best = *p.decode_streams, p.limit = "decode";
+  p.streams_per_gpu = std::floor(best);
+  p.gpus_needed = p.streams_per_gpu >= 1 ? static_cast<std::int64_t>(std::ceil(streams / p.streams_per_gpu)) : 0;
+  const double on_given = std::max(1.0, static_cast<double>(w.gpus)) * best;
+  if (on_given < streams) p.frames_dropped_pct = 100.0 * (1.0 - on_given / streams);
+  if (t.images_per_second) {
+    const double b = static_cast<double>(w.batch);
+    const double fill = b / (streams * infer_rate_per_stream);  // waiting for a full batch
+    const double infer = b / *t.images_per_second;
+    p.latency_ms = 1000.0 * (fill + infer + 1.0 / w.fps);
+    if (w.max_latency_ms && *p.latency_ms > *w.max_latency_ms)
+      p.notes.push_back(fmt::format("end-to-end latency {:.0f} ms exceeds --max-latency-ms {:g}: lower --batch", *p.latency_ms, *w.max_latency_ms));
+  }
+  if (usd_per_gpu_hour && p.streams_per_gpu >= 1) p.usd_per_stream_hour = *usd_per_gpu_hour / p.streams_per_gpu;
+  p.notes.push_back("OpenCV's ordinary functions run on the CPU unless its CUDA module is built for this GPU; DeepStream-style "
+                    "figures are measured with display off (no rendering or encoding)");
+  return p;
+}
+
+}  // namespace gpuadvise
