@@ -40,6 +40,13 @@ inline const gpuadvise::GpuCatalog& gpus() {
 
 inline gpuadvise::ModelSpec model(const std::string& id) { return *models().find(id); }
 
+// A workload from snake_case key/value pairs, as a workload file would give them.
+inline gpuadvise::Workload wl(std::initializer_list<std::pair<const char*, std::string>> kv) {
+  gpuadvise::RawWorkload raw;
+  for (const auto& [k, v] : kv) raw[k] = gpuadvise::RawValue{v, std::string("--") + k};
+  return gpuadvise::build_workload(raw);
+}
+
 inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }
 
 }  // namespace test

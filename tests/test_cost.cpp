@@ -8,13 +8,9 @@
 #include "helpers.hpp"
 
 using namespace gpuadvise;
+using test::wl;
 
 namespace {
-Workload wl(std::initializer_list<std::pair<const char*, std::string>> kv) {
-  RawWorkload raw;
-  for (const auto& [k, v] : kv) raw[k] = RawValue{v, std::string("--") + k};
-  return build_workload(raw);
-}
 GpuCatalog two_gpus() {
   std::ifstream in(test::fixture("catalog_two_gpus.json"));
   std::stringstream ss;

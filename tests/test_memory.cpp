@@ -5,14 +5,8 @@
 #include "helpers.hpp"
 
 using namespace gpuadvise;
+using test::wl;
 
-namespace {
-Workload wl(std::initializer_list<std::pair<const char*, const char*>> kv) {
-  RawWorkload raw;
-  for (const auto& [k, v] : kv) raw[k] = RawValue{v, std::string("--") + k};
-  return build_workload(raw);
-}
-}  // namespace
 
 TEST_CASE("memory: 7B parameters are 14 GB in bf16 and 3.5 GB at 4 bits before anything else", "[memory]") {
   const auto m = generic_decoder(7e9, "7B");

@@ -7,14 +7,8 @@
 #include "helpers.hpp"
 
 using namespace gpuadvise;
+using test::wl;
 
-namespace {
-Workload wl(std::initializer_list<std::pair<const char*, std::string>> kv) {
-  RawWorkload raw;
-  for (const auto& [k, v] : kv) raw[k] = RawValue{v, std::string("--") + k};
-  return build_workload(raw);
-}
-}  // namespace
 
 TEST_CASE("vision: ResNet-50's parameters derived from its stage table match torchvision", "[vision]") {
   // torchvision resnet50: 25,557,032 parameters; the stage table (He et al. 2015 Table 1) gives the same

@@ -316,6 +316,23 @@ ModelSpec parse_hf_config(std::string_view text, const std::string& origin, cons
     m.qkv_bias = getb(c, "attention_bias", false);
     m.gated_mlp = true;
   };
+  // GPT-style families: LayerNorm, two-matrix GeLU MLP, multi-head attention (callers adjust the rest).
+  auto classic = [&](const std::vector<std::string>& layers, const std::vector<std::string>& hidden, const std::vector<std::string>& heads,
+                     const std::vector<std::string>& ffn, std::int64_t ffn_mult, const std::vector<std::string>& context,
+                     std::int64_t context_default, bool tied_default) {
+    m.layers = geti(c, layers, origin);
+    m.hidden = geti(c, hidden, origin);
+    m.heads = geti(c, heads, origin);
+    if (m.heads <= 0) throw InputError(origin + ": field '" + heads.front() + "' must be positive");
+    m.kv_heads = m.heads;
+    m.head_dim = m.hidden / m.heads;
+    m.ffn = ffn.empty() ? ffn_mult * m.hidden : geti(c, ffn, origin, ffn_mult * m.hidden);
+    m.vocab = geti(c, {"vocab_size"}, origin);
+    m.context = geti(c, context, origin, context_default);
+    m.tied_embeddings = getb(c, "tie_word_embeddings", tied_default);
+    m.gated_mlp = false;
+    m.layer_norm = true;
+  };
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen2_moe" ||
       type == "gemma" || type == "gemma2" || type == "gemma3_text" || type == "phi3" || type == "qwen3" ||
       type == "starcoder2" || type == "cohere") {
@@ -368,109 +385,49 @@ ModelSpec parse_hf_config(std::string_view text, const std::string& origin, cons
     m.tied_embeddings = getb(c, "tie_word_embeddings", false);
     m.qkv_bias = true;
   } else if (type == "phi") {
-    m.layers = geti(c, {"num_hidden_layers"}, origin);
-    m.hidden = geti(c, {"hidden_size"}, origin);
-    m.heads = geti(c, {"num_attention_heads"}, origin);
+    classic({"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 2048,
+            false);
     m.kv_heads = geti(c, {"num_key_value_heads"}, origin, m.heads);
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = geti(c, {"intermediate_size"}, origin, 4 * m.hidden);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"max_position_embeddings"}, origin, 2048);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", false);
-    m.gated_mlp = false;
     m.linear_bias = true;
-    m.layer_norm = true;
     m.norms_per_layer = 1;
     m.parallel_attention = true;
   } else if (type == "gpt2" || type == "gpt_bigcode") {
-    m.layers = geti(c, {"n_layer", "num_hidden_layers"}, origin);
-    m.hidden = geti(c, {"n_embd", "hidden_size"}, origin);
-    m.heads = geti(c, {"n_head", "num_attention_heads"}, origin);
-    m.kv_heads = (type == "gpt_bigcode" && getb(c, "multi_query", true)) ? 1 : m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = geti(c, {"n_inner"}, origin, 4 * m.hidden);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"n_positions", "n_ctx"}, origin, 1024);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
-    m.gated_mlp = false;
+    classic({"n_layer", "num_hidden_layers"}, {"n_embd", "hidden_size"}, {"n_head", "num_attention_heads"}, {"n_inner"}, 4,
+            {"n_positions", "n_ctx"}, 1024, true);
+    if (type == "gpt_bigcode" && getb(c, "multi_query", true)) m.kv_heads = 1;
     m.linear_bias = true;
-    m.layer_norm = true;
     m.learned_positions = true;
   } else if (type == "gpt_neox") {
-    m.layers = geti(c, {"num_hidden_layers"}, origin);
-    m.hidden = geti(c, {"hidden_size"}, origin);
-    m.heads = geti(c, {"num_attention_heads"}, origin);
-    m.kv_heads = m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = geti(c, {"intermediate_size"}, origin, 4 * m.hidden);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"max_position_embeddings"}, origin, 2048);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", false);
-    m.gated_mlp = false;
+    classic({"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 2048,
+            false);
     m.linear_bias = true;
-    m.layer_norm = true;
     m.parallel_attention = getb(c, "use_parallel_residual", true);
-    m.norms_per_layer = 2;
   } else if (type == "falcon" || type == "refinedweb" || type == "refinedwebmodel") {
-    m.layers = geti(c, {"num_hidden_layers", "n_layer"}, origin);
-    m.hidden = geti(c, {"hidden_size"}, origin);
-    m.heads = geti(c, {"num_attention_heads", "n_head"}, origin);
+    classic({"num_hidden_layers", "n_layer"}, {"hidden_size"}, {"num_attention_heads", "n_head"}, {"ffn_hidden_size"}, 4,
+            {"max_position_embeddings"}, 2048, true);
     const bool new_arch = getb(c, "new_decoder_architecture", false);
     if (new_arch) m.kv_heads = geti(c, {"num_kv_heads", "n_head_kv"}, origin, m.heads);
     else m.kv_heads = getb(c, "multi_query", true) ? 1 : m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = geti(c, {"ffn_hidden_size"}, origin, 4 * m.hidden);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"max_position_embeddings"}, origin, 2048);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
-    m.gated_mlp = false;
     m.linear_bias = getb(c, "bias", false);
-    m.layer_norm = true;
     m.parallel_attention = getb(c, "parallel_attn", true);
     m.norms_per_layer = new_arch ? 2 : (m.parallel_attention ? 1 : 2);
   } else if (type == "bloom") {
-    m.layers = geti(c, {"n_layer", "num_hidden_layers"}, origin);
-    m.hidden = geti(c, {"hidden_size", "n_embed"}, origin);
-    m.heads = geti(c, {"n_head", "num_attention_heads"}, origin);
-    m.kv_heads = m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = 4 * m.hidden;
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"seq_length"}, origin, 2048);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
-    m.gated_mlp = false;
+    classic({"n_layer", "num_hidden_layers"}, {"hidden_size", "n_embed"}, {"n_head", "num_attention_heads"}, {}, 4, {"seq_length"}, 2048,
+            true);
     m.linear_bias = true;
-    m.layer_norm = true;
     m.embedding_norm = true;
   } else if (type == "mpt") {
-    m.layers = geti(c, {"n_layers"}, origin);
-    m.hidden = geti(c, {"d_model"}, origin);
-    m.heads = geti(c, {"n_heads"}, origin);
-    m.kv_heads = m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = geti(c, {"expansion_ratio"}, origin, 4) * m.hidden;
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"max_seq_len"}, origin, 2048);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", true);
-    m.gated_mlp = false;
+    classic({"n_layers"}, {"d_model"}, {"n_heads"}, {}, geti(c, {"expansion_ratio"}, origin, 4), {"max_seq_len"}, 2048, true);
     m.linear_bias = !getb(c, "no_bias", true);
     m.layer_norm = !getb(c, "no_bias", true);
     m.learned_positions = getb(c, "learned_pos_emb", true);
   } else if (type == "bert" || type == "roberta") {
+    classic({"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 512,
+            true);
     m.architecture = Architecture::encoder;
-    m.layers = geti(c, {"num_hidden_layers"}, origin);
-    m.hidden = geti(c, {"hidden_size"}, origin);
-    m.heads = geti(c, {"num_attention_heads"}, origin);
-    m.kv_heads = m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = geti(c, {"intermediate_size"}, origin, 4 * m.hidden);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"max_position_embeddings"}, origin, 512);
     m.type_vocab = geti(c, {"type_vocab_size"}, origin, 2);
     m.tied_embeddings = true;
-    m.gated_mlp = false;
     m.linear_bias = true;
-    m.layer_norm = true;
     m.learned_positions = true;
     m.embedding_norm = true;
     m.pooler = true;
