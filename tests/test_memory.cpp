@@ -125,3 +125,13 @@ TEST_CASE("memory: the band brackets the expected device peak", "[memory]") {
   CHECK(e.device_low < e.device_peak);
   CHECK(e.device_high > e.device_peak);
 }
+
+TEST_CASE("memory: tensor parallelism with sequence parallelism divides the saved activations by t", "[memory]") {
+  // Korthikanti et al. 2022 Table 2: TP + SP keeps s·b·h·34/t per layer, 1/t of the unsplit layer.
+  const auto m = test::model("llama-3.1-8b");
+  const auto t1 = estimate_memory(wl({{"mode", "train"}, {"seq_len", "4096"}, {"framework", "megatron"}}), m, nullptr);
+  const auto t4 = estimate_memory(wl({{"mode", "train"}, {"seq_len", "4096"}, {"framework", "megatron"}, {"gpus", "4"}, {"tp", "4"}}), m, nullptr);
+  CHECK(t4.activations == Approx(t1.activations / 4).epsilon(0.02));
+  CHECK(t4.logits == Approx(t1.logits / 4));
+  CHECK(t4.weights == Approx(t1.weights / 4).epsilon(0.01));
+}

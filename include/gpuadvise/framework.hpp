@@ -36,8 +36,6 @@ struct FrameworkProfile {
   bool kv_pool = false;
   // Caching allocator's reserve beyond the tensor peak, as a share of the transient (activation) bytes.
   double reserve_fraction = 0.10;
-  // Tensors visible to the allocator that are not modelled elsewhere (workspaces it allocates itself).
-  double fixed_tensor_bytes = 0.0;
   // Inference speed. Host-side time per layer per forward (Python dispatch and kernel launches; CUDA
   // graphs make it small), fitted per framework on its published decode rows (docs/method.md §8.3).
   double layer_overhead_s = 0.1e-3;

@@ -30,7 +30,7 @@ struct VideoPlan {
   std::vector<std::string> notes;
 };
 
-VideoPlan plan_video(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate& t,
+VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate& t,
                      std::optional<double> usd_per_gpu_hour);
 
 }  // namespace gpuadvise

@@ -428,11 +428,12 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   const double layers_total = d(m.layers + m.encoder_layers);
 
   if (training) {
-    const SavedElements se = saved_per_token(m, w, fw, ls);
-    // Shapes are per tensor-parallel rank; sequence parallelism (Megatron, torchtitan) also splits the
-    // h-sized tensors, so with tp > 1 every saved tensor is divided by tp ([KORTH] Table 2, TP + SP).
-    const double per_token_layer = (se.act * act_b + se.fp32 * 4.0 + se.bytes1 + se.scores * s * se.score_bytes) /
-                                   (tp > 1 ? 1.0 : 1.0);
+    // Sequence parallelism (Megatron-LM, torchtitan) splits the h-sized tensors over the tensor-parallel
+    // ranks too; the head- and f-sized ones are already per rank ([KORTH] Table 2, TP + SP).
+    LayerShape sls = ls;
+    sls.h = ls.h / tp;
+    const SavedElements se = saved_per_token(m, w, fw, sls);
+    const double per_token_layer = se.act * act_b + se.fp32 * 4.0 + se.bytes1 + se.scores * s * se.score_bytes;
     const double tokens = b * s;  // per micro-batch per GPU
     double layer_bytes = per_token_layer * tokens;
     double acts = 0;
@@ -441,7 +442,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
       // torchtitan's op-level selective checkpointing saves the attention kernel's output and every
       // second matmul output of a layer (Wq, Wv, W1, W2) and recomputes the rest; the layer being
       // recomputed holds its whole working set during its backward (torchtitan activation_checkpoint.py).
-      const double saved = ls.h + ls.qd + ls.qd + ls.kvd + ls.f + ls.h;
+      const double saved = sls.h + ls.qd + ls.qd + ls.kvd + ls.f + sls.h;
       acts = layers_total * tokens * (saved * act_b + ls.a * 4.0) + layer_bytes;
       act_formula = "L·b·s·(h + 2·a·d + g·d + f + h)·bytes (torchtitan op-level selective AC) + one layer's working set";
     } else if (w.checkpointing == Checkpointing::full) {
@@ -455,7 +456,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
       act_formula = "L·b·s·(saved elements per token·bytes) (method.md §4.2)";
     }
     // Embedding output and final norm input.
-    acts += 2.0 * tokens * ls.h * act_b;
+    acts += 2.0 * tokens * sls.h * act_b;
     e.activations = acts;
     e.explain.push_back({"activations", act_formula,
                          fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
@@ -531,7 +532,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   }
 
   // ---- Tensor peak -----------------------------------------------------------------------------
-  e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations + e.kv_cache + e.logits + fw.fixed_tensor_bytes;
+  e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations + e.kv_cache + e.logits;
   e.explain.insert(e.explain.begin(), {"weights", states_formula,
                                        fmt::format("params {:.3f} B, {} bits/weight", pc.total / 1e9, base_bits), e.weights,
                                        "method.md §2–3"});

@@ -72,7 +72,7 @@ Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, cons
   if (g.capacity_basis == "nominal") c.notes.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
   if (w.streams && m.vision && !is_training(w.mode)) {
-    c.video = plan_video(w, m, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour);
+    c.video = plan_video(w, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour);
     c.fits = c.fits && c.video->streams_per_gpu >= 1;
     if (c.video->gpus_needed > 0) {
       c.gpus = c.video->gpus_needed;

@@ -7,9 +7,8 @@
 
 namespace gpuadvise {
 
-VideoPlan plan_video(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate& t,
+VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate& t,
                      std::optional<double> usd_per_gpu_hour) {
-  (void)m;
   VideoPlan p;
   const double streams = static_cast<double>(w.streams.value_or(1));
   const double pixels = static_cast<double>(w.video_width * w.video_height);
