@@ -106,3 +106,20 @@ TEST_CASE("video: streams per GPU, the limiting stage, GPUs needed and cost per 
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--resolution: unknown resolution '8k'") != std::string::npos);
 }
+
+TEST_CASE("generation: every pipeline component is resident; the peak is a denoising step or the VAE decode", "[vision][diffusion]") {
+  // FLUX.1-dev with an int8 transformer: 11.9 B x 1 byte + T5-XXL and CLIP-L (4.88 B) x 2 bytes + VAE:
+  // about 21.8 GB of weights before any activation (the Hugging Face diffusers-quantization blog measures
+  // 23.1-26.2 GB reserved).
+  const ModelSpec flux = test::model("flux-1-dev");
+  const auto e = estimate_memory(wl({{"mode", "inference"}, {"precision", "int8"}, {"image_size", "1024x1024"}}), flux, nullptr);
+  CHECK(e.weights / 1e9 == Approx(21.9).epsilon(0.02));
+  CHECK(e.tensor_peak / 1e9 < 26.2);
+  // SDXL in fp32 with eager attention: the 4096-token attention of 8 latent images (4 with guidance) holds
+  // 10 heads x 4096^2 probabilities in fp32 twice: about 10.7 GB on top of 13.9 GB of weights.
+  const ModelSpec sdxl = test::model("sdxl-base-1.0");
+  const auto x = estimate_memory(wl({{"mode", "inference"}, {"precision", "fp32"}, {"batch", "4"}, {"image_size", "1024x1024"},
+                                     {"flash_attention", "false"}}), sdxl, nullptr);
+  CHECK(x.weights / 1e9 == Approx(13.88).epsilon(0.01));
+  CHECK(x.activations / 1e9 > 10.7);
+}

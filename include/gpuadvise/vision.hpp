@@ -29,6 +29,20 @@ struct VisionArch {
   std::int64_t vit_layers = 0, vit_hidden = 0, vit_heads = 0, vit_mlp = 0, patch = 16;
   // YOLO (CSP-Darknet): width and depth multiples of the family.
   double width_mult = 1.0, depth_mult = 1.0;
+  // Image generation (task "generation"): the denoiser (UNet or diffusion transformer), text encoders and
+  // VAE of a pipeline; classifier-free guidance doubles the denoiser's batch.
+  double denoiser_params = 0, text_encoder_params = 0, vae_params = 0;
+  bool cfg = true;
+  std::int64_t latent_channels = 4;
+  // UNet levels from the highest resolution down: channels, transformer layers per attention block (0 = no
+  // attention at that level), attention heads.
+  struct Level {
+    std::int64_t channels = 0, transformer_layers = 0, heads = 0;
+  };
+  std::vector<Level> levels;
+  // Diffusion transformer: blocks, width, heads, text tokens, patch size on the latent.
+  std::int64_t dit_blocks = 0, dit_hidden = 0, dit_heads = 0, dit_text_tokens = 0;
+  std::int64_t default_steps = 50;
 };
 
 }  // namespace gpuadvise

@@ -215,9 +215,90 @@ namespace {
 // median ratio of measured to modelled activation memory over detectron2's 22 MODEL_ZOO rows (method.md §12.2).
 constexpr double k_cnn_transient_factor = 1.35;
 
+// Image generation pipelines (method.md §12.4): every component resident; the peak is the larger of one
+// denoiser step (classifier-free guidance doubles its batch) and the VAE decode at full resolution.
+void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a, double W, double H) {
+  const bool training = is_training(w.mode);
+  const double act_b = activation_bytes(w.precision);
+  const double b = static_cast<double>(w.batch);
+  const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+  const double den_b = weight_bits(w.precision, w.double_quant) / 8.0;
+  const double other_b = quant ? 2.0 : den_b;  // text encoders and VAE stay 16-bit next to a quantised denoiser
+  const double lat_w = W / 8.0, lat_h = H / 8.0;
+  const bool eager = !w.flash_attention;
+  e.params_total = e.params_active = a.denoiser_params + a.text_encoder_params + a.vae_params;
+  // Denoiser working set per image.
+  auto unet_saved = [&](double per_image_batch, bool keep_for_backward) {
+    double attn_peak = 0, feats = 0, saved = 0;
+    for (std::size_t i = 0; i < a.levels.size(); ++i) {
+      const double scale = std::pow(2.0, static_cast<double>(i));
+      const double T = (lat_w / scale) * (lat_h / scale), C = static_cast<double>(a.levels[i].channels);
+      const double heads = static_cast<double>(a.levels[i].heads), tl = static_cast<double>(a.levels[i].transformer_layers);
+      feats += 3.0 * C * T;  // feature maps kept for the skip connections
+      // Two ResNet blocks down and three up per level, about six C·T tensors each in backward.
+      saved += 5.0 * 6.0 * C * T;
+      if (tl > 0) {
+        const double scores = eager ? heads * T * T * 2.0 : 6.0 * C * T;  // probabilities (and scores) or flash
+        attn_peak = std::max(attn_peak, scores);
+        saved += 5.0 * tl * ((eager ? heads * T * T : 0.0) + 20.0 * C * T);
+      }
+    }
+    return per_image_batch * (keep_for_backward ? saved : attn_peak + feats);
+  };
+  const double b_eff = b * (a.cfg && !training ? 2.0 : 1.0);
+  double denoiser_bytes;
+  if (a.backbone == "dit") {
+    const double T = (lat_w / 2.0) * (lat_h / 2.0) + static_cast<double>(a.dit_text_tokens), h = static_cast<double>(a.dit_hidden);
+    const double per = T * h * 16.0 + (eager ? static_cast<double>(a.dit_heads) * T * T * 2.0 : 0.0);
+    denoiser_bytes = b_eff * per * act_b * (training ? static_cast<double>(a.dit_blocks) : 1.0);
+  } else {
+    denoiser_bytes = unet_saved(b_eff, training) * act_b;
+  }
+  if (!training) {
+    // VAE decode: 128-channel maps at full resolution (input, norm, activation, conv output) and the
+    // mid-block attention over the latent pixels.
+    const double Tl = lat_w * lat_h;
+    const double vae = b * (128.0 * W * H * 4.0 + (eager ? Tl * Tl * 2.0 : 0.0)) * act_b;
+    e.weights = a.denoiser_params * den_b + (a.text_encoder_params + a.vae_params) * other_b;
+    e.activations = std::max(denoiser_bytes, vae);
+    e.peak_phase = denoiser_bytes >= vae ? "a denoising step at the highest-resolution attention" : "the VAE decode at full resolution";
+    e.explain.push_back({"activations", "max(denoiser step (x2 with classifier-free guidance), VAE decode)",
+                         fmt::format("denoiser {:.2f} GB, VAE {:.2f} GB", denoiser_bytes / k_gb, vae / k_gb), e.activations, "method.md §12.4"});
+    return;
+  }
+  // Training the denoiser (full or LoRA); text encoders and VAE frozen.
+  const bool lora = w.mode == Mode::lora || w.mode == Mode::qlora;
+  const bool mixed = is_16bit_or_lower(w.precision) && w.effective_master_weights() == MasterWeights::fp32;
+  const double trainable = lora ? a.denoiser_params * 0.001 : a.denoiser_params;  // adapters on attention projections
+  const double pw = mixed ? 4.0 : den_b;
+  const double opt = w.optimizer == Optimizer::adamw ? 8.0 : w.optimizer == Optimizer::adamw_8bit ? 2.0 : w.optimizer == Optimizer::sgd ? 0.0 : 4.0;
+  e.params_trainable = trainable;
+  e.weights = (lora ? a.denoiser_params * den_b + trainable * pw : a.denoiser_params * pw) + (a.text_encoder_params + a.vae_params) * other_b;
+  e.gradients = trainable * pw;
+  e.optimizer_states = trainable * opt;
+  e.activations = denoiser_bytes;
+  e.peak_phase = "end of the denoiser's forward";
+}
+
 MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
   MemoryEstimate e;
   e.seq_len = 0;
+  if (m.vision->task == "generation") {
+    const auto [W, H] = image_size(w, m);
+    diffusion_memory(e, w, *m.vision, W, H);
+    e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations;
+    e.runtime = (!gpu || gpu->cc() >= 8.0 || gpu->stack != "cuda") ? 0.5 * k_gib : 1343.0 * k_mib;
+    e.runtime_assumed_generic = !gpu;
+    e.allocator_reserve = 0.10 * (e.activations + e.gradients);
+    e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
+    e.device_low = e.tensor_peak - 0.25 * e.activations + e.runtime * 0.6;
+    e.device_high = e.device_peak + 0.25 * e.activations + 0.5 * e.allocator_reserve;
+    e.explain.insert(e.explain.begin(), {"weights", "denoiser + text encoders + VAE, all resident",
+                                         fmt::format("{:.2f} B + {:.2f} B + {:.2f} B parameters", m.vision->denoiser_params / 1e9,
+                                                     m.vision->text_encoder_params / 1e9, m.vision->vae_params / 1e9),
+                                         e.weights, "method.md §12.4"});
+    return e;
+  }
   const VisionArch& a = *m.vision;
   const auto [W, H] = image_size(w, m);
   const bool training = is_training(w.mode);

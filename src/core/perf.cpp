@@ -78,6 +78,32 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
   }
   const auto [W, H] = image_size(w, m);
   const bool training = is_training(w.mode);
+  if (a.task == "generation") {
+    // Denoiser multiply-adds per image and step from its architecture (method.md §12.4): UNet levels with
+    // five ResNet blocks (two 3x3 convs) and transformer layers (projections, cross-attention, GEGLU MLP:
+    // 18·C²·T, scores 2·T²·C); a diffusion transformer one multiply-add per parameter and token plus attention.
+    const double lw = W / 8.0, lh = H / 8.0;
+    double macs = 0;
+    if (a.backbone == "dit") {
+      const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens);
+      macs = a.denoiser_params * T + 2.0 * static_cast<double>(a.dit_blocks) * static_cast<double>(a.dit_hidden) * T * T;
+    } else {
+      for (std::size_t i = 0; i < a.levels.size(); ++i) {
+        const double sc = std::pow(2.0, static_cast<double>(i));
+        const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels);
+        macs += 5.0 * 18.0 * C * C * T + 5.0 * static_cast<double>(a.levels[i].transformer_layers) * (18.0 * C * C * T + 2.0 * T * T * C);
+      }
+    }
+    const double steps = static_cast<double>(a.default_steps);
+    const double flops = 2.0 * macs * (training ? 3.0 : steps * (a.cfg ? 2.0 : 1.0));
+    const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
+    const double secs = static_cast<double>(w.batch) * flops / (*peak * util);
+    t.images_per_second = static_cast<double>(w.batch) / secs;
+    t.utilization = util;
+    t.bound = "compute";
+    t.notes.push_back(fmt::format("{:.0f} denoising steps{}; the VAE decode is not timed", steps, a.cfg && !training ? " with classifier-free guidance" : ""));
+    return t;
+  }
   const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
   // Training: forward + backward (2x) of the trained part, forward only through frozen stages.
   const double flops = 2.0 * (training ? 3.0 * (vc.macs - vc.frozen_macs) + vc.frozen_macs : vc.macs);

@@ -37,6 +37,10 @@ std::vector<Stage> resnet_stages(const std::string& b, bool& basic) {
 
 VisionCounts vision_counts(const VisionArch& a, double width, double height, bool training, const VisionPolicy& pol) {
   VisionCounts c;
+  if (a.task == "generation") {  // pipelines: sized by their components (memory.cpp, perf.cpp)
+    c.params = a.denoiser_params + a.text_encoder_params + a.vae_params;
+    return c;
+  }
   const double px = width * height;
   const bool det = a.task != "classification" && a.task != "segmentation";
   const double rois = training ? 512.0 : 1000.0;      // detectron2 ROI_HEADS.BATCH_SIZE_PER_IMAGE / test proposals

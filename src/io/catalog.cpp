@@ -227,9 +227,9 @@ VisionArch parse_vision(const json& j, const std::string& where) {
       throw InputError(where + "." + key + ": unknown value '" + v + "' (valid: " + join(valid, ", ") + ")");
     return v;
   };
-  a.task = one_of("task", {"classification", "detection", "instance-segmentation", "keypoints", "panoptic", "segmentation"});
+  a.task = one_of("task", {"classification", "detection", "instance-segmentation", "keypoints", "panoptic", "segmentation", "generation"});
   a.backbone = one_of("backbone", {"resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext101-32x8d", "resnext101-32x4d",
-                                   "resnext101-64x4d", "vit", "cspdarknet", "generic"});
+                                   "resnext101-64x4d", "vit", "cspdarknet", "generic", "unet", "dit"});
   a.neck = o.has("neck") ? one_of("neck", {"none", "fpn", "c4", "dc5"}) : "none";
   a.head = o.has("head") ? one_of("head", {"cls", "rpn", "rpn-box", "fast-box", "retinanet", "mask", "keypoint", "panoptic", "yolo", "seg"}) : "cls";
   if (o.has("cascade_stages")) a.cascade_stages = static_cast<std::int64_t>(o.num("cascade_stages"));
@@ -259,6 +259,32 @@ VisionArch parse_vision(const json& j, const std::string& where) {
     a.vit_mlp = static_cast<std::int64_t>(v.num("mlp"));
     a.patch = static_cast<std::int64_t>(v.num("patch"));
     v.done();
+  }
+  if (o.has("diffusion")) {
+    Obj d(o.raw("diffusion"), where + ".diffusion");
+    a.denoiser_params = d.num("denoiser_params");
+    a.text_encoder_params = d.num("text_encoder_params");
+    a.vae_params = d.num("vae_params");
+    a.cfg = d.boolean("cfg");
+    a.latent_channels = static_cast<std::int64_t>(d.num("latent_channels"));
+    a.default_steps = static_cast<std::int64_t>(d.num("steps"));
+    if (d.has("levels")) {
+      const json& lv = d.raw("levels");
+      if (!lv.is_array()) throw InputError(where + ".diffusion.levels: expected an array of [channels, transformer layers, heads]");
+      for (const auto& l : lv) {
+        if (!l.is_array() || l.size() != 3) throw InputError(where + ".diffusion.levels: expected [channels, transformer layers, heads]");
+        a.levels.push_back({l[0].get<std::int64_t>(), l[1].get<std::int64_t>(), l[2].get<std::int64_t>()});
+      }
+    }
+    if (d.has("dit")) {
+      Obj t(d.raw("dit"), where + ".diffusion.dit");
+      a.dit_blocks = static_cast<std::int64_t>(t.num("blocks"));
+      a.dit_hidden = static_cast<std::int64_t>(t.num("hidden"));
+      a.dit_heads = static_cast<std::int64_t>(t.num("heads"));
+      a.dit_text_tokens = static_cast<std::int64_t>(t.num("text_tokens"));
+      t.done();
+    }
+    d.done();
   }
   if (o.has("width_mult")) a.width_mult = o.num("width_mult");
   if (o.has("depth_mult")) a.depth_mult = o.num("depth_mult");
