@@ -14,7 +14,8 @@ struct VisionCounts {
   double params = 0;           // parameters
   double macs = 0;             // multiply-adds per image, forward
   double frozen_macs = 0;      // part of `macs` in frozen stages (no backward)
-  double saved_elements = 0;   // elements kept for backward per image (training)
+  double saved_elements = 0;   // elements kept for backward per image (training), at the activation precision
+  double saved_fp32_elements = 0;  // kept in fp32 even under mixed precision (autocast runs LayerNorm and softmax in fp32)
 };
 
 VisionCounts vision_counts(const VisionArch& a, double width, double height, bool training, const VisionPolicy& pol);

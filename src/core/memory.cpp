@@ -329,7 +329,7 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
     e.gradients = ms.gradients * (sh == Sharding::none && w.gpus > 1 && ddp_copy ? 2.0 : 1.0);  // DDP buckets
     e.optimizer_states = ms.optimizer;
     const bool transformer = a.backbone == "vit";
-    e.activations = b * vc.saved_elements * act_b * (transformer ? 1.0 : k_cnn_transient_factor);
+    e.activations = b * (vc.saved_elements * act_b + vc.saved_fp32_elements * 4.0) * (transformer ? 1.0 : k_cnn_transient_factor);
     e.explain.push_back({"activations", "batch x saved elements per image (from stage widths, strides, heads) x bytes x 1.35",
                          fmt::format("{} images of {:.0f}x{:.0f}, {:.3g} elements each", w.batch, W, H, vc.saved_elements),
                          e.activations, "method.md §12.2"});

@@ -46,11 +46,13 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   const double rois = training ? 512.0 : 1000.0;      // detectron2 ROI_HEADS.BATCH_SIZE_PER_IMAGE / test proposals
   const double pos_rois = training ? 128.0 : 100.0;   // 25 % positives; 100 detections at test time
   const double C = static_cast<double>(a.classes);
-  double params = 0, macs = 0, saved = 0;
+  double params = 0, macs = 0, saved = 0, saved_fp32 = 0;
+  std::vector<double> stage_out{256, 512, 1024, 2048};  // channels at strides 4..32, for the FPN
 
   if (bottleneck_family(a.backbone)) {
     bool basic = false;
     const std::vector<Stage> st = resnet_stages(a.backbone, basic);
+    for (std::size_t i = 0; i < 4; ++i) stage_out[i] = st[i].out;
     const int freeze_at = a.scratch ? 0 : pol.freeze_at;          // stages 1 (stem) .. 5 (res5)
     const bool norm_saves = a.syncbn || a.gn || a.scratch || pol.norm_trainable;
     // Stem: 7x7 conv 3 -> 64 at stride 2, norm, ReLU, max-pool.
@@ -106,8 +108,30 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     params += L * (4.0 * h * h + 2.0 * h * m + 9.0 * h + m) + 3.0 * a.patch * a.patch * h + T * h + h * C;
     macs += L * (T * (4.0 * h * h + 2.0 * h * m) + 2.0 * T * T * h) + 3.0 * a.patch * a.patch * h * T;
     // Per token per layer: two LayerNorm inputs and outputs, QKV, attention output, MLP in and GELU out.
-    saved += L * T * (7.0 * h + 2.0 * m) + (pol.eager_attention ? L * T * T * static_cast<double>(a.vit_heads) * 1.0 : L * T * 4.0);
+    saved += L * T * (5.0 * h + 2.0 * m);
+    saved_fp32 += L * T * 2.0 * h + (pol.eager_attention ? L * T * T * static_cast<double>(a.vit_heads) : L * T * 1.0);
 
+  } else if (a.backbone.rfind("swin", 0) == 0) {
+    // Swin Transformer (Liu et al. 2021 Table 7): patch 4, window 7 (49 tokens), dims C·2^i, heads C/32·2^i,
+    // depths (2,2,6,2) for T and (2,2,18,2) for S and B; MLP ratio 4; patch merging between stages.
+    const double base = a.backbone == "swin-b" ? 128.0 : 96.0;
+    const std::vector<double> depths = a.backbone == "swin-t" ? std::vector<double>{2, 2, 6, 2} : std::vector<double>{2, 2, 18, 2};
+    params += 48.0 * base;
+    macs += 48.0 * base * px / 16.0;
+    for (int i = 0; i < 4; ++i) {
+      const double d = base * std::pow(2.0, i), heads = d / 32.0, p = px / std::pow(4.0 * std::pow(2.0, i), 2.0);
+      params += depths[static_cast<std::size_t>(i)] * (12.0 * d * d + 169.0 * heads) + (i > 0 ? 8.0 * (d / 2) * (d / 2) * 2.0 : 0.0);
+      macs += depths[static_cast<std::size_t>(i)] * (12.0 * d * d + 98.0 * d) * p;
+      // Per token per block: two LayerNorm inputs and outputs, QKV, attention output, MLP 4d in and out,
+      // and the window-attention probabilities (heads x 49).
+      // Under autocast the LayerNorms run in fp32 and the residual stream is promoted to fp32, so their
+      // inputs and outputs (4d) stay fp32 with the softmax probabilities; QKV, the projection input and
+      // the MLP's 4d in and out (12d) are 16-bit.
+      saved += depths[static_cast<std::size_t>(i)] * 12.0 * d * p;
+      saved_fp32 += depths[static_cast<std::size_t>(i)] * (4.0 * d + heads * 49.0) * p;
+      stage_out[static_cast<std::size_t>(i)] = d;
+    }
+    if (a.task == "classification") params += 8.0 * base * C;
   } else if (a.backbone == "cspdarknet") {
     // YOLO backbone and PAN neck: stage widths (64,128,256,512,1024)·w at strides 2..32 with C2f/C3 blocks of
     // (0,3,6,6,3)·d bottlenecks; each conv keeps its input, the norm input and the SiLU input.
@@ -122,8 +146,9 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   if (det) {
     const double p2 = px / 16.0, p3 = px / 64.0, p4 = px / 256.0, p5 = px / 1024.0, p6 = px / 4096.0, p7 = px / 16384.0;
     if (a.neck == "fpn") {
-      params += (256.0 + 512 + 1024 + 2048) * 256.0 + 4.0 * 9.0 * 256 * 256;
-      macs += 256.0 * (256 * p2 + 512 * p3 + 1024 * p4 + 2048 * p5) + 9.0 * 256 * 256 * (p2 + p3 + p4 + p5);
+      const double* o = stage_out.data();
+      params += (o[0] + o[1] + o[2] + o[3]) * 256.0 + 4.0 * 9.0 * 256 * 256;
+      macs += 256.0 * (o[0] * p2 + o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p2 + p3 + p4 + p5);
       saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (a.gn ? 2.0 : 1.0) + 256.0 * p2;
     }
     if (a.head == "retinanet") {
@@ -182,6 +207,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     c.macs = macs;
   }
   c.saved_elements = training ? saved : 0.0;
+  c.saved_fp32_elements = training ? saved_fp32 : 0.0;
   return c;
 }
 
