@@ -67,6 +67,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       const bool c4_head = a.neck == "c4" && stage_no == 5;  // res5 runs on the ROIs, not the image
       double stride = s.stride;
       if (a.neck == "dc5" && stage_no == 5) stride = 16.0;   // dilated res5
+      if (a.neck == "dilated8" && stage_no >= 4) stride = 8.0;  // DeepLab: output stride 8
       const double p = px / (stride * stride);
       for (int k = 0; k < static_cast<int>(s.blocks); ++k) {
         const double bin = k == 0 ? in : s.out;
@@ -143,6 +144,15 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     }
   }
 
+  if (a.head == "seg" && a.neck == "dilated8") {
+    // DeepLabv3 ASPP at stride 8: five 256-channel branches (1x1, three dilated 3x3, image pooling), a 1x1
+    // projection, a 3x3 conv and the classifier, upsampled to the input (Chen et al. 2017; torchvision).
+    const double p8 = px / 64.0;
+    const double aspp = 2048.0 * 256 + 3.0 * 9.0 * 2048 * 256 + 5.0 * 256 * 256 + 9.0 * 256 * 256 + 256.0 * C;
+    params += aspp;
+    macs += aspp * p8;
+    saved += (2048.0 + 5.0 * 256 * 2.0 + 256.0 * 4.0 + C) * p8 + C * px;
+  }
   if (det) {
     const double p2 = px / 16.0, p3 = px / 64.0, p4 = px / 256.0, p5 = px / 1024.0, p6 = px / 4096.0, p7 = px / 16384.0;
     if (a.neck == "fpn") {

@@ -693,13 +693,19 @@ std::string gpu_detail_table(const GpuSpec& g) {
 }
 
 std::string models_table(const ModelCatalog& cat) {
-  std::string out = fmt::format("{:<22} {:<12} {:>9} {:>9} {:>7} {:>7} {:>5} {:>5} {:>8}\n", "id", "family", "params B", "active B", "layers",
-                                "hidden", "heads", "kv", "vocab");
+  std::string out = fmt::format("{:<34} {:<18} {:>10} {:>10}  {}\n", "id", "family", "params B", "active B", "shape");
   for (const auto& m : cat.models) {
     const ParamCounts pc = count_params(m);
-    out += fmt::format("{:<22} {:<12} {:>9.2f} {:>9.2f} {:>7} {:>7} {:>5} {:>5} {:>8}\n", m.id, m.family, pc.total / 1e9, pc.active / 1e9,
-                       m.layers + m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.vocab);
+    std::string shape;
+    if (m.vision) {
+      shape = fmt::format("{} at {}x{}", m.vision->task, m.vision->ref_w, m.vision->ref_h);
+    } else {
+      shape = fmt::format("L={} h={} heads={} kv={} f={} V={}", m.layers + m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab);
+      if (m.is_moe()) shape += fmt::format(" experts={}/{}", m.experts_per_token, m.experts);
+    }
+    out += fmt::format("{:<34} {:<18} {:>10.3f} {:>10.3f}  {}\n", m.id, m.family, pc.total / 1e9, pc.active / 1e9, shape);
   }
+  out += fmt::format("\n{} presets. --model also takes a size (7B) or a Hugging Face config.json path.\n", cat.models.size());
   return out;
 }
 
