@@ -194,6 +194,31 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
   return ps;
 }
 
+namespace {
+
+// Memory outside the framework's allocator (method.md §6.4): the CUDA context with library handles, NCCL
+// communicators and buffers with several GPUs, CUDA graphs of serving engines.
+void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs) {
+  double ctx = 0.5 * k_gib;  // CUDA 11.7+ lazy module loading: context + cuBLAS/cuDNN handles
+  std::string ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
+  if (!gpu) {
+    e.runtime_assumed_generic = true;
+  } else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) {
+    ctx = 1343.0 * k_mib;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
+    ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
+  } else if (gpu->stack != "cuda") {
+    ctx = 0.75 * k_gib;
+    ctx_src = "ROCm/Gaudi runtime context (assumed 0.75 GiB; not measured)";
+  }
+  double comm = 0;
+  if (w.gpus > 1) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);  // NCCL communicators and buffers
+  if (cuda_graphs) comm += 0.5 * k_gib;                                 // CUDA graphs captured by vLLM
+  e.runtime = ctx + comm;
+  e.explain.push_back({"runtime", "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)", ctx_src, e.runtime, "method.md §6.4"});
+}
+
+}  // namespace
+
 VisionPolicy vision_policy(const Workload& w) {
   VisionPolicy p;
   switch (w.framework.value_or(Framework::pytorch)) {
@@ -287,8 +312,7 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
     const auto [W, H] = image_size(w, m);
     diffusion_memory(e, w, *m.vision, W, H);
     e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations;
-    e.runtime = (!gpu || gpu->cc() >= 8.0 || gpu->stack != "cuda") ? 0.5 * k_gib : 1343.0 * k_mib;
-    e.runtime_assumed_generic = !gpu;
+    set_runtime(e, w, gpu, false);
     e.allocator_reserve = 0.10 * (e.activations + e.gradients);
     e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
     e.device_low = e.tensor_peak - 0.25 * e.activations + e.runtime * 0.6;
@@ -347,10 +371,7 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
   }
   e.explain.insert(e.explain.begin(), {"weights", "params x bytes", fmt::format("params {:.1f} M", P / 1e6), e.weights, "method.md §12.1"});
   e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations;
-  double ctx = 0.5 * k_gib;
-  if (!gpu) e.runtime_assumed_generic = true;
-  else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) ctx = 1343.0 * k_mib;
-  e.runtime = ctx + (w.gpus > 1 ? 0.5 * k_gib : 0.0);
+  set_runtime(e, w, gpu, false);
   e.allocator_reserve = 0.10 * (e.activations + (training ? e.gradients : 0.0));
   e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
   e.device_low = e.weights * 0.99 + (e.gradients + e.optimizer_states) * 0.97 + e.activations * 0.75 + e.allocator_reserve * 0.5 + e.runtime * 0.6;
@@ -624,23 +645,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   }
 
   // ---- Runtime outside the allocator (method.md §6.4) -------------------------------------------
-  double ctx = 0.5 * k_gib;  // CUDA 11.7+ lazy module loading: context + cuBLAS/cuDNN handles
-  std::string ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
-  if (!gpu) {
-    e.runtime_assumed_generic = true;
-  } else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) {
-    ctx = 1343.0 * k_mib;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
-    ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
-  } else if (gpu->stack != "cuda") {
-    ctx = 0.75 * k_gib;
-    ctx_src = "ROCm/Gaudi runtime context (assumed 0.75 GiB; not measured)";
-  }
-  double comm = 0;
-  if (w.gpus > 1) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);  // NCCL communicators and buffers
-  if (fw.kv_pool) comm += 0.5 * k_gib;  // CUDA graphs captured by vLLM
-  e.runtime = ctx + comm;
-  e.explain.push_back({"runtime", "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)", ctx_src,
-                       e.runtime, "method.md §6.4"});
+  set_runtime(e, w, gpu, fw.kv_pool);
 
   // ---- Allocator reserve -------------------------------------------------------------------------
   const double transient = e.activations + e.logits + (training ? e.gradients : 0.0);
