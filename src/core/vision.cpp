@@ -133,6 +133,56 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       stage_out[static_cast<std::size_t>(i)] = d;
     }
     if (a.task == "classification") params += 8.0 * base * C;
+  } else if (a.backbone == "convnext-t" || a.backbone == "convnext-b") {
+    // ConvNeXt (Liu et al. 2022): stem 4x4 stride 4, stages at strides 4..32 with dims (96..768) for T and
+    // (128..1024) for B, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
+    // GELU, 1x1 back to d and a layer scale.
+    const bool tiny = a.backbone == "convnext-t";
+    const double base = tiny ? 96.0 : 128.0;
+    const double depths[] = {3, 3, tiny ? 9.0 : 27.0, 3};
+    params += 48.0 * base;
+    macs += 48.0 * base * px / 16.0;
+    for (int i = 0; i < 4; ++i) {
+      const double d = base * std::pow(2.0, i), p = px / std::pow(4.0 * std::pow(2.0, i), 2.0);
+      params += depths[i] * (49.0 * d + 8.0 * d * d + 8.0 * d) + (i > 0 ? 4.0 * (d / 2) * d : 0.0);
+      macs += depths[i] * (49.0 * d + 8.0 * d * d) * p + (i > 0 ? 4.0 * (d / 2) * d * p : 0.0);
+      // Depthwise input, LayerNorm input, 1x1 inputs (d and 4d), GELU input, layer-scale input; the
+      // LayerNorm output stays fp32 under autocast.
+      saved += depths[i] * (3.0 * d + 8.0 * d) * p;
+      saved_fp32 += depths[i] * d * p;
+      stage_out[static_cast<std::size_t>(i)] = d;
+    }
+    if (a.task == "classification") params += 8.0 * base * C;
+  } else if (a.backbone == "efficientnet-b0" || a.backbone == "efficientnet-b4") {
+    // EfficientNet (Tan & Le 2019 Table 1): MBConv stages (expansion, channels, repeats, stride, kernel)
+    // scaled by width and depth multipliers (B4: 1.4, 1.8); each block keeps its input, the expanded map
+    // before and after its norm and SiLU (x2), the depthwise output likewise, the squeeze-excite product and
+    // the projection's norm input.
+    const bool b4 = a.backbone == "efficientnet-b4";
+    const double wm = b4 ? 1.4 : 1.0, dm = b4 ? 1.8 : 1.0;
+    auto ch = [&](double x) { return std::max(8.0, std::floor(x * wm / 8.0 + 0.5) * 8.0); };
+    struct MB { double e, c, n, s, k; };
+    const MB stages[] = {{1, 16, 1, 1, 3}, {6, 24, 2, 2, 3}, {6, 40, 2, 2, 5}, {6, 80, 3, 2, 3}, {6, 112, 3, 1, 5}, {6, 192, 4, 2, 5}, {6, 320, 1, 1, 3}};
+    double in = ch(32), stride = 2;
+    params += 27.0 * in;
+    macs += 27.0 * in * px / 4.0;
+    saved += (3.0 + 2.0 * in / 4.0) * 1.0;
+    for (const MB& st : stages) {
+      const double out = ch(st.c), n = std::ceil(st.n * dm);
+      for (double r = 0; r < n; ++r) {
+        const double s_ = r == 0 ? st.s : 1.0;
+        const double p_in = px / (stride * stride);
+        stride *= s_;
+        const double p = px / (stride * stride), e = in * st.e;
+        const double bp = (st.e > 1 ? in * e : 0.0) + st.k * st.k * e + e * out + 2.0 * e * (e / 24.0);
+        params += bp;
+        macs += (st.e > 1 ? in * e * p_in : 0.0) + st.k * st.k * e * p + e * out * p;
+        saved += in * p_in + (st.e > 1 ? 2.0 * e * p_in : 0.0) + 3.0 * e * p + out * p;
+        in = out;
+      }
+    }
+    params += in * 1280.0 + 1280.0 * C;
+    macs += in * 1280.0 * px / (stride * stride);
   } else if (a.backbone == "cspdarknet") {
     // YOLO backbone and PAN neck: stage widths (64,128,256,512,1024)·w at strides 2..32 with C2f/C3 blocks of
     // (0,3,6,6,3)·d bottlenecks; each conv keeps its input, the norm input and the SiLU input.
