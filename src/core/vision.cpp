@@ -183,6 +183,25 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     }
     params += in * 1280.0 + 1280.0 * C;
     macs += in * 1280.0 * px / (stride * stride);
+  } else if (a.backbone == "unet2d") {
+    // U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
+    // 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
+    double in = 1.0;  // single-channel medical images
+    for (int i = 0; i < 5; ++i) {
+      const double cch = 64.0 * std::pow(2.0, i), p = px / std::pow(4.0, i);
+      params += 9.0 * in * cch + 9.0 * cch * cch;
+      macs += (9.0 * in * cch + 9.0 * cch * cch) * p;
+      saved += (in + 3.0 * cch + 2.0 * cch) * p;  // conv inputs, norm inputs, ReLU outputs
+      if (i < 4) {
+        // Decoder at this level: up-conv from 2c, concat (2c), two convs to c.
+        params += 4.0 * 2.0 * cch * cch + 9.0 * 2.0 * cch * cch + 9.0 * cch * cch;
+        macs += (4.0 * 2.0 * cch * cch / 4.0 + 9.0 * 2.0 * cch * cch + 9.0 * cch * cch) * p;
+        saved += (2.0 * cch + 3.0 * cch + 2.0 * cch) * p;
+      }
+      in = cch;
+    }
+    params += 64.0 * C;
+    saved += C * px;
   } else if (a.backbone == "cspdarknet") {
     // YOLO backbone and PAN neck: stage widths (64,128,256,512,1024)·w at strides 2..32 with C2f/C3 blocks of
     // (0,3,6,6,3)·d bottlenecks; each conv keeps its input, the norm input and the SiLU input.
@@ -211,7 +230,16 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       macs += 256.0 * (o[0] * p2 + o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p2 + p3 + p4 + p5);
       saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (a.gn ? 2.0 : 1.0) + 256.0 * p2;
     }
-    if (a.head == "retinanet") {
+    if (a.head == "detr") {
+      // DETR (Carion et al. 2020): a 1x1 projection of res5 to 256, 6 encoder layers over the stride-32
+      // tokens and 6 decoder layers over 100 queries (8 heads, FFN 2048); PyTorch's attention keeps its
+      // probabilities.
+      const double T = p5, d = 256.0, f = 2048.0, q = 100.0;
+      const double layer = 4.0 * d * d + 2.0 * d * f;
+      params += 2048.0 * d + 6.0 * layer + 6.0 * (layer + 4.0 * d * d) + q * d + d * (C + 1) + 3.0 * d * d;
+      macs += 2048.0 * d * T + 6.0 * (layer * T + 2.0 * T * T * d) + 6.0 * ((layer + 4.0 * d * d) * q + 2.0 * q * T * d);
+      saved += 6.0 * (T * (7.0 * d + 2.0 * f) + 8.0 * T * T) + 6.0 * (q * (10.0 * d + 2.0 * f) + 8.0 * q * T) + 2048.0 * T;
+    } else if (a.head == "retinanet") {
       params += 8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4);
       const double lv = p3 + p4 + p5 + p6 + p7;
       macs += (8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4)) * lv;
