@@ -123,3 +123,20 @@ TEST_CASE("generation: every pipeline component is resident; the peak is a denoi
   CHECK(x.weights / 1e9 == Approx(13.88).epsilon(0.01));
   CHECK(x.activations / 1e9 > 10.7);
 }
+
+TEST_CASE("vision: architectures counted block by block agree with their published sizes", "[vision]") {
+  // Published: SegFormer-B0 3.8 M and B5 84.7 M (Xie et al. 2021), ConvNeXt-T 28.6 M (torchvision),
+  // Swin-T 28.3 M (torchvision), EfficientNet-B0 5.3 M (torchvision), DETR-R50 41 M (Carion et al.),
+  // U-Net 31 M (commonly reported for the 2015 architecture with padding).
+  const std::pair<const char*, double> published[] = {{"segformer-b0", 3.8e6}, {"segformer-b5", 84.7e6}, {"convnext-tiny", 28.59e6},
+                                                      {"swin-t", 28.29e6},      {"efficientnet-b0", 5.29e6}, {"detr-r50", 41.3e6},
+                                                      {"unet", 31.0e6}};
+  for (const auto& [id, params] : published) {
+    INFO(id);
+    VisionArch a = *test::model(id).vision;
+    a.params = 0;
+    a.gmacs = 0;
+    const VisionCounts c = vision_counts(a, static_cast<double>(a.ref_w), static_cast<double>(a.ref_h), false, {});
+    CHECK(c.params == Approx(params).epsilon(0.12));
+  }
+}

@@ -183,6 +183,32 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     }
     params += in * 1280.0 + 1280.0 * C;
     macs += in * 1280.0 * px / (stride * stride);
+  } else if (a.backbone == "mit-b0" || a.backbone == "mit-b5") {
+    // SegFormer's Mix Transformer (Xie et al. 2021 Table 6): overlapping patch embeddings to strides
+    // 4..32, dims (32,64,160,256) and depths (2,2,2,2) for B0, (64,128,320,512) and (3,6,40,3) for B5, heads
+    // (1,2,5,8), attention keys and values reduced by R = (8,4,2,1) per side, Mix-FFN (4d with a 3x3
+    // depthwise conv); an all-MLP decoder of 256 (B0) or 768 (B5) channels at stride 4.
+    const bool b0 = a.backbone == "mit-b0";
+    const double dims0[] = {32, 64, 160, 256}, dims5[] = {64, 128, 320, 512};
+    const double dep0[] = {2, 2, 2, 2}, dep5[] = {3, 6, 40, 3};
+    const double heads[] = {1, 2, 5, 8}, sr[] = {8, 4, 2, 1};
+    double in = 3;
+    for (int i = 0; i < 4; ++i) {
+      const double d = b0 ? dims0[i] : dims5[i], depth = b0 ? dep0[i] : dep5[i];
+      const double stride = 4.0 * std::pow(2.0, i), p = px / (stride * stride), k = i == 0 ? 49.0 : 9.0;
+      const double nkv = p / (sr[i] * sr[i]);  // key/value tokens of the stage
+      params += k * in * d + depth * (4.0 * d * d + (sr[i] > 1 ? sr[i] * sr[i] * d * d : 0.0) + 8.0 * d * d + 36.0 * d);
+      macs += k * in * d * p + depth * ((2.0 * d * d + 8.0 * d * d + 36.0 * d) * p + 2.0 * d * d * nkv +
+                                          (sr[i] > 1 ? d * d * nkv * sr[i] * sr[i] : 0.0) + 2.0 * p * nkv * d);
+      saved += depth * (2.0 * d + 2.0 * d * nkv / p + 16.0 * d) * p;
+      saved_fp32 += depth * (4.0 * d + heads[i] * nkv) * p;
+      stage_out[static_cast<std::size_t>(i)] = d;
+      in = d;
+    }
+    const double dec = b0 ? 256.0 : 768.0, p4 = px / 16.0;
+    params += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec + 4.0 * dec * dec + dec * C;
+    macs += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec * p4 + (4.0 * dec * dec + dec * C) * p4;
+    saved += (4.0 * dec + 2.0 * dec + C) * p4 + C * px;
   } else if (a.backbone == "unet2d") {
     // U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
     // 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
