@@ -20,9 +20,9 @@ std::vector<Stage> resnet_stages(const std::string& b, bool& basic) {
   std::vector<double> blocks{3, 4, 6, 3};
   if (b == "resnet18") blocks = {2, 2, 2, 2};
   if (b == "resnet101" || b.rfind("resnext101", 0) == 0) blocks = {3, 4, 23, 3};
-  if (b == "resnet152") blocks = {3, 8, 36, 3};
+  if (b == "resnet152" || b == "resnext152-32x8d") blocks = {3, 8, 36, 3};
   double base = 64, groups = 1;  // bottleneck width of the first stage
-  if (b == "resnext101-32x8d") base = 256, groups = 32;
+  if (b == "resnext101-32x8d" || b == "resnext152-32x8d") base = 256, groups = 32;
   if (b == "resnext101-32x4d") base = 128, groups = 32;
   if (b == "resnext101-64x4d") base = 256, groups = 64;
   std::vector<Stage> s;
