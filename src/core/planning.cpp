@@ -155,7 +155,13 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
   const std::int64_t nodes = (w.gpus + 7) / 8;
   const std::int64_t per_node = std::min<std::int64_t>(w.gpus, 8);
   h.skypilot_accelerator = skypilot_name(c.gpu->id);
-  if (!is_training(w.mode)) {
+  if (m.vision && !is_training(w.mode)) {
+    // Vision inference: no LLM server; the pipeline is the application's (DeepStream/Triton for streams).
+    h.torchrun = fmt::format("python infer.py  # batch {}, {}x{}", w.batch, w.image_width.value_or(m.vision->ref_w),
+                             w.image_height.value_or(m.vision->ref_h));
+    h.notes.push_back(w.streams ? "video streams: NVIDIA DeepStream or Triton with hardware decode (NVDEC) keeps frames on the GPU"
+                                : "export to TensorRT or ONNX Runtime for lower latency at small batches");
+  } else if (!is_training(w.mode)) {
     std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo,
                                   w.tp, c.memory.seq_len, w.gpu_memory_utilization);
     if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
