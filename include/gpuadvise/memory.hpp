@@ -69,6 +69,9 @@ struct VisionPolicy;
 VisionPolicy vision_policy(const Workload& w);
 std::pair<double, double> image_size(const Workload& w, const ModelSpec& m);
 
+// Tokens each layer caches on average at `tokens` of context: sliding-window layers stop at their window.
+double kv_tokens_avg(const ModelSpec& m, double tokens);
+
 // The sequence length used for a workload: --seq-len, else 2048 or the model's context if shorter.
 std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m);
 

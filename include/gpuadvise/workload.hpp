@@ -87,6 +87,11 @@ struct Workload {
   std::int64_t infer_every = 1;
   std::optional<double> max_latency_ms;
 
+  // A job size was given: training tokens (or data set and epochs, or steps), or inference requests with
+  // their output tokens.
+  bool has_job_size() const {
+    return mode != Mode::inference ? (tokens || dataset_tokens || steps) : (requests && output_tokens);
+  }
   // Training tokens of the whole job, when a job size was given.
   std::optional<double> job_tokens(std::int64_t seq) const;
 

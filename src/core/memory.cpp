@@ -27,12 +27,15 @@ std::int64_t kv_heads_per_rank(const ModelSpec& m, std::int64_t tp) {
   return std::max<std::int64_t>(1, (m.kv_heads + tp - 1) / tp);
 }
 
-// Tokens each layer caches when it sees `tokens` of context: sliding-window layers stop at the window.
+}  // namespace
+
 double kv_tokens_avg(const ModelSpec& m, double tokens) {
   if (m.sliding_window <= 0 || m.sliding_fraction <= 0) return tokens;
   const double local = std::min(tokens, d(m.sliding_window));
   return m.sliding_fraction * local + (1.0 - m.sliding_fraction) * tokens;
 }
+
+namespace {
 
 struct LayerShape {
   double h, qd, kvd, f, a;  // hidden, query width (a·d), kv width per rank (g·d), ffn, query heads
@@ -196,6 +199,19 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
 
 namespace {
 
+// Optimizer state bytes per trainable parameter (method.md §3.1): AdamW keeps m and v, 8-bit AdamW one
+// byte each, SGD with momentum one buffer; `factored` is Adafactor's factored second moment per parameter.
+double optimizer_state_bytes(Optimizer o, double elem, double factored) {
+  switch (o) {
+    case Optimizer::adamw: return 2.0 * elem;
+    case Optimizer::adamw_8bit: return 2.0;
+    case Optimizer::adafactor: return factored;
+    case Optimizer::sgd: return 0.0;
+    case Optimizer::sgd_momentum: return elem;
+  }
+  return 0.0;
+}
+
 // Memory outside the framework's allocator (method.md §6.4): the CUDA context with library handles, NCCL
 // communicators and buffers with several GPUs, CUDA graphs of serving engines.
 void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs) {
@@ -296,7 +312,7 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
   const bool mixed = is_16bit_or_lower(w.precision) && w.effective_master_weights() == MasterWeights::fp32;
   const double trainable = lora ? a.denoiser_params * 0.001 : a.denoiser_params;  // adapters on attention projections
   const double pw = mixed ? 4.0 : den_b;
-  const double opt = w.optimizer == Optimizer::adamw ? 8.0 : w.optimizer == Optimizer::adamw_8bit ? 2.0 : w.optimizer == Optimizer::sgd ? 0.0 : 4.0;
+  const double opt = optimizer_state_bytes(w.optimizer, 4.0, 4.0);
   e.params_trainable = trainable;
   e.weights = (lora ? a.denoiser_params * den_b + trainable * pw : a.denoiser_params * pw) + (a.text_encoder_params + a.vae_params) * other_b;
   e.gradients = trainable * pw;
@@ -335,15 +351,8 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
   const double wb = weight_bits(w.precision, w.double_quant) / 8.0;
   const bool mixed = training && is_16bit_or_lower(w.precision) && w.effective_master_weights() == MasterWeights::fp32;
   if (training) {
-    double opt = 0;
     const double elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : 2.0;
-    switch (w.optimizer) {
-      case Optimizer::adamw: opt = 2.0 * elem; break;
-      case Optimizer::adamw_8bit: opt = 2.0; break;
-      case Optimizer::adafactor: opt = elem * 0.05; break;
-      case Optimizer::sgd: opt = 0; break;
-      case Optimizer::sgd_momentum: opt = elem; break;
-    }
+    const double opt = optimizer_state_bytes(w.optimizer, elem, elem * 0.05);
     // PyTorch AMP keeps fp32 parameters and gradients (method.md §3.1); pure 16-bit keeps 16-bit ones.
     const double pw = mixed ? 4.0 : wb, pg = mixed ? 4.0 : wb;
     const Sharding sh = w.gpus > 1 ? w.sharding : Sharding::none;
@@ -458,13 +467,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
       else { gbytes = (shard != Sharding::none && w.effective_framework() == Framework::hf) ? 2.0 : fw.mixed_grad_bytes; }
     }
     const double state_elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : p16;  // optimizer state element bytes
-    switch (w.optimizer) {
-      case Optimizer::adamw: obytes = 2.0 * state_elem; break;                 // m and v
-      case Optimizer::adamw_8bit: obytes = 2.0; break;                         // bitsandbytes 8-bit m and v
-      case Optimizer::adafactor: obytes = state_elem * 2.0 / std::max(1.0, d(m.hidden)) * 2.0 + 0.0; break;  // factored v
-      case Optimizer::sgd: obytes = 0.0; break;
-      case Optimizer::sgd_momentum: obytes = state_elem; break;
-    }
+    obytes = optimizer_state_bytes(w.optimizer, state_elem, state_elem * 4.0 / std::max(1.0, d(m.hidden)));
     if (mixed && !hf_amp) obytes += 4.0;  // fp32 master copy counted with the optimizer ([ZERO] K = 12)
     const bool lora = w.mode == Mode::lora || w.mode == Mode::qlora;
     if (lora) {

@@ -13,12 +13,6 @@ namespace gpuadvise {
 namespace {
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-// Tokens each layer caches on average at `tokens` of context (sliding windows cap it).
-double kv_tokens_for_time(const ModelSpec& m, double tokens) {
-  if (m.sliding_window <= 0 || m.sliding_fraction <= 0) return tokens;
-  return m.sliding_fraction * std::min(tokens, d(m.sliding_window)) + (1.0 - m.sliding_fraction) * tokens;
-}
-
 // Achievable utilisation of the hardware FLOPs of dense training (method.md §8.2), from published runs:
 // FP8 quoted against the FP8 peak ~0.25 ([MOSAIC] 14-30%), pre-Ampere and ROCm lower, consumer cards lower.
 double default_train_mfu(const GpuSpec& g, const std::string& key) {
@@ -247,7 +241,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
       const double touched = e * (1.0 - std::pow(1.0 - k / e, b));
       weight_bytes *= (pc.active + (pc.total - pc.active) * (touched - k) / std::max(1.0, e - k)) / pc.total;
     }
-    const double bytes = weight_bytes + b * kv_tokens_for_time(m, ctx_decode) * mem.kv_bytes_per_token;
+    const double bytes = weight_bytes + b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token;
     const double t_bw = bytes / (bw * eta_mem);
     double step = overhead;
     if (w.tp > 1) {

@@ -22,7 +22,7 @@ CheckResult check_workload(const Workload& w, const std::string& label, const Mo
   RankOptions opts;
   opts.cost = cost;
   opts.max_gpus = a.max_gpus.value_or(1);
-  const bool job = (is_training(w.mode) && w.job_tokens(effective_seq_len(w, m))) || (!is_training(w.mode) && w.requests);
+  const bool job = w.has_job_size();
   r.candidate = (w.gpus == 1 && opts.max_gpus > 1) ? plan(w, m, g, opts, job ? RankBy::cost : RankBy::fit) : evaluate(w, m, g, cost);
   const Candidate& c = r.candidate;
   const std::string who = fmt::format("{} on {}", label, g.id);

@@ -158,7 +158,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   }
   // With a job size the cheapest (or fastest) plan may use more GPUs than the smallest count that fits
   // (offloading or communication-bound layouts are slow), so counts up to 4x the first fit are compared.
-  const bool job = (is_training(w.mode) && w.job_tokens(effective_seq_len(w, m))) || (!is_training(w.mode) && w.requests && w.output_tokens);
+  const bool job = w.has_job_size();
   std::optional<Candidate> best;
   std::size_t fitting = 0;
   std::int64_t first_fit = 0;
@@ -187,8 +187,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
   Ranking r;
-  const bool job = (is_training(w.mode) && (w.tokens || w.dataset_tokens || w.steps)) ||
-                   (!is_training(w.mode) && w.requests && w.output_tokens);
+  const bool job = w.has_job_size();
   r.has_job = job;
   r.order = opts.rank_by.value_or(job || w.streams ? RankBy::cost : RankBy::fit);
   for (const auto& g : catalog.gpus) {
