@@ -1,5 +1,8 @@
 // Vision models: parameters and compute from the architecture, detectron2 memory, NVIDIA ResNet-50 throughput.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
 
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/perf.hpp"
@@ -139,4 +142,53 @@ TEST_CASE("vision: architectures counted block by block agree with their publish
     const VisionCounts c = vision_counts(a, static_cast<double>(a.ref_w), static_cast<double>(a.ref_h), false, {});
     CHECK(c.params == Approx(params).epsilon(0.12));
   }
+}
+
+TEST_CASE("vision: YOLO training memory within MMYOLO's published figures", "[vision][yolo]") {
+  // tests/data/mmyolo_memory.jsonl: the "Mem (GB)" column of MMYOLO's model-zoo tables (8 x A100 or 1 GPU,
+  // AMP, torch.cuda.max_memory_allocated), 36 rows over YOLOv5 (P5, P6, VOC), YOLOv6, YOLOv7, YOLOv8, YOLOX.
+  std::ifstream in(std::string(GPUADVISE_SOURCE_DIR) + "/tests/data/mmyolo_memory.jsonl");
+  REQUIRE(in.good());
+  std::vector<double> errors;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto c = nlohmann::json::parse(line);
+    std::vector<std::string> args{"estimate"};
+    for (const auto& a : c["args"]) args.push_back(a.get<std::string>());
+    args.push_back("--format");
+    args.push_back("json");
+    const auto r = test::run(args);
+    INFO(c["id"].get<std::string>() << ": " << r.err);
+    REQUIRE(r.code == 0);
+    const double est = r.json()["memory"]["tensor_peak_bytes"].get<double>();
+    const double err = est / c["measured_bytes"].get<double>() - 1.0;
+    CHECK(std::abs(err) < 0.25);
+    errors.push_back(std::abs(err));
+  }
+  REQUIRE(errors.size() == 36);
+  std::sort(errors.begin(), errors.end());
+  CHECK(errors[errors.size() / 2] < 0.10);
+}
+
+TEST_CASE("vision: YOLOX training memory is taken at its multi-scale recipe's largest size", "[vision][yolo]") {
+  // MMYOLO/MMDetection resize YOLOX-s batches between 480 and 800 when training at 640: the peak is at 800.
+  VisionArch a = *test::model("yolox-s").vision;
+  const VisionCounts at800 = vision_counts(a, 800, 800, true, {});
+  const auto m640 = estimate_memory(wl({{"model", "yolox-s"}, {"mode", "train"}, {"precision", "fp16"}, {"batch", "8"}, {"image_size", "640"}}),
+                                    test::model("yolox-s"), nullptr);
+  const double expected = 8.0 * ((at800.saved_elements + at800.transient_elements) * 2.0 + at800.saved_fp32_elements * 4.0);
+  CHECK(m640.activations == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("vision: a YOLO conv unit keeps two or three maps; AMP halves them, width scales them", "[vision][yolo]") {
+  // Kept elements grow linearly with the width multiple (channels) and with the pixels.
+  VisionArch n = *test::model("yolov5-n").vision, s = *test::model("yolov5-s").vision;
+  const YoloCounts cn = yolo_counts(n, 640, 640), cs = yolo_counts(s, 640, 640);
+  const double input = 3.0 * 640 * 640;  // the input batch is kept at any width
+  CHECK((cs.saved - input) / (cn.saved - input) == Approx(2.0).epsilon(0.02));
+  const YoloCounts c1280 = yolo_counts(s, 1280, 1280);
+  CHECK(c1280.saved / cs.saved == Approx(4.0).epsilon(1e-9));
+  // The stem: a 6x6 stride-2 conv to 32 channels at 320x320 keeps conv output, norm output and SiLU
+  // output (3 x 32 x 102,400 = 9.83 M elements): the largest single map of YOLOv5-s.
+  CHECK(cs.biggest == Approx(3.0 * 32 * 320 * 320));
 }

@@ -25,10 +25,17 @@ struct VisionArch {
   double gmacs = 0;
   std::string flops_unit = "macs";
   std::int64_t ref_w = 224, ref_h = 224;
+  // Multi-scale training recipe: the largest size a batch is resized to when training at ref_w x ref_h
+  // (0: single scale). Training memory is taken at that largest scale.
+  std::int64_t train_max_w = 0, train_max_h = 0;
   // Transformers (ViT): layers, width, heads, MLP width, patch size.
   std::int64_t vit_layers = 0, vit_hidden = 0, vit_heads = 0, vit_mlp = 0, patch = 16;
   // YOLO (CSP-Darknet): width and depth multiples of the family.
   double width_mult = 1.0, depth_mult = 1.0;
+  // YOLO family whose published structure is counted (v5, v5-p6, v8, v11, x, v6-rep, v6-bep, v7-tiny, v7,
+  // v7-x, v7-w6, v7-e6), YOLOv8's channel cap before the width multiple and YOLOv6 CSP's hidden ratio.
+  std::string yolo_family;
+  double max_channels = 0, hidden_ratio = 0;
   // Image generation (task "generation"): the denoiser (UNet or diffusion transformer), text encoders and
   // VAE of a pipeline; classifier-free guidance doubles the denoiser's batch.
   double denoiser_params = 0, text_encoder_params = 0, vae_params = 0;

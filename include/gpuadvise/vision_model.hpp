@@ -16,7 +16,21 @@ struct VisionCounts {
   double frozen_macs = 0;      // part of `macs` in frozen stages (no backward)
   double saved_elements = 0;   // elements kept for backward per image (training), at the activation precision
   double saved_fp32_elements = 0;  // kept in fp32 even under mixed precision (autocast runs LayerNorm and softmax in fp32)
+  bool complete_count = false;  // every kept tensor counted (YOLO): no fitted transient factor on top
+  double transient_elements = 0;  // per image, live only during backward (complete counts)
 };
+
+struct YoloCounts {
+  double saved = 0;          // elements kept per image at the activation precision
+  double saved_fp32 = 0;     // pool indices and fp32 loss inputs, in fp32 elements
+  double biggest = 0;        // largest single kept map (elements): its gradient is the backward transient
+  double anchor_points = 0;  // output cells over all levels
+  bool anchor_free = false;
+  double loss_fp32_per_anchor = 0;  // batch-wide assigner and loss work tensors (included in saved_fp32)
+};
+
+// Layer-by-layer count for the YOLO families (method.md §12.5).
+YoloCounts yolo_counts(const VisionArch& a, double width, double height);
 
 VisionCounts vision_counts(const VisionArch& a, double width, double height, bool training, const VisionPolicy& pol);
 

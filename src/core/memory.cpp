@@ -340,8 +340,13 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
     return e;
   }
   const VisionArch& a = *m.vision;
-  const auto [W, H] = image_size(w, m);
   const bool training = is_training(w.mode);
+  auto [W, H] = image_size(w, m);
+  if (training && a.train_max_w > 0) {
+    // Multi-scale training: batches are resized up to the recipe's largest scale (method.md §12.5).
+    W *= static_cast<double>(a.train_max_w) / static_cast<double>(a.ref_w);
+    H *= static_cast<double>(a.train_max_h) / static_cast<double>(a.ref_h);
+  }
   const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
   const double P = vc.params;
   e.params_total = e.params_active = P;
@@ -362,10 +367,21 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
     e.gradients = ms.gradients * (sh == Sharding::none && w.gpus > 1 && ddp_copy ? 2.0 : 1.0);  // DDP buckets
     e.optimizer_states = ms.optimizer;
     const bool transformer = a.backbone == "vit";
-    e.activations = b * (vc.saved_elements * act_b + vc.saved_fp32_elements * 4.0) * (transformer ? 1.0 : k_cnn_transient_factor);
-    e.explain.push_back({"activations", "batch x saved elements per image (from stage widths, strides, heads) x bytes x 1.35",
-                         fmt::format("{} images of {:.0f}x{:.0f}, {:.3g} elements each", w.batch, W, H, vc.saved_elements),
-                         e.activations, "method.md §12.2"});
+    if (vc.complete_count) {
+      // YOLO: every kept tensor is counted (the assigner's and loss's fp32 work tensors among them); add
+      // the backward's gradient of the largest map (method.md §12.5).
+      e.activations = b * ((vc.saved_elements + vc.transient_elements) * act_b + vc.saved_fp32_elements * 4.0);
+      e.explain.push_back({"activations", "batch x (kept elements per image x bytes + fp32 loss and assigner tensors + backward transient)",
+                           fmt::format("{} images of {:.0f}x{:.0f}{}, {:.3g} + {:.3g} fp32 elements each", w.batch, W, H,
+                                       a.train_max_w > 0 ? " (the multi-scale recipe's largest)" : "", vc.saved_elements,
+                                       vc.saved_fp32_elements),
+                           e.activations, "method.md §12.5"});
+    } else {
+      e.activations = b * (vc.saved_elements * act_b + vc.saved_fp32_elements * 4.0) * (transformer ? 1.0 : k_cnn_transient_factor);
+      e.explain.push_back({"activations", "batch x saved elements per image (from stage widths, strides, heads) x bytes x 1.35",
+                           fmt::format("{} images of {:.0f}x{:.0f}, {:.3g} elements each", w.batch, W, H, vc.saved_elements),
+                           e.activations, "method.md §12.2"});
+    }
     e.peak_phase = "end of forward / start of backward (feature maps kept for backward)";
   } else {
     e.weights = P * wb;

@@ -229,14 +229,12 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     params += 64.0 * C;
     saved += C * px;
   } else if (a.backbone == "cspdarknet") {
-    // YOLO backbone and PAN neck: stage widths (64,128,256,512,1024)·w at strides 2..32 with C2f/C3 blocks of
-    // (0,3,6,6,3)·d bottlenecks; each conv keeps its input, the norm input and the SiLU input.
-    const double w = a.width_mult, dm = a.depth_mult;
-    const double widths[] = {64, 128, 256, 512, 1024}, strides[] = {2, 4, 8, 16, 32}, n[] = {0, 3, 6, 6, 3};
-    for (int i = 0; i < 5; ++i) {
-      const double ch = widths[i] * w, p = px / (strides[i] * strides[i]), k = std::max(1.0, std::round(n[i] * dm));
-      saved += (i == 0 ? 3.0 * ch : ch * (2.0 * k + 4.0)) * p * (i >= 2 ? 2.0 : 1.0);  // PAN revisits strides 8-32
-    }
+    // YOLO families: counted layer by layer from their published structure (yolo.cpp, method.md §12.5).
+    const YoloCounts y = yolo_counts(a, width, height);
+    saved += y.saved;
+    saved_fp32 += y.saved_fp32;
+    c.complete_count = true;
+    c.transient_elements = 2.0 * y.biggest;  // gradients of the largest map and of its input
   }
 
   if (a.head == "seg" && a.neck == "dilated8") {

@@ -252,6 +252,13 @@ VisionArch parse_vision(const json& j, const std::string& where) {
     a.ref_w = r[0].get<std::int64_t>();
     a.ref_h = r[1].get<std::int64_t>();
   }
+  if (o.has("train_max_size")) {
+    const json& r = o.raw("train_max_size");
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
+      throw InputError(where + ".train_max_size: expected [width, height] in pixels");
+    a.train_max_w = r[0].get<std::int64_t>();
+    a.train_max_h = r[1].get<std::int64_t>();
+  }
   if (o.has("vit")) {
     Obj v(o.raw("vit"), where + ".vit");
     a.vit_layers = static_cast<std::int64_t>(v.num("layers"));
@@ -289,9 +296,14 @@ VisionArch parse_vision(const json& j, const std::string& where) {
   }
   if (o.has("width_mult")) a.width_mult = o.num("width_mult");
   if (o.has("depth_mult")) a.depth_mult = o.num("depth_mult");
+  if (o.has("yolo")) a.yolo_family = one_of("yolo", {"v5", "v5-p6", "v8", "v11", "x", "v6-rep", "v6-bep", "v7-tiny", "v7", "v7-x", "v7-w6", "v7-e6"});
+  if (o.has("max_channels")) a.max_channels = o.num("max_channels");
+  if (o.has("hidden_ratio")) a.hidden_ratio = o.num("hidden_ratio");
   if (o.has("note")) (void)o.str("note");
   o.done();
   if (a.backbone == "vit" && a.vit_layers <= 0) throw InputError(where + ".vit: a ViT needs layers, hidden, heads, mlp and patch");
+  if (a.backbone == "cspdarknet" && a.yolo_family.empty())
+    throw InputError(where + ".yolo: a cspdarknet backbone needs its family (valid: v5, v5-p6, v8, v11, x, v6-rep, v6-bep, v7-tiny, v7, v7-x, v7-w6, v7-e6)");
   if (a.backbone == "generic" && a.gmacs <= 0) throw InputError(where + ".gmacs: a generic backbone needs its published compute");
   return a;
 }
