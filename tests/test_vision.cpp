@@ -192,3 +192,49 @@ TEST_CASE("vision: a YOLO conv unit keeps two or three maps; AMP halves them, wi
   // output (3 x 32 x 102,400 = 9.83 M elements): the largest single map of YOLOv5-s.
   CHECK(cs.biggest == Approx(3.0 * 32 * 320 * 320));
 }
+
+TEST_CASE("video: the latency is the sum of its pipeline stages; a tracker costs CPU per stream", "[vision][video]") {
+  auto r = test::run({"estimate", "--model", "yolov8-m", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--fps", "30",
+                      "--resolution", "1080p", "--batch", "8", "--gpu", "t4-16gb", "--tracker", "bytetrack", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto v = r.json()["video"];
+  const auto s = v["latency_stages_ms"];
+  const double sum = s["decode"].get<double>() + s["preprocess"].get<double>() + s["batch_fill"].get<double>() + s["inference"].get<double>() +
+                     s["postprocess"].get<double>() + s["tracking"].get<double>();
+  CHECK(v["latency_ms"].get<double>() == Approx(sum));
+  // One 1080p frame on one NVDEC engine: 2,073,600 pixels at 19 x 1080p30 per engine = 1.75 ms.
+  CHECK(s["decode"].get<double>() == Approx(1000.0 / (19.0 * 30.0)));
+  // 8 frames of 16 streams at 30 fps: 16.7 ms to fill a batch; YOLO NMS 1 ms per frame.
+  CHECK(s["batch_fill"].get<double>() == Approx(1000.0 * 8 / (16 * 30)));
+  CHECK(s["postprocess"].get<double>() == Approx(8.0));
+  // SORT's 260 Hz on one core (Bewley et al. 2016): 3.85 ms per frame per stream.
+  CHECK(s["tracking"].get<double>() == Approx(1000.0 / 260.0));
+  CHECK(v["tracking_cpu_cores"].get<double>() == Approx(v["streams_per_gpu"].get<double>() * 30.0 / 260.0));
+  auto bad = test::run({"estimate", "--model", "yolov8-m", "--mode", "inference", "--streams", "2", "--tracker", "deepsort"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--tracker: unknown tracker 'deepsort' (valid: none, sort, bytetrack)") != std::string::npos);
+}
+
+TEST_CASE("video: Ultralytics letterboxes a 1080p frame to 640x384, not 640x640", "[vision][video]") {
+  const auto m = test::model("yolov8-m");
+  const auto gpu = *test::gpus().find("l4-24gb");
+  auto base = wl({{"model", "yolov8-m"}, {"mode", "inference"}, {"precision", "fp16"}, {"streams", "4"}, {"resolution", "1080p"}});
+  const TimeEstimate plain = estimate_time(base, m, gpu, estimate_memory(base, m, &gpu));
+  base.framework = Framework::ultralytics;
+  const TimeEstimate ul = estimate_time(base, m, gpu, estimate_memory(base, m, &gpu));
+  CHECK(plain.input_pixels == 640.0 * 640.0);
+  CHECK(ul.input_pixels == 640.0 * 384.0);  // 1080 x 640/1920 = 360, padded to a multiple of 32
+  CHECK(*ul.images_per_second > *plain.images_per_second);
+}
+
+TEST_CASE("generation: the VAE decode is timed (2.5 TFLOP for a 512x512 image)", "[vision][diffusion]") {
+  // Hand count for SD's AutoencoderKL decoder at 512x512 (latent 64x64): mid block 4 convs of 512 at 64^2
+  // (38.7 G) + attention (21.5 G); up levels: 6 convs 512 at 64^2 + upsampling conv at 128^2 (96.6 G), 6 convs
+  // 512 at 128^2 + upsampling at 256^2 (386.5 G), 512->256 level at 256^2 + upsampling at 512^2 (433.8 G), 256->128
+  // level at 512^2 (279.2 G), conv_out (0.9 G): about 1.26 T multiply-adds = 2.5 TFLOP.
+  auto r = test::run({"estimate", "--model", "stable-diffusion-v1-4", "--mode", "inference", "--precision", "fp16", "--image-size", "512",
+                      "--gpu", "a100-sxm-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const std::string notes = r.json()["notes"].dump();
+  CHECK(notes.find("VAE decode (2.51 TFLOP per image)") != std::string::npos);
+}

@@ -19,7 +19,9 @@ struct TimeEstimate {
   std::optional<double> decode_tokens_per_second;
   std::optional<double> ttft_seconds, tpot_seconds;
   std::optional<double> requests_per_second;  // whole job, all GPUs
-  std::optional<double> images_per_second;    // vision: per GPU
+  std::optional<double> images_per_second;    // vision: per GPU (post-processing included)
+  double postprocess_seconds_per_image = 0;    // vision detection inference: NMS and ROI work per image
+  double input_pixels = 0;                     // vision: the network's input pixels per image
   std::optional<double> job_seconds;
   double utilization = 0;       // MFU used (training, prefill)
   double bandwidth_efficiency = 0;  // share of peak bandwidth reached in decode

@@ -25,7 +25,14 @@ struct VideoPlan {
   std::string limit;                        // decode, inference, memory
   std::int64_t gpus_needed = 0;
   double frames_dropped_pct = 0;            // on the GPUs given, when they cannot keep up
-  std::optional<double> latency_ms;         // batch fill + inference + decode of a frame
+  std::optional<double> latency_ms;         // sum of the stages below
+  // Per-frame latency of each pipeline stage (ms): decode on NVDEC, resize/normalise on the GPU, waiting
+  // for a full batch, batched inference, post-processing (NMS), tracking on the CPU.
+  struct Stages {
+    double decode_ms = 0, preprocess_ms = 0, batch_fill_ms = 0, inference_ms = 0, postprocess_ms = 0, tracking_ms = 0;
+  };
+  std::optional<Stages> stages;
+  double tracking_cpu_cores = 0;            // CPU cores the tracker keeps busy per GPU's streams
   std::optional<double> usd_per_stream_hour;
   std::vector<std::string> notes;
 };

@@ -85,6 +85,7 @@ struct Workload {
   std::int64_t video_width = 1920, video_height = 1080;
   std::string codec = "h264";
   std::int64_t infer_every = 1;
+  std::string tracker = "none";  // none, sort, bytetrack: a CPU-side multi-object tracker per stream
   std::optional<double> max_latency_ms;
 
   // A job size was given: training tokens (or data set and epochs, or steps), or inference requests with

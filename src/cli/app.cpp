@@ -119,6 +119,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "codec", "--codec", "h264 | hevc | av1 [h264]")->group(v);
   add(app, wf, "infer_every", "--infer-every", "run the model on every K-th frame [1]")->group(v);
   add(app, wf, "max_latency_ms", "--max-latency-ms", "end-to-end latency budget")->group(v);
+  add(app, wf, "tracker", "--tracker", "none | sort | bytetrack: CPU-side tracking of every inferred frame [none]")->group(v);
   const std::string c = "Cost";
   add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]")->group(c);
   add(app, wf, "storage_usd", "--storage-usd", "storage bill of the job in USD [0]")->group(c);

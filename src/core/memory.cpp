@@ -247,7 +247,17 @@ VisionPolicy vision_policy(const Workload& w) {
 }
 
 std::pair<double, double> image_size(const Workload& w, const ModelSpec& m) {
-  return {static_cast<double>(w.image_width.value_or(m.vision->ref_w)), static_cast<double>(w.image_height.value_or(m.vision->ref_h))};
+  double W = static_cast<double>(w.image_width.value_or(m.vision->ref_w)), H = static_cast<double>(w.image_height.value_or(m.vision->ref_h));
+  // Ultralytics' predictor letterboxes with minimal padding (LetterBox(auto=True), stride 32): a 1920x1080
+  // frame at imgsz 640 becomes 640x384, not 640x640 (method.md §13).
+  if (w.streams && !is_training(w.mode) && w.framework == Framework::ultralytics && m.vision->head == "yolo" && w.video_width > 0 &&
+      w.video_height > 0) {
+    const double side = std::max(W, H), vw = static_cast<double>(w.video_width), vh = static_cast<double>(w.video_height);
+    const double shortside = std::ceil(side * std::min(vw, vh) / std::max(vw, vh) / 32.0) * 32.0;
+    W = vw >= vh ? side : shortside;
+    H = vw >= vh ? shortside : side;
+  }
+  return {W, H};
 }
 
 namespace {

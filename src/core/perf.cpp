@@ -58,6 +58,28 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
 
 namespace {
 
+namespace {
+
+// VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
+// block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
+// resolution, then four up levels of three ResNet blocks (two 3x3 convs each, a 1x1 shortcut where the width
+// changes) with a 3x3 conv after each 2x upsampling; method.md §12.4).
+double vae_decode_macs(double W, double H) {
+  const double T0 = W * H / 64.0, ch[] = {512, 512, 256, 128};
+  double macs = T0 * (4.0 * 9.0 * 512 * 512 + 4.0 * 512 * 512) + 2.0 * T0 * T0 * 512;
+  double in = 512, T = T0;
+  for (int i = 0; i < 4; ++i) {
+    const double c = ch[i];
+    macs += T * (9.0 * in * c + 9.0 * c * c + (in != c ? in * c : 0.0) + 2.0 * 18.0 * c * c);
+    if (i < 3) macs += 4.0 * T * 9.0 * c * c;
+    in = c;
+    T *= 4.0;
+  }
+  return macs + 9.0 * 128 * 3 * W * H;
+}
+
+}  // namespace
+
 // Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image.
 TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
   TimeEstimate t;
@@ -91,13 +113,17 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
     const double steps = static_cast<double>(a.default_steps);
     const double flops = 2.0 * macs * (training ? 3.0 : steps * (a.cfg ? 2.0 : 1.0));
     const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
-    const double secs = static_cast<double>(w.batch) * flops / (*peak * util);
+    // Inference ends with the VAE decode of every image, at the same utilisation.
+    const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
+    const double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (*peak * util);
     t.images_per_second = static_cast<double>(w.batch) / secs;
     t.utilization = util;
     t.bound = "compute";
-    t.notes.push_back(fmt::format("{:.0f} denoising steps{}; the VAE decode is not timed", steps, a.cfg && !training ? " with classifier-free guidance" : ""));
+    t.notes.push_back(fmt::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
+                                  training ? "" : fmt::format(", then the VAE decode ({:.2f} TFLOP per image)", vae_flops / 1e12)));
     return t;
   }
+  t.input_pixels = W * H;
   const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
   // Training: forward + backward (2x) of the trained part, forward only through frozen stages.
   const double flops = 2.0 * (training ? 3.0 * (vc.macs - vc.frozen_macs) + vc.frozen_macs : vc.macs);
@@ -116,7 +142,10 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
   if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
     const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
     const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
-    const double bytes = b * traffic.saved_elements * act_b * (training ? 14.0 : 6.0);
+    // The YOLO count keeps three maps per Conv unit where the ResNet count this was fitted on keeps about
+    // two (conv and norm inputs): the same traffic per layer is 2/3 as many passes per counted element.
+    const double passes = (training ? 14.0 : 6.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
+    const double bytes = b * traffic.saved_elements * act_b * passes;
     const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
     if (t_bw > secs) {
       secs = t_bw;
@@ -127,7 +156,10 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
   // paste; MMDetection rows on a V100), single-stage detectors (YOLO, RetinaNet) about 1 ms of NMS
   // (Ultralytics' reported postprocess times).
   const bool two_stage = a.head != "yolo" && a.head != "retinanet";
-  if (det && !training) secs += (two_stage ? 0.013 : 0.001) * b;
+  if (det && !training) {
+    t.postprocess_seconds_per_image = two_stage ? 0.013 : 0.001;
+    secs += t.postprocess_seconds_per_image * b;
+  }
   if (b <= 4 && !training && !det) {
     secs += 2e-3;  // small batches are launch- and transfer-bound
     t.notes.push_back("small batches are bound by kernel launches and host-to-device transfers, not FLOPs");

@@ -42,11 +42,28 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
   p.gpus_needed = p.streams_per_gpu >= 1 ? static_cast<std::int64_t>(std::ceil(streams / p.streams_per_gpu)) : 0;
   const double on_given = std::max(1.0, static_cast<double>(w.gpus)) * best;
   if (on_given < streams) p.frames_dropped_pct = 100.0 * (1.0 - on_given / streams);
+  // Tracking: SORT updates at 260 Hz on one CPU core (Bewley et al. 2016), i.e. 3.8 ms per frame per stream;
+  // ByteTrack associates with the same Kalman filter and IoU matching (twice), taken at the same cost.
+  const double track_s = w.tracker == "none" ? 0.0 : 1.0 / 260.0;
+  if (track_s > 0) {
+    p.tracking_cpu_cores = std::max(p.streams_per_gpu, 0.0) * infer_rate_per_stream * track_s;
+    p.notes.push_back(fmt::format("{} tracking keeps about {:.1f} CPU core(s) busy per GPU's {:.0f} streams", w.tracker,
+                                  p.tracking_cpu_cores, p.streams_per_gpu));
+  }
   if (t.images_per_second) {
     const double b = static_cast<double>(w.batch);
-    const double fill = b / (streams * infer_rate_per_stream);  // waiting for a full batch
-    const double infer = b / *t.images_per_second;
-    p.latency_ms = 1000.0 * (fill + infer + 1.0 / w.fps);
+    VideoPlan::Stages st;
+    // Decode of one frame on one engine at the per-engine rate (0 when the engines are unknown).
+    if (p.decode_streams) st.decode_ms = 1000.0 * pixels / k_nvdec_pixels_per_s;
+    // Preprocessing on the GPU: read the NV12 frame, write the resized fp16 RGB input, at half the
+    // memory bandwidth (a memory-bound resize/normalise kernel).
+    if (g.bandwidth_gb_per_s) st.preprocess_ms = 1000.0 * b * (1.5 * pixels + 6.0 * t.input_pixels) / (*g.bandwidth_gb_per_s * 1e9 * 0.5);
+    st.batch_fill_ms = 1000.0 * b / (streams * infer_rate_per_stream);  // waiting for a full batch
+    st.postprocess_ms = 1000.0 * b * t.postprocess_seconds_per_image;
+    st.inference_ms = 1000.0 * b / *t.images_per_second - st.postprocess_ms;
+    st.tracking_ms = 1000.0 * track_s;
+    p.latency_ms = st.decode_ms + st.preprocess_ms + st.batch_fill_ms + st.inference_ms + st.postprocess_ms + st.tracking_ms;
+    p.stages = st;
     if (w.max_latency_ms && *p.latency_ms > *w.max_latency_ms)
       p.notes.push_back(fmt::format("end-to-end latency {:.0f} ms exceeds --max-latency-ms {:g}: lower --batch", *p.latency_ms, *w.max_latency_ms));
   }

@@ -176,7 +176,12 @@ ojson video_json(const VideoPlan& v) {
   return {{"streams_per_gpu", v.streams_per_gpu}, {"limiting_stage", v.limit}, {"gpus_needed", v.gpus_needed},
           {"decode_streams_per_gpu", opt(v.decode_streams)}, {"inference_streams_per_gpu", opt(v.inference_streams)},
           {"memory_streams_per_gpu", v.memory_streams}, {"frames_dropped_pct", v.frames_dropped_pct}, {"latency_ms", opt(v.latency_ms)},
-          {"usd_per_stream_hour", opt(v.usd_per_stream_hour)}, {"notes", v.notes}};
+          {"usd_per_stream_hour", opt(v.usd_per_stream_hour)}, {"tracking_cpu_cores", v.tracking_cpu_cores},
+          {"latency_stages_ms", v.stages ? ojson{{"decode", v.stages->decode_ms}, {"preprocess", v.stages->preprocess_ms},
+                                                 {"batch_fill", v.stages->batch_fill_ms}, {"inference", v.stages->inference_ms},
+                                                 {"postprocess", v.stages->postprocess_ms}, {"tracking", v.stages->tracking_ms}}
+                                         : ojson(nullptr)},
+          {"notes", v.notes}};
 }
 
 ojson hints_json(const Candidate& c, const ModelSpec& m) {
@@ -347,7 +352,11 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                          v.inference_streams ? fmt::format("{:.1f}", *v.inference_streams) : "unknown", v.memory_streams, v.gpus_needed,
                          w.streams.value_or(0));
       if (v.frames_dropped_pct > 0) out += fmt::format("  {:.0f}% of frames dropped on {} GPU(s)\n", v.frames_dropped_pct, w.gpus);
-      if (v.latency_ms) out += fmt::format("  end-to-end latency about {:.0f} ms\n", *v.latency_ms);
+      if (v.latency_ms && v.stages)
+        out += fmt::format("  end-to-end latency about {:.0f} ms: decode {:.1f}, preprocess {:.1f}, batch fill {:.1f}, inference {:.1f}, "
+                           "postprocess {:.1f}, tracking {:.1f}\n",
+                           *v.latency_ms, v.stages->decode_ms, v.stages->preprocess_ms, v.stages->batch_fill_ms, v.stages->inference_ms,
+                           v.stages->postprocess_ms, v.stages->tracking_ms);
       if (v.usd_per_stream_hour) out += fmt::format("  ${:.3f} per stream-hour\n", *v.usd_per_stream_hour);
       for (const auto& n : v.notes) out += "  note: " + n + "\n";
     }
