@@ -14,6 +14,8 @@ struct VisionArch {
   std::string neck = "none";            // none, fpn, c4, dc5
   std::string head = "cls";             // cls, rpn-box, fast-box, retinanet, mask, keypoint, panoptic, yolo, seg
   std::int64_t cascade_stages = 1;
+  std::int64_t box_convs = 0;   // 3x3 convs before the box head's fc (detectron2 FastRCNNConvFCHead NUM_CONV; 0 = two fc)
+  std::int64_t mask_convs = 4;  // 3x3 convs of the mask head
   std::int64_t classes = 1000;
   bool dconv = false;
   bool gn = false;                      // GroupNorm in FPN and heads

@@ -8,6 +8,9 @@ struct VisionPolicy {
   int freeze_at = 0;            // stages frozen from the stem (detectron2 FREEZE_AT = 2: stem and res2)
   bool norm_trainable = true;   // batch norm that trains and keeps its inputs (PyTorch, MMDetection)
   bool eager_attention = false; // ViT attention materialising the scores
+  bool mask_per_cascade_stage = false;  // MMDetection's Cascade Mask R-CNN has a mask head per stage (detectron2: last only)
+  bool fused_focal_loss = false;
+  bool norm_fp32 = false;        // mmcv fp16 (MMDetection 2.x) runs norm layers in fp32: their kept inputs are fp32 // mmcv's CUDA sigmoid focal loss keeps its logits only (detectron2's jit version ~6 temporaries)
 };
 
 struct VisionCounts {

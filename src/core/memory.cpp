@@ -239,7 +239,13 @@ VisionPolicy vision_policy(const Workload& w) {
   VisionPolicy p;
   switch (w.framework.value_or(Framework::pytorch)) {
     case Framework::detectron2: p.freeze_at = 2; p.norm_trainable = false; break;  // FrozenBatchNorm, FREEZE_AT 2
-    case Framework::mmdet: p.freeze_at = 2; p.norm_trainable = true; break;        // frozen_stages=1, BN keeps inputs
+    case Framework::mmdet:  // frozen_stages=1, BN keeps inputs, mmcv's fused focal loss
+      p.freeze_at = 2;
+      p.norm_trainable = true;
+      p.fused_focal_loss = true;
+      p.mask_per_cascade_stage = true;
+      p.norm_fp32 = true;
+      break;
     default: break;
   }
   p.eager_attention = !w.flash_attention;

@@ -87,9 +87,10 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
         if (stage_no <= freeze_at) frozen += bp * p + extra;
         if (stage_no > freeze_at) {
           // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs.
-          double e = bin + (basic ? 1.0 : 2.0) * s.width;
-          if (norm_saves) e += (basic ? 2.0 : 2.0) * s.width + s.out;
-          saved += e * p;
+          const double e = bin + (basic ? 1.0 : 2.0) * s.width;
+          const double norm_in = norm_saves ? 2.0 * s.width + s.out : 0.0;
+          saved += (e + (pol.norm_fp32 ? 0.0 : norm_in)) * p;
+          if (pol.norm_fp32) saved_fp32 += norm_in * p;
         }
       }
       in = s.out;
@@ -97,7 +98,9 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     c.frozen_macs = frozen;
     if (a.neck == "c4" && training && a.head != "rpn") {
       const Stage& s = st[3];
-      saved += rois * 49.0 * (1024.0 + 2.0 * s.width + (s.blocks - 1.0) * (s.out + 2.0 * s.width)) + rois * 2048.0;
+      // res5 on every ROI: its input is the 1024 x 14x14 ROIAlign output (POOLER_RESOLUTION 14), the blocks run
+      // at 7x7.
+      saved += rois * (1024.0 * 196.0 + 49.0 * (2.0 * s.width + (s.blocks - 1.0) * (s.out + 2.0 * s.width))) + rois * 2048.0;
     }
     if (a.task == "classification") {
       params += 2048.0 * C / (basic ? 4.0 : 1.0) + C;
@@ -248,11 +251,17 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   }
   if (det) {
     const double p2 = px / 16.0, p3 = px / 64.0, p4 = px / 256.0, p5 = px / 1024.0, p6 = px / 4096.0, p7 = px / 16384.0;
-    if (a.neck == "fpn") {
+    if (a.neck == "fpn" && a.head == "retinanet") {
+      // RetinaNet's FPN starts at C3 (no P2) and adds P6 and P7 by strided 3x3 convs (Lin et al. 2017).
+      const double* o = stage_out.data();
+      params += (o[1] + o[2] + o[3]) * 256.0 + 3.0 * 9.0 * 256 * 256 + 9.0 * o[3] * 256 + 9.0 * 256 * 256;
+      macs += 256.0 * (o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p3 + p4 + p5 + p7) + 9.0 * o[3] * 256 * p6;
+      saved += 256.0 * 2.0 * (p3 + p4 + p5 + p6 + p7) * (a.gn || a.syncbn ? 2.0 : 1.0);
+    } else if (a.neck == "fpn") {
       const double* o = stage_out.data();
       params += (o[0] + o[1] + o[2] + o[3]) * 256.0 + 4.0 * 9.0 * 256 * 256;
       macs += 256.0 * (o[0] * p2 + o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p2 + p3 + p4 + p5);
-      saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (a.gn ? 2.0 : 1.0) + 256.0 * p2;
+      saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (a.gn || a.syncbn ? 2.0 : 1.0) + 256.0 * p2;
     }
     if (a.head == "detr") {
       // DETR (Carion et al. 2020): a 1x1 projection of res5 to 256, 6 encoder layers over the stride-32
@@ -267,8 +276,15 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       params += 8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4);
       const double lv = p3 + p4 + p5 + p6 + p7;
       macs += (8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4)) * lv;
-      saved += (8.0 * 256 * 2 + 9.0 * (C + 4)) * lv;
-      if (training) saved += 9.0 * lv * C * 6.0;  // sigmoid focal loss temporaries over every anchor and class
+      // Four 3x3 convs of 256 per branch, each followed by a ReLU that keeps its result (the conv output is
+      // not kept), and the class and box outputs.
+      saved += (8.0 * 256 + 9.0 * (C + 4)) * lv;
+      // Sigmoid focal loss over every anchor and class, in fp32: detectron2 concatenates the permuted logits,
+      // selects the valid anchors, builds one-hot targets (int64, then a float copy) and its
+      // sigmoid_focal_loss_jit keeps about six temporaries (sigmoid, BCE, p_t, the modulating power, alpha
+      // weighting, the product): about twelve [anchors x classes] tensors; mmcv's CUDA kernel keeps the
+      // reshaped logits it was given (two).
+      if (training) saved_fp32 += 9.0 * lv * C * (pol.fused_focal_loss ? 2.0 : 12.0);
     } else if (a.head != "cls" && a.head != "yolo" && a.head != "seg") {
       // RPN: on every FPN level, or on res4 (C4) / res5 (DC5).
       if (a.head != "fast-box") {
@@ -281,6 +297,14 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       // Box head(s): ROIAlign 7x7 then two fc 1024 (FPN, DC5), or res5 on the ROI (C4, counted above).
       const double stages = a.head == "rpn" ? 0.0 : static_cast<double>(a.cascade_stages);
       if (a.head == "rpn") {
+      } else if (a.neck != "c4" && a.box_convs > 0) {
+        // FastRCNNConvFCHead with NUM_CONV 4, NUM_FC 1 (detectron2's GN and SyncBN configs): 3x3 convs of 256 on
+        // the 7x7 ROI features, each keeping its output for the norm and its ReLU output, then one fc 1024.
+        const double n = static_cast<double>(a.box_convs), roi_in = 256.0 * 49.0;
+        const double head = n * 9.0 * 256 * 256 + roi_in * 1024.0 + 1024.0 * (C + 1) + 1024.0 * 4.0 * (stages > 1 ? 1.0 : C);
+        params += stages * head;
+        macs += stages * rois * (n * 9.0 * 256 * 256 * 49 + roi_in * 1024.0 + 1024.0 * (C + 1));
+        saved += stages * rois * (roi_in + n * roi_in * (a.gn || a.syncbn ? 2.0 : 1.0) + 2.0 * 1024.0);
       } else if (a.neck != "c4") {
         const double roi_in = (a.neck == "dc5" ? 2048.0 : 256.0) * 49.0;
         const double head = roi_in * 1024.0 + 1024.0 * 1024.0 + 1024.0 * (C + 1) + 1024.0 * 4.0 * (stages > 1 ? 1.0 : C);
@@ -291,11 +315,24 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
         params += 2048.0 * (C + 1) + 2048.0 * 4.0 * C;
       }
       saved += stages * rois * (C + 1) * 5.0;
-      if (a.head == "mask" || a.head == "panoptic") {
-        const double mp = 4.0 * 9.0 * 256 * 256 + 4.0 * 256 * 256 + 256.0 * C;
+      if ((a.head == "mask" || a.head == "panoptic") && a.neck == "c4") {
+        // C4: the mask head reuses the box head's res5 features of the positive ROIs (2048 x 7x7 gathered,
+        // a new tensor), a 2x2 deconvolution to 256 x 14x14 and the per-class predictor.
+        params += 4.0 * 2048 * 256 + 256.0 * C;
+        macs += pos_rois * (4.0 * 2048 * 256 * 49 + 256.0 * C * 196);
+        saved += pos_rois * (2048.0 * 49 + 256.0 * 196 + 2.0 * C * 196 + 2.0 * 196);
+      } else if (a.head == "mask" || a.head == "panoptic") {
+        const double nc = static_cast<double>(a.mask_convs);
+        const double heads = pol.mask_per_cascade_stage ? std::max(1.0, stages) : 1.0;
+        const double mp = heads * (nc * 9.0 * 256 * 256 + 4.0 * 256 * 256 + 256.0 * C);
         params += mp;
-        macs += pos_rois * (4.0 * 9.0 * 256 * 256 * 196 + 4.0 * 256 * 256 * 196 + 256.0 * C * 784);
-        saved += pos_rois * (4.0 * 256 * 196 * 2.0 + 256.0 * 784 * 2.0 + C * 784 * 3.0);
+        macs += heads * pos_rois * (nc * 9.0 * 256 * 256 * 196 + 4.0 * 256 * 256 * 196 + 256.0 * C * 784);
+        // Kept per positive ROI: the ROIAlign output (first conv's input), each conv's ReLU output (ReLU keeps its
+        // result; the conv output itself is only kept when a GroupNorm sits between), the deconvolution's
+        // ReLU output, the per-class logits (alive until the loss gathers the ground-truth class, and again as
+        // the scattered gradient at the start of backward), and that class's 28x28 logits and sigmoid.
+        const double per_conv = a.gn || a.syncbn ? 2.0 : 1.0;
+        saved += heads * pos_rois * (256.0 * 196 + per_conv * (nc * 256 * 196 + 256.0 * 784) + 2.0 * C * 784 + 2.0 * 784);
       }
       if (a.head == "keypoint") {
         const double kp = 9.0 * 256 * 512 + 7.0 * 9.0 * 512 * 512 + 16.0 * 512 * 17;

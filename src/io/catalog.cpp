@@ -234,6 +234,8 @@ VisionArch parse_vision(const json& j, const std::string& where) {
   a.neck = o.has("neck") ? one_of("neck", {"none", "fpn", "c4", "dc5", "dilated8"}) : "none";
   a.head = o.has("head") ? one_of("head", {"cls", "rpn", "rpn-box", "fast-box", "retinanet", "detr", "mask", "keypoint", "panoptic", "yolo", "seg"}) : "cls";
   if (o.has("cascade_stages")) a.cascade_stages = static_cast<std::int64_t>(o.num("cascade_stages"));
+  if (o.has("box_convs")) a.box_convs = static_cast<std::int64_t>(o.num("box_convs"));
+  if (o.has("mask_convs")) a.mask_convs = static_cast<std::int64_t>(o.num("mask_convs"));
   if (o.has("classes")) a.classes = static_cast<std::int64_t>(o.num("classes"));
   if (o.has("dconv")) a.dconv = o.boolean("dconv");
   if (o.has("gn")) a.gn = o.boolean("gn");
