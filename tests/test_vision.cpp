@@ -256,3 +256,18 @@ TEST_CASE("generation: the VAE decode is timed (2.5 TFLOP for a 512x512 image)",
   const std::string notes = r.json()["notes"].dump();
   CHECK(notes.find("VAE decode (2.51 TFLOP per image)") != std::string::npos);
 }
+
+TEST_CASE("vision: TensorRT fuses conv, norm and activation; it only runs inference", "[vision]") {
+  auto pt = test::run({"estimate", "--model", "yolov8-n", "--mode", "inference", "--precision", "fp16", "--batch", "8", "--gpu", "t4-16gb",
+                       "--format", "json"});
+  auto trt = test::run({"estimate", "--model", "yolov8-n", "--mode", "inference", "--precision", "fp16", "--batch", "8", "--gpu", "t4-16gb",
+                        "--framework", "tensorrt", "--format", "json"});
+  REQUIRE(pt.code == 0);
+  REQUIRE(trt.code == 0);
+  // YOLOv8-n at batch 8 on a T4 is bound by feature-map traffic in PyTorch; fused, it is not.
+  CHECK(pt.json()["time"]["bound"] == "memory bandwidth (feature-map traffic)");
+  CHECK(trt.json()["time"]["images_per_second"].get<double>() > pt.json()["time"]["images_per_second"].get<double>());
+  auto train = test::run({"estimate", "--model", "yolov8-n", "--mode", "train", "--framework", "tensorrt"});
+  CHECK(train.code == 2);
+  CHECK(train.err.find("--framework: tensorrt is an inference engine") != std::string::npos);
+}

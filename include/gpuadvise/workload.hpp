@@ -18,7 +18,7 @@ enum class Sharding { none, zero1, zero2, zero3 };
 enum class Offload { none, optimizer, optimizer_params };
 enum class MasterWeights { fp32, none };
 enum class Framework { hf, vllm, llamacpp, exllama, autoawq, litgpt, torchtune, torchtitan, megatron,
-                       pytorch, detectron2, mmdet, ultralytics, diffusers };
+                       pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };
 
 std::string to_string(Mode v);
 std::string to_string(Precision v);

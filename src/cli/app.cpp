@@ -100,7 +100,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]")->group(g);
   add(app, wf, "tp", "--tp", "tensor-parallel degree [1]")->group(g);
   add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]")->group(g);
-  add(app, wf, "framework", "--framework,--engine", "hf vllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics; diffusers [hf]")->group(g);
+  add(app, wf, "framework", "--framework,--engine", "hf vllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
   add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)")->group("Job size");

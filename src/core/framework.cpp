@@ -95,6 +95,7 @@ FrameworkProfile framework_profile(Framework f) {
     case Framework::detectron2:
     case Framework::mmdet:
     case Framework::ultralytics:
+    case Framework::tensorrt:
     case Framework::diffusers:
       p.summary = "PyTorch";
       p.source = "plain PyTorch training loop with torch.amp";

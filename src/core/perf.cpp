@@ -144,7 +144,10 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
     const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
     // The YOLO count keeps three maps per Conv unit where the ResNet count this was fitted on keeps about
     // two (conv and norm inputs): the same traffic per layer is 2/3 as many passes per counted element.
-    const double passes = (training ? 14.0 : 6.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
+    double passes = (training ? 14.0 : 6.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
+    // TensorRT fuses each convolution with its norm and activation: one of the three maps per unit is
+    // written and read (method.md §12.3).
+    if (w.framework == Framework::tensorrt) passes /= 3.0;
     const double bytes = b * traffic.saved_elements * act_b * passes;
     const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
     if (t_bw > secs) {

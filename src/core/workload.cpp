@@ -50,7 +50,7 @@ const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "v
                                      {Framework::litgpt, "litgpt"}, {Framework::torchtune, "torchtune"},
                                      {Framework::torchtitan, "torchtitan"}, {Framework::megatron, "megatron"},
                                      {Framework::pytorch, "pytorch"}, {Framework::detectron2, "detectron2"},
-                                     {Framework::mmdet, "mmdet"}, {Framework::ultralytics, "ultralytics"},
+                                     {Framework::mmdet, "mmdet"}, {Framework::ultralytics, "ultralytics"}, {Framework::tensorrt, "tensorrt"},
                                      {Framework::diffusers, "diffusers"}}};
 
 std::string lower(std::string s) {
@@ -256,7 +256,7 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("sharding")) w.sharding = parse_enum(k_sharding, *v, {{"fsdp", Sharding::zero3}, {"zero-1", Sharding::zero1}, {"zero-2", Sharding::zero2}, {"zero-3", Sharding::zero3}, {"0", Sharding::none}, {"1", Sharding::zero1}, {"2", Sharding::zero2}, {"3", Sharding::zero3}});
   if (auto* v = get("tp")) w.tp = parse_positive_int(*v);
   if (auto* v = get("pp")) w.pp = parse_positive_int(*v);
-  if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}});
+  if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}});
   if (auto* v = get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = get("gpu_memory_utilization")) {
     const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
@@ -344,6 +344,8 @@ Workload build_workload(const RawWorkload& raw) {
     if (!(l > 0)) throw InputError(v->origin + ": expected milliseconds > 0, got '" + v->value + "'");
     w.max_latency_ms = l;
   }
+  if (w.framework == Framework::tensorrt && is_training(w.mode))
+    throw InputError(get("framework")->origin + ": tensorrt is an inference engine (valid with --mode inference; for training: pytorch, detectron2, mmdet, ultralytics)");
   if (w.streams && is_training(w.mode)) throw InputError(get("streams")->origin + ": video streams are an inference workload (--mode inference)");
   if (auto* v = get("mfu")) {
     const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
