@@ -89,11 +89,15 @@ EXTRA_PRICES = {
     "mi325x-256gb": [("TensorWave", 1.95, "2026-05-18", "https://www.cliffcenter.com/research/amd-inference-economics")],
 }
 
-# NVDEC engines (NVIDIA Video Encode/Decode support matrix), used by video workloads.
+# NVDEC engines (NVIDIA Video Encode/Decode support matrix and the cards' datasheets), used by video
+# workloads; a card not listed has an unknown count and the tool says so.
 NVDEC = {"h100-sxm-80gb": 7, "h100-pcie-80gb": 7, "h100-nvl-94gb": 7, "h200-sxm-141gb": 7, "h200-nvl-141gb": 7,
          "h100-sxm-96gb": 7, "gh200-96gb": 7, "a100-sxm-40gb": 5, "a100-pcie-40gb": 5, "a100-sxm-80gb": 5,
          "a100-pcie-80gb": 5, "l4-24gb": 4, "l40s-48gb": 3, "a10-24gb": 2, "a10g-24gb": 2, "t4-16gb": 2,
-         "rtx-4090-24gb": 1}
+         "rtx-4090-24gb": 1, "rtx-5090-32gb": 2, "rtx-6000-ada-48gb": 3, "rtx-a6000-48gb": 2,
+         "rtx-pro-6000-blackwell-ws-96gb": 4, "rtx-pro-6000-blackwell-se-96gb": 4}
+NVDEC_SOURCE = ("https://developer.nvidia.com/video-encode-and-decode-gpu-support-matrix-new (NVDEC count per GPU; "
+                "RTX 5090, RTX 6000 Ada, RTX A6000 and RTX PRO 6000 from their NVIDIA datasheets), seen 2026-11-30")
 
 
 def stack_of(g):
@@ -121,6 +125,8 @@ def convert(g):
         capacity, basis, src = int(nominal * 2**30), "nominal", "vendor capacity read as GiB; CUDA reports a little less"
     sources = dict(g.get("sources") or {})
     sources["memory_capacity"] = src
+    if gid in NVDEC:
+        sources["nvdec_engines"] = NVDEC_SOURCE
     prices = [{"provider": p["provider"], "usd_per_gpu_hour": p["usd_per_gpu_hour"], "date_seen": p["date_seen"],
                "source": p["source"], "note": p.get("note", "")} for p in g.get("cloud_prices", [])
               if not (gid == "v100-sxm2-32gb" and "16GB" in p["provider"])]

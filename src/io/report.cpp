@@ -687,6 +687,7 @@ std::string gpu_detail_table(const GpuSpec& g) {
   out += fmt::format("  software        {} {}\n  server chassis  {}\n", g.stack,
                      g.compute_capability ? "compute capability " + *g.compute_capability : (g.gfx_target ? *g.gfx_target : ""),
                      g.needs_server_chassis ? "required" : "not required");
+  out += fmt::format("  video decode    {}\n", g.nvdec_engines ? fmt::format("{} NVDEC engine(s)", *g.nvdec_engines) : std::string("unknown"));
   out += "  prices (indicative, on-demand per GPU-hour):\n";
   if (g.prices.empty()) out += "    none known\n";
   for (const auto& p : g.prices)
