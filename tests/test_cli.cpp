@@ -1,5 +1,7 @@
 // The command line: exit codes, JSON keys of the contract, and one clear line for each bad input.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <set>
 
 #include "helpers.hpp"
 
@@ -172,4 +174,14 @@ TEST_CASE("hints: vLLM flags for inference, a DeepSpeed config for ZeRO, SkyPilo
   const auto ht = t.json()["launch_hints"];
   CHECK(ht["deepspeed_config"]["zero_optimization"]["stage"] == 2);
   CHECK(ht["hf_trainer_args"].get<std::string>().find("--per_device_train_batch_size 1 --bf16") != std::string::npos);
+}
+
+TEST_CASE("cli: the workload schema names exactly the keys a workload file may hold", "[cli]") {
+  std::ifstream in(std::string(GPUADVISE_SOURCE_DIR) + "/data/schema/workload.schema.json");
+  REQUIRE(in.good());
+  const auto schema = nlohmann::json::parse(in);
+  std::set<std::string> in_schema;
+  for (const auto& [k, v] : schema["oneOf"][0]["properties"].items()) in_schema.insert(k);
+  const std::set<std::string> parsed(gpuadvise::workload_keys().begin(), gpuadvise::workload_keys().end());
+  CHECK(in_schema == parsed);
 }
