@@ -185,3 +185,13 @@ TEST_CASE("cli: the workload schema names exactly the keys a workload file may h
   const std::set<std::string> parsed(gpuadvise::workload_keys().begin(), gpuadvise::workload_keys().end());
   CHECK(in_schema == parsed);
 }
+
+TEST_CASE("cli: a framework of another kind of model is bad input naming the valid ones", "[cli]") {
+  auto llm = test::run({"estimate", "--model", "7B", "--framework", "detectron2"});
+  CHECK(llm.code == 2);
+  CHECK(llm.err.find("--framework: detectron2 does not run a language model (valid for 7B: hf, vllm") != std::string::npos);
+  auto det = test::run({"--model", "yolov8-m", "--framework", "vllm"});
+  CHECK(det.code == 2);
+  CHECK(det.err.find("valid for yolov8-m: pytorch, detectron2, mmdet, ultralytics, tensorrt") != std::string::npos);
+  CHECK(test::run({"estimate", "--model", "stable-diffusion-v1-4", "--mode", "inference", "--framework", "diffusers"}).code == 0);
+}

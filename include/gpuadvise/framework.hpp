@@ -3,6 +3,7 @@
 // Each trait is documented with the framework's docs or source in docs/method.md §7.
 #include <string>
 
+#include "gpuadvise/model.hpp"
 #include "gpuadvise/workload.hpp"
 
 namespace gpuadvise {
@@ -48,5 +49,9 @@ struct FrameworkProfile {
 };
 
 FrameworkProfile framework_profile(Framework f);
+
+// A --framework that runs another kind of model (detectron2 for a language model, vllm for a detector) is
+// bad input: throws InputError naming the frameworks of this model's kind.
+void check_framework_fits_model(const Workload& w, const ModelSpec& m);
 
 }  // namespace gpuadvise

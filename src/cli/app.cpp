@@ -208,7 +208,9 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
 ModelCatalog load_models() { return parse_model_catalog(bundled_model_catalog(), "bundled data/models.json"); }
 
 ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in) {
-  return resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
+  ModelSpec m = resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
+  check_framework_fits_model(w, m);
+  return m;
 }
 
 const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::string& flag = "--gpu") {

@@ -1,6 +1,11 @@
 // Framework profiles: docs/method.md §7 lists every trait with the framework source it comes from.
 #include "gpuadvise/framework.hpp"
 
+#include <algorithm>
+#include <vector>
+
+#include "gpuadvise/error.hpp"
+
 namespace gpuadvise {
 
 FrameworkProfile framework_profile(Framework f) {
@@ -102,6 +107,28 @@ FrameworkProfile framework_profile(Framework f) {
       break;
   }
   return p;
+}
+
+void check_framework_fits_model(const Workload& w, const ModelSpec& m) {
+  if (!w.framework) return;
+  const Framework f = *w.framework;
+  std::vector<Framework> valid;
+  std::string kind;
+  if (m.vision && m.vision->task == "generation") {
+    valid = {Framework::diffusers, Framework::pytorch};
+    kind = "an image-generation pipeline";
+  } else if (m.vision) {
+    valid = {Framework::pytorch, Framework::detectron2, Framework::mmdet, Framework::ultralytics, Framework::tensorrt};
+    kind = "a vision model";
+  } else {
+    valid = {Framework::hf,         Framework::vllm,       Framework::llamacpp, Framework::exllama, Framework::autoawq,
+             Framework::litgpt,     Framework::torchtune,  Framework::torchtitan, Framework::megatron};
+    kind = "a language model";
+  }
+  if (std::find(valid.begin(), valid.end(), f) != valid.end()) return;
+  std::string names;
+  for (const Framework v : valid) names += (names.empty() ? "" : ", ") + to_string(v);
+  throw InputError("--framework: " + to_string(f) + " does not run " + kind + " (valid for " + m.id + ": " + names + ")");
 }
 
 }  // namespace gpuadvise

@@ -1,7 +1,9 @@
 #include "gpuadvise/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "gpuadvise/units.hpp"
@@ -340,8 +342,12 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   }
   if (on_gpu) {
     const auto& g = *on_gpu->gpu;
-    out += fmt::format("\nOn {} ({} GB usable): {}, headroom {} GB\n", g.name, gbs(static_cast<double>(g.memory_bytes)),
-                       on_gpu->fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31"), gbs(on_gpu->headroom_bytes));
+    // The verdict names why a job cannot run: the precision, the memory, or a video stream it cannot sustain.
+    std::string verdict = on_gpu->fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31");
+    if (!on_gpu->supported) verdict = paint(style, "cannot run at this precision", "31");
+    else if (!on_gpu->fits && on_gpu->video && on_gpu->headroom_bytes >= 0) verdict = paint(style, "cannot sustain one stream", "31");
+    out += fmt::format("\nOn {} ({} GB usable): {}, headroom {} GB\n", g.name, gbs(static_cast<double>(g.memory_bytes)), verdict,
+                       gbs(on_gpu->headroom_bytes));
     const auto& t = on_gpu->time;
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
     if (t.images_per_second) out += fmt::format("  {:.1f} images/s per GPU\n", *t.images_per_second);
@@ -374,7 +380,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                          k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
     if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
     for (const auto& n : on_gpu->notes) out += "  note: " + n + "\n";
-    for (const auto& n : on_gpu->time.notes) out += "  note: " + n + "\n";
+    for (const auto& n : on_gpu->time.notes)
+      if (std::find(on_gpu->notes.begin(), on_gpu->notes.end(), n) == on_gpu->notes.end()) out += "  note: " + n + "\n";
     if (style.hints && on_gpu->fits) out += "  launch hints:\n" + hints_text(*on_gpu, m);
   } else {
     out += "\nNo --gpu given: runtime overhead is that of a current data-centre GPU.\n";
