@@ -78,7 +78,7 @@ TEST_CASE("memory: mixed-precision AdamW full fine-tune keeps 16-18 bytes per pa
   CHECK(states / count_params(m).total < 18.0);
 }
 
-TEST_CASE("memory: sharding and tensor parallelism shrink each GPU's share; data parallelism does not", "[memory]") {
+TEST_CASE("memory: sharding and tensor parallelism shrink each GPU share, data parallelism does not", "[memory]") {
   const auto m = test::model("llama-3.1-8b");
   const auto one = estimate_memory(wl({{"mode", "finetune"}, {"seq_len", "1024"}}), m, nullptr);
   const auto ddp = estimate_memory(wl({{"mode", "finetune"}, {"seq_len", "1024"}, {"gpus", "4"}}), m, nullptr);
@@ -87,7 +87,7 @@ TEST_CASE("memory: sharding and tensor parallelism shrink each GPU's share; data
   CHECK(fsdp.weights + fsdp.gradients + fsdp.optimizer_states < 0.4 * (one.weights + one.gradients + one.optimizer_states));
 }
 
-TEST_CASE("memory: activations grow with batch and sequence; checkpointing cuts them", "[memory]") {
+TEST_CASE("memory: activations grow with batch and sequence, checkpointing cuts them", "[memory]") {
   const auto m = test::model("llama-3.1-8b");
   const auto a = estimate_memory(wl({{"mode", "lora"}, {"seq_len", "1024"}}), m, nullptr);
   const auto b = estimate_memory(wl({{"mode", "lora"}, {"seq_len", "2048"}}), m, nullptr);
