@@ -188,6 +188,31 @@ TEST_CASE("vision: MMDetection training memory within its model zoo's figures", 
   CHECK(errors[errors.size() / 2] < 0.10);
 }
 
+TEST_CASE("vision: segmentation training memory within MMSegmentation's model zoo's figures", "[vision]") {
+  // tests/data/mmseg_memory.jsonl: SegFormer B0/B5 and DeepLabV3 on ADE20K, Cityscapes and VOC (--classes
+  // 150, 19, 21), 8 GPUs, fp32, 13 rows, none used to fit a coefficient.
+  const auto errors = case_errors("mmseg_memory.jsonl");
+  REQUIRE(errors.size() == 13);
+  CHECK(errors[errors.size() / 2] < 0.12);
+}
+
+TEST_CASE("vision: --classes sets the data set's classes; the segmentation loss scales with them", "[vision]") {
+  // Per-pixel cross-entropy keeps 3 fp32 maps of C classes per pixel: 150 - 19 = 131 more classes at 512x1024
+  // for two images and the auxiliary head's loss: 2 x 2 x 3 x 131 x 524,288 x 4 bytes = 3.30 GB more.
+  auto run = [](const char* classes) {
+    return test::run({"estimate", "--model", "deeplabv3-r50", "--mode", "train", "--precision", "fp32", "--batch", "2", "--image-size",
+                      "1024x512", "--classes", classes, "--format", "json"});
+  };
+  const auto ade = run("150"), city = run("19");
+  REQUIRE(ade.code == 0);
+  REQUIRE(city.code == 0);
+  const double diff = ade.json()["memory"]["tensor_peak_bytes"].get<double>() - city.json()["memory"]["tensor_peak_bytes"].get<double>();
+  CHECK(diff == Approx(2.0 * 2 * 3 * 131 * 524288.0 * 4).epsilon(0.01));
+  auto llm = test::run({"estimate", "--model", "7B", "--classes", "3"});
+  CHECK(llm.code == 2);
+  CHECK(llm.err.find("--classes: applies to vision models") != std::string::npos);
+}
+
 TEST_CASE("vision: YOLOX training memory is taken at its multi-scale recipe's largest size", "[vision][yolo]") {
   // MMYOLO/MMDetection resize YOLOX-s batches between 480 and 800 when training at 640: the peak is at 800.
   VisionArch a = *test::model("yolox-s").vision;

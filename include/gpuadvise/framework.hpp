@@ -50,8 +50,8 @@ struct FrameworkProfile {
 
 FrameworkProfile framework_profile(Framework f);
 
-// A --framework that runs another kind of model (detectron2 for a language model, vllm for a detector) is
-// bad input: throws InputError naming the frameworks of this model's kind.
-void check_framework_fits_model(const Workload& w, const ModelSpec& m);
+// Settings that do not apply to this kind of model are bad input: a --framework that runs another kind (detectron2
+// for a language model, vllm for a detector; the error names the valid ones), --classes for a language model.
+void check_workload_fits_model(const Workload& w, const ModelSpec& m);
 
 }  // namespace gpuadvise

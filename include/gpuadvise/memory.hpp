@@ -68,6 +68,8 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
 struct VisionPolicy;
 VisionPolicy vision_policy(const Workload& w);
 std::pair<double, double> image_size(const Workload& w, const ModelSpec& m);
+// The preset's architecture with the workload's overrides (--classes).
+VisionArch vision_arch(const Workload& w, const ModelSpec& m);
 
 // Tokens each layer caches on average at `tokens` of context: sliding-window layers stop at their window.
 double kv_tokens_avg(const ModelSpec& m, double tokens);

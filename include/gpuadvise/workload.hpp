@@ -51,6 +51,7 @@ struct Workload {
   std::int64_t batch = 1;
   std::optional<std::int64_t> seq_len;  // default 2048, or the model's context if shorter
   std::optional<std::int64_t> image_width, image_height;
+  std::optional<std::int64_t> classes;  // vision: the data set's classes, overriding the preset's
   Checkpointing checkpointing = Checkpointing::none;
   bool flash_attention = true;
   std::int64_t lora_rank = 16;

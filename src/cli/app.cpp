@@ -90,6 +90,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1]")->group(g);
   add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]")->group(g);
   add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)")->group(g);
+  add(app, wf, "classes", "--classes", "vision: classes of your data set (the preset's by default: 1000 ImageNet, 80 COCO, ...)")->group(g);
   add(app, wf, "gradient_checkpointing", "--gradient-checkpointing", "activation recomputation: full (bare flag) | selective [off]")
       ->expected(0, 1)
       ->group(g);
@@ -209,7 +210,7 @@ ModelCatalog load_models() { return parse_model_catalog(bundled_model_catalog(),
 
 ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in) {
   ModelSpec m = resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
-  check_framework_fits_model(w, m);
+  check_workload_fits_model(w, m);
   return m;
 }
 

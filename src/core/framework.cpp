@@ -109,7 +109,8 @@ FrameworkProfile framework_profile(Framework f) {
   return p;
 }
 
-void check_framework_fits_model(const Workload& w, const ModelSpec& m) {
+void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
+  if (w.classes && !m.vision) throw InputError("--classes: applies to vision models; " + m.id + " is a language model");
   if (!w.framework) return;
   const Framework f = *w.framework;
   std::vector<Framework> valid;

@@ -252,6 +252,12 @@ VisionPolicy vision_policy(const Workload& w) {
   return p;
 }
 
+VisionArch vision_arch(const Workload& w, const ModelSpec& m) {
+  VisionArch a = *m.vision;
+  if (w.classes) a.classes = *w.classes;
+  return a;
+}
+
 std::pair<double, double> image_size(const Workload& w, const ModelSpec& m) {
   double W = static_cast<double>(w.image_width.value_or(m.vision->ref_w)), H = static_cast<double>(w.image_height.value_or(m.vision->ref_h));
   // Ultralytics' predictor letterboxes with minimal padding (LetterBox(auto=True), stride 32): a 1920x1080
@@ -355,7 +361,7 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
                                          e.weights, "method.md §12.4"});
     return e;
   }
-  const VisionArch& a = *m.vision;
+  const VisionArch a = vision_arch(w, m);
   const bool training = is_training(w.mode);
   auto [W, H] = image_size(w, m);
   if (training && a.train_max_w > 0) {

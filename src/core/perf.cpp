@@ -83,7 +83,7 @@ double vae_decode_macs(double W, double H) {
 // Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image.
 TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
   TimeEstimate t;
-  const VisionArch& a = *m.vision;
+  const VisionArch a = vision_arch(w, m);
   const PrecisionSupport ps = precision_support(w, gpu);
   t.compute_key = ps.compute_key;
   if (!ps.note.empty()) t.notes.push_back(ps.note);

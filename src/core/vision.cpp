@@ -33,6 +33,11 @@ std::vector<Stage> resnet_stages(const std::string& b, bool& basic) {
   return s;
 }
 
+// Per-pixel cross-entropy over C classes at the input resolution, in fp32 (autocast runs log_softmax in fp32): the
+// log-softmax output kept for backward, and at the start of backward the dense gradient of the loss and of the
+// logits (3 x C per pixel).
+double seg_loss_elements(double C, double px) { return 3.0 * C * px; }
+
 }  // namespace
 
 VisionCounts vision_counts(const VisionArch& a, double width, double height, bool training, const VisionPolicy& pol) {
@@ -53,7 +58,9 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     bool basic = false;
     const std::vector<Stage> st = resnet_stages(a.backbone, basic);
     for (std::size_t i = 0; i < 4; ++i) stage_out[i] = st[i].out;
-    const int freeze_at = a.scratch ? 0 : pol.freeze_at;          // stages 1 (stem) .. 5 (res5)
+    // Stages 1 (stem) .. 5 (res5) frozen by detection frameworks; segmentation recipes (torchvision references,
+    // MMSegmentation) train every stage.
+    const int freeze_at = a.scratch || a.task == "segmentation" ? 0 : pol.freeze_at;
     const bool norm_saves = a.syncbn || a.gn || a.scratch || pol.norm_trainable;
     // Stem: 7x7 conv 3 -> 64 at stride 2, norm, ReLU, max-pool.
     params += 147.0 * 64;
@@ -211,7 +218,8 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     const double dec = b0 ? 256.0 : 768.0, p4 = px / 16.0;
     params += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec + 4.0 * dec * dec + dec * C;
     macs += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec * p4 + (4.0 * dec * dec + dec * C) * p4;
-    saved += (4.0 * dec + 2.0 * dec + C) * p4 + C * px;
+    saved += (4.0 * dec + 2.0 * dec + C) * p4;
+    saved_fp32 += seg_loss_elements(C, px);
   } else if (a.backbone == "unet2d") {
     // U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
     // 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
@@ -230,7 +238,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       in = cch;
     }
     params += 64.0 * C;
-    saved += C * px;
+    saved_fp32 += seg_loss_elements(C, px);
   } else if (a.backbone == "cspdarknet") {
     // YOLO families: counted layer by layer from their published structure (yolo.cpp, method.md §12.5).
     const YoloCounts y = yolo_counts(a, width, height);
@@ -247,7 +255,16 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     const double aspp = 2048.0 * 256 + 3.0 * 9.0 * 2048 * 256 + 5.0 * 256 * 256 + 9.0 * 256 * 256 + 256.0 * C;
     params += aspp;
     macs += aspp * p8;
-    saved += (2048.0 + 5.0 * 256 * 2.0 + 256.0 * 4.0 + C) * p8 + C * px;
+    saved += (2048.0 + 5.0 * 256 * 2.0 + 256.0 * 4.0 + C) * p8;
+    saved_fp32 += seg_loss_elements(C, px);
+    // Training adds the auxiliary FCN head on res4 (3x3 conv 1024 -> 256, norm, ReLU, dropout, classifier) with
+    // its own full-resolution loss (torchvision's reference recipe --aux-loss; MMSegmentation's auxiliary_head).
+    if (training) {
+      params += 9.0 * 1024 * 256 + 256.0 * C;
+      macs += (9.0 * 1024 * 256 + 256.0 * C) * p8;
+      saved += (2.0 * 256 + 2.0 * 256 + C) * p8;
+      saved_fp32 += seg_loss_elements(C, px);
+    }
   }
   if (det) {
     const double p2 = px / 16.0, p3 = px / 64.0, p4 = px / 256.0, p5 = px / 1024.0, p6 = px / 4096.0, p7 = px / 16384.0;

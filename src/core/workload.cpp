@@ -173,7 +173,7 @@ const std::vector<std::string>& workload_keys() {
       "sharding", "tp", "pp", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
-      "resolution", "codec", "infer_every", "max_latency_ms", "tracker"};
+      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes"};
   return keys;
 }
 
@@ -334,6 +334,7 @@ Workload build_workload(const RawWorkload& raw) {
     w.codec = c;
   }
   if (auto* v = get("infer_every")) w.infer_every = parse_positive_int(*v);
+  if (auto* v = get("classes")) w.classes = parse_positive_int(*v);
   if (auto* v = get("tracker")) {
     const std::string t = lower(v->value);
     if (t != "none" && t != "sort" && t != "bytetrack") throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: none, sort, bytetrack)");
