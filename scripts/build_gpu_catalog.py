@@ -96,6 +96,8 @@ NVDEC = {"h100-sxm-80gb": 7, "h100-pcie-80gb": 7, "h100-nvl-94gb": 7, "h200-sxm-
          "a100-pcie-80gb": 5, "l4-24gb": 4, "l40s-48gb": 3, "a10-24gb": 2, "a10g-24gb": 2, "t4-16gb": 2,
          "rtx-4090-24gb": 1, "rtx-5090-32gb": 2, "rtx-6000-ada-48gb": 3, "rtx-a6000-48gb": 2,
          "rtx-pro-6000-blackwell-ws-96gb": 4, "rtx-pro-6000-blackwell-se-96gb": 4}
+# Published whole-card decode figures (H.264 1080p30 streams), with their source.
+DECODE_1080P30 = {"t4-16gb": (38, "https://www.nvidia.com/en-us/data-center/tesla-t4/ (\"up to 38 full-HD video streams\"), seen 2026-11-30")}
 NVDEC_SOURCE = ("https://developer.nvidia.com/video-encode-and-decode-gpu-support-matrix-new (NVDEC count per GPU; "
                 "RTX 5090, RTX 6000 Ada, RTX A6000 and RTX PRO 6000 from their NVIDIA datasheets), seen 2026-11-30")
 
@@ -127,6 +129,8 @@ def convert(g):
     sources["memory_capacity"] = src
     if gid in NVDEC:
         sources["nvdec_engines"] = NVDEC_SOURCE
+    if gid in DECODE_1080P30:
+        sources["decode_streams_1080p30"] = DECODE_1080P30[gid][1]
     prices = [{"provider": p["provider"], "usd_per_gpu_hour": p["usd_per_gpu_hour"], "date_seen": p["date_seen"],
                "source": p["source"], "note": p.get("note", "")} for p in g.get("cloud_prices", [])
               if not (gid == "v100-sxm2-32gb" and "16GB" in p["provider"])]
@@ -149,6 +153,7 @@ def convert(g):
         "software": {"stack": stack_of(g), "compute_capability": cc, "gfx_target": g.get("rocm_gfx_target")},
         "needs_server_chassis": seg == "datacenter-module",
         "nvdec_engines": NVDEC.get(gid),
+        "decode_streams_1080p30": DECODE_1080P30[gid][0] if gid in DECODE_1080P30 else None,
         "purchase_usd": g.get("msrp_usd"),
         "prices": prices,
         "sources": sources,

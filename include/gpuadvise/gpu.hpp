@@ -40,6 +40,8 @@ struct GpuSpec {
   std::optional<std::string> gfx_target;
   bool needs_server_chassis = false;
   std::optional<int> nvdec_engines;
+  // The vendor's published H.264 1080p30 decode streams for the whole card, where there is one.
+  std::optional<double> decode_streams_1080p30;
   std::optional<double> purchase_usd;  // list price of one GPU (owned-hardware costing), when sourced
   std::vector<PriceOffer> prices;
   std::map<std::string, std::string> sources;

@@ -16,13 +16,19 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
   // Ampere or newer NVDEC (NVIDIA Video Codec SDK support matrix).
   if (g.nvdec_engines && *g.nvdec_engines > 0) {
     const bool av1_ok = g.cc() >= 8.0;
+    const double full_hd = 1920.0 * 1080.0 * 30.0;
     if (w.codec == "av1" && !av1_ok) {
       p.decode_streams = 0.0;
       p.notes.push_back("no AV1 decode on this GPU's NVDEC: decode would fall to the CPU");
+    } else if (g.decode_streams_1080p30) {
+      p.decode_streams = *g.decode_streams_1080p30 * full_hd / (pixels * w.fps);  // the card's published figure
     } else {
       p.decode_streams = *g.nvdec_engines * k_nvdec_pixels_per_s / (pixels * w.fps);
     }
-    p.notes.push_back(fmt::format("{} NVDEC engine(s); per-engine rate from the T4's published 38 full-HD streams", *g.nvdec_engines));
+    p.notes.push_back(g.decode_streams_1080p30
+                          ? fmt::format("decode: the published {:g} H.264 1080p30 streams of this card, scaled by pixels and fps",
+                                        *g.decode_streams_1080p30)
+                          : fmt::format("{} NVDEC engine(s); per-engine rate from the T4's published 38 full-HD streams", *g.nvdec_engines));
   } else {
     p.notes.push_back("hardware decode capacity unknown for this GPU: decode not counted (needs CPU or unknown engines)");
   }

@@ -157,6 +157,8 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   }
   g.needs_server_chassis = o.boolean("needs_server_chassis");
   if (auto v = o.opt_num("nvdec_engines")) g.nvdec_engines = static_cast<int>(*v);
+  if (o.has("decode_streams_1080p30"))  // optional: most cards publish no whole-card figure
+    if (auto v = o.opt_num("decode_streams_1080p30")) g.decode_streams_1080p30 = *v;
   g.purchase_usd = o.opt_num("purchase_usd");
   {
     const json& prices = o.raw("prices");

@@ -626,6 +626,7 @@ ojson gpu_to_json(const GpuSpec& g) {
   j["software"] = {{"stack", g.stack}, {"compute_capability", opt(g.compute_capability)}, {"gfx_target", opt(g.gfx_target)}};
   j["needs_server_chassis"] = g.needs_server_chassis;
   j["nvdec_engines"] = g.nvdec_engines ? ojson(*g.nvdec_engines) : ojson(nullptr);
+  j["decode_streams_1080p30"] = g.decode_streams_1080p30 ? ojson(*g.decode_streams_1080p30) : ojson(nullptr);
   j["purchase_usd"] = opt(g.purchase_usd);
   ojson prices = ojson::array();
   for (const auto& p : g.prices)
@@ -694,7 +695,8 @@ std::string gpu_detail_table(const GpuSpec& g) {
   out += fmt::format("  software        {} {}\n  server chassis  {}\n", g.stack,
                      g.compute_capability ? "compute capability " + *g.compute_capability : (g.gfx_target ? *g.gfx_target : ""),
                      g.needs_server_chassis ? "required" : "not required");
-  out += fmt::format("  video decode    {}\n", g.nvdec_engines ? fmt::format("{} NVDEC engine(s)", *g.nvdec_engines) : std::string("unknown"));
+  out += fmt::format("  video decode    {}{}\n", g.nvdec_engines ? fmt::format("{} NVDEC engine(s)", *g.nvdec_engines) : std::string("unknown"),
+                     g.decode_streams_1080p30 ? fmt::format(", {:g} H.264 1080p30 streams published", *g.decode_streams_1080p30) : std::string());
   out += "  prices (indicative, on-demand per GPU-hour):\n";
   if (g.prices.empty()) out += "    none known\n";
   for (const auto& p : g.prices)
