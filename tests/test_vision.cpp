@@ -248,8 +248,10 @@ TEST_CASE("video: the latency is the sum of its pipeline stages, a tracker costs
   CHECK(v["latency_ms"].get<double>() == Approx(sum));
   // One 1080p frame on one NVDEC engine: 2,073,600 pixels at 19 x 1080p30 per engine = 1.75 ms.
   CHECK(s["decode"].get<double>() == Approx(1000.0 / (19.0 * 30.0)));
-  // 8 frames of 16 streams at 30 fps: 16.7 ms to fill a batch; YOLO NMS 1 ms per frame.
-  CHECK(s["batch_fill"].get<double>() == Approx(1000.0 * 8 / (16 * 30)));
+  // 8 frames from the streams one GPU serves (16, or fewer when it cannot sustain 16) at 30 fps fill a batch;
+  // YOLO NMS 1 ms per frame.
+  const double served = std::min(16.0, v["streams_per_gpu"].get<double>());
+  CHECK(s["batch_fill"].get<double>() == Approx(1000.0 * 8 / (served * 30)));
   CHECK(s["postprocess"].get<double>() == Approx(8.0));
   // SORT's 260 Hz on one core (Bewley et al. 2016): 3.85 ms per frame per stream.
   CHECK(s["tracking"].get<double>() == Approx(1000.0 / 260.0));
@@ -296,4 +298,26 @@ TEST_CASE("vision: TensorRT fuses conv, norm and activation and only runs infere
   auto train = test::run({"estimate", "--model", "yolov8-n", "--mode", "train", "--framework", "tensorrt"});
   CHECK(train.code == 2);
   CHECK(train.err.find("--framework: tensorrt is an inference engine") != std::string::npos);
+}
+
+TEST_CASE("video: without --batch the ranking batches the frames of the streams and says so", "[vision][video]") {
+  auto r = test::run({"--model", "yolov8-m", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--fps", "30", "--only",
+                      "l4-24gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto rj = r.json();
+  const auto& row = rj["ranking"][0];
+  CHECK(row["layout"].get<std::string>().find(", batch ") != std::string::npos);
+  auto b1 = test::run({"--model", "yolov8-m", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--fps", "30", "--only",
+                       "l4-24gb", "--batch", "1", "--format", "json"});
+  // Batching sustains at least as many streams per GPU as one frame at a time.
+  CHECK(row["video"]["streams_per_gpu"].get<double>() >= b1.json()["ranking"][0]["video"]["streams_per_gpu"].get<double>());
+  // A GPU without a throughput at this precision does not claim streams from its memory alone.
+  auto amd = test::run({"--model", "yolov8-m", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--only",
+                        "radeon-pro-w7900-48gb", "--format", "json"});
+  const auto aj = amd.json();
+  const auto& a = aj["ranking"][0];
+  if (a["time"]["images_per_second"].is_null()) {
+    CHECK(a["video"]["limiting_stage"] == "unknown");
+    CHECK(a["fits"] == false);
+  }
 }

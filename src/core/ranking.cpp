@@ -76,7 +76,7 @@ Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, cons
     c.fits = c.fits && c.video->streams_per_gpu >= 1;
     if (c.video->gpus_needed > 0) {
       c.gpus = c.video->gpus_needed;
-      c.layout = fmt::format("{} GPU{}, {:.0f} streams each", c.gpus, c.gpus > 1 ? "s" : "", c.video->streams_per_gpu);
+      c.layout = fmt::format("{} GPU{}, {:.0f} streams each, batch {}", c.gpus, c.gpus > 1 ? "s" : "", c.video->streams_per_gpu, w.batch);
     }
   }
   return c;
@@ -152,6 +152,22 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
   Candidate single = evaluate(w, m, g, opts.cost);
   single.fits_single = single.fits && w.gpus == 1;
+  if (w.streams && !w.batch_given && single.supported) {
+    // Video without --batch: frames of the streams on one GPU are batched as a DeepStream-style pipeline does
+    // (batch size = sources); the batch that sustains the most streams per GPU within --max-latency-ms wins,
+    // the smaller on a tie.
+    Candidate best = single;
+    for (std::int64_t b = 2; b <= std::min<std::int64_t>(64, *w.streams); b *= 2) {
+      Workload p = w;
+      p.batch = b;
+      Candidate c = evaluate(p, m, g, opts.cost);
+      if (!c.video || (w.max_latency_ms && c.video->latency_ms && *c.video->latency_ms > *w.max_latency_ms)) continue;
+      if (!best.video || c.video->streams_per_gpu > best.video->streams_per_gpu) best = std::move(c);
+    }
+    best.fits_single = best.fits;
+    best.why = fmt::format("frames of the streams batched {} at a time", best.planned.batch);
+    return best;
+  }
   if (w.gpus > 1 || !single.supported || w.streams) {  // the user's own layout, video (sized by streams), or nothing to search
     single.why = w.gpus > 1 ? "the layout given" : "";
     return single;

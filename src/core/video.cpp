@@ -44,6 +44,12 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
   p.limit = "memory";
   if (p.inference_streams && *p.inference_streams < best) best = *p.inference_streams, p.limit = "inference";
   if (p.decode_streams && *p.decode_streams < best) best = *p.decode_streams, p.limit = "decode";
+  if (!p.inference_streams) {
+    // Without a throughput for this GPU the streams it sustains are unknown, whatever the memory allows.
+    best = 0;
+    p.limit = "unknown";
+    p.notes.push_back("no inference throughput for this GPU at this precision: streams per GPU unknown");
+  }
   p.streams_per_gpu = std::floor(best);
   p.gpus_needed = p.streams_per_gpu >= 1 ? static_cast<std::int64_t>(std::ceil(streams / p.streams_per_gpu)) : 0;
   const double on_given = std::max(1.0, static_cast<double>(w.gpus)) * best;
@@ -64,7 +70,9 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
     // Preprocessing on the GPU: read the NV12 frame, write the resized fp16 RGB input, at half the
     // memory bandwidth (a memory-bound resize/normalise kernel).
     if (g.bandwidth_gb_per_s) st.preprocess_ms = 1000.0 * b * (1.5 * pixels + 6.0 * t.input_pixels) / (*g.bandwidth_gb_per_s * 1e9 * 0.5);
-    st.batch_fill_ms = 1000.0 * b / (streams * infer_rate_per_stream);  // waiting for a full batch
+    // Waiting for a full batch from the streams this GPU serves.
+    const double served = std::max(1.0, p.streams_per_gpu >= 1 ? std::min(streams, p.streams_per_gpu) : streams);
+    st.batch_fill_ms = 1000.0 * b / (served * infer_rate_per_stream);
     st.postprocess_ms = 1000.0 * b * t.postprocess_seconds_per_image;
     st.inference_ms = 1000.0 * b / *t.images_per_second - st.postprocess_ms;
     st.tracking_ms = 1000.0 * track_s;
