@@ -50,6 +50,9 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   const bool det = a.task != "classification" && a.task != "segmentation";
   const double rois = training ? 512.0 : 1000.0;      // detectron2 ROI_HEADS.BATCH_SIZE_PER_IMAGE / test proposals
   const double pos_rois = training ? 128.0 : 100.0;   // 25 % positives; 100 detections at test time
+  // Memory peaks when a batch fills the 128 positives; time follows the mean: 64 foreground ROIs per image,
+  // fitted on detectron2's Mask and Keypoint R-CNN training-time rows (method.md §12.3).
+  const double fg_mean = training ? 64.0 : 100.0;
   const double C = static_cast<double>(a.classes);
   double params = 0, macs = 0, saved = 0, saved_fp32 = 0;
   std::vector<double> stage_out{256, 512, 1024, 2048};  // channels at strides 4..32, for the FPN
@@ -336,14 +339,14 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
         // C4: the mask head reuses the box head's res5 features of the positive ROIs (2048 x 7x7 gathered,
         // a new tensor), a 2x2 deconvolution to 256 x 14x14 and the per-class predictor.
         params += 4.0 * 2048 * 256 + 256.0 * C;
-        macs += pos_rois * (4.0 * 2048 * 256 * 49 + 256.0 * C * 196);
+        macs += fg_mean * (4.0 * 2048 * 256 * 49 + 256.0 * C * 196);
         saved += pos_rois * (2048.0 * 49 + 256.0 * 196 + 2.0 * C * 196 + 2.0 * 196);
       } else if (a.head == "mask" || a.head == "panoptic") {
         const double nc = static_cast<double>(a.mask_convs);
         const double heads = pol.mask_per_cascade_stage ? std::max(1.0, stages) : 1.0;
         const double mp = heads * (nc * 9.0 * 256 * 256 + 4.0 * 256 * 256 + 256.0 * C);
         params += mp;
-        macs += heads * pos_rois * (nc * 9.0 * 256 * 256 * 196 + 4.0 * 256 * 256 * 196 + 256.0 * C * 784);
+        macs += heads * fg_mean * (nc * 9.0 * 256 * 256 * 196 + 4.0 * 256 * 256 * 196 + 256.0 * C * 784);
         // Kept per positive ROI: the ROIAlign output (first conv's input), each conv's ReLU output (ReLU keeps its
         // result; the conv output itself is only kept when a GroupNorm sits between), the deconvolution's
         // ReLU output, the per-class logits (alive until the loss gathers the ground-truth class, and again as
@@ -354,7 +357,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       if (a.head == "keypoint") {
         const double kp = 9.0 * 256 * 512 + 7.0 * 9.0 * 512 * 512 + 16.0 * 512 * 17;
         params += kp;
-        macs += pos_rois * kp * 196.0;
+        macs += fg_mean * kp * 196.0;
         saved += pos_rois * (8.0 * 512 * 196 * 2.0 + 17.0 * 56 * 56 * 3.0);
       }
       if (a.head == "panoptic") saved += 128.0 * 3.0 * (p2 * 4.0 + p3 * 4.0 + p4 * 4.0 + p5 * 4.0) / 4.0;
