@@ -156,13 +156,17 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
     // Video without --batch: frames of the streams on one GPU are batched as a DeepStream-style pipeline does
     // (batch size = sources); the batch that sustains the most streams per GPU within --max-latency-ms wins,
     // the smaller on a tie.
+    auto within_budget = [&](const Candidate& c) {
+      return !w.max_latency_ms || !c.video || !c.video->latency_ms || *c.video->latency_ms <= *w.max_latency_ms;
+    };
+    auto streams_of = [](const Candidate& c) { return c.video ? c.video->streams_per_gpu : 0.0; };
     Candidate best = single;
     for (std::int64_t b = 2; b <= std::min<std::int64_t>(64, *w.streams); b *= 2) {
       Workload p = w;
       p.batch = b;
       Candidate c = evaluate(p, m, g, opts.cost);
-      if (!c.video || (w.max_latency_ms && c.video->latency_ms && *c.video->latency_ms > *w.max_latency_ms)) continue;
-      if (!best.video || c.video->streams_per_gpu > best.video->streams_per_gpu) best = std::move(c);
+      const bool ok = within_budget(c), best_ok = within_budget(best);
+      if ((ok && !best_ok) || (ok == best_ok && streams_of(c) > streams_of(best))) best = std::move(c);
     }
     best.fits_single = best.fits;
     best.why = fmt::format("frames of the streams batched {} at a time", best.planned.batch);
