@@ -58,8 +58,6 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
 
 namespace {
 
-namespace {
-
 // VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
 // block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
 // resolution, then four up levels of three ResNet blocks (two 3x3 convs each, a 1x1 shortcut where the width
@@ -77,8 +75,6 @@ double vae_decode_macs(double W, double H) {
   }
   return macs + 9.0 * 128 * 3 * W * H;
 }
-
-}  // namespace
 
 // Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image.
 TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {

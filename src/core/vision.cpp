@@ -53,6 +53,8 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   // Memory peaks when a batch fills the 128 positives; time follows the mean: 64 foreground ROIs per image,
   // fitted on detectron2's Mask and Keypoint R-CNN training-time rows (method.md §12.3).
   const double fg_mean = training ? 64.0 : 100.0;
+  // GN and SyncBN configs put a norm after every FPN and head conv too (detectron2 FPN.NORM, ROI_*_HEAD.NORM).
+  const bool head_norm = a.gn || a.syncbn;
   const double C = static_cast<double>(a.classes);
   double params = 0, macs = 0, saved = 0, saved_fp32 = 0;
   std::vector<double> stage_out{256, 512, 1024, 2048};  // channels at strides 4..32, for the FPN
@@ -276,12 +278,12 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
       const double* o = stage_out.data();
       params += (o[1] + o[2] + o[3]) * 256.0 + 3.0 * 9.0 * 256 * 256 + 9.0 * o[3] * 256 + 9.0 * 256 * 256;
       macs += 256.0 * (o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p3 + p4 + p5 + p7) + 9.0 * o[3] * 256 * p6;
-      saved += 256.0 * 2.0 * (p3 + p4 + p5 + p6 + p7) * (a.gn || a.syncbn ? 2.0 : 1.0);
+      saved += 256.0 * 2.0 * (p3 + p4 + p5 + p6 + p7) * (head_norm ? 2.0 : 1.0);
     } else if (a.neck == "fpn") {
       const double* o = stage_out.data();
       params += (o[0] + o[1] + o[2] + o[3]) * 256.0 + 4.0 * 9.0 * 256 * 256;
       macs += 256.0 * (o[0] * p2 + o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p2 + p3 + p4 + p5);
-      saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (a.gn || a.syncbn ? 2.0 : 1.0) + 256.0 * p2;
+      saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (head_norm ? 2.0 : 1.0) + 256.0 * p2;
     }
     if (a.head == "detr") {
       // DETR (Carion et al. 2020): a 1x1 projection of res5 to 256, 6 encoder layers over the stride-32
@@ -324,7 +326,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
         const double head = n * 9.0 * 256 * 256 + roi_in * 1024.0 + 1024.0 * (C + 1) + 1024.0 * 4.0 * (stages > 1 ? 1.0 : C);
         params += stages * head;
         macs += stages * rois * (n * 9.0 * 256 * 256 * 49 + roi_in * 1024.0 + 1024.0 * (C + 1));
-        saved += stages * rois * (roi_in + n * roi_in * (a.gn || a.syncbn ? 2.0 : 1.0) + 2.0 * 1024.0);
+        saved += stages * rois * (roi_in + n * roi_in * (head_norm ? 2.0 : 1.0) + 2.0 * 1024.0);
       } else if (a.neck != "c4") {
         const double roi_in = (a.neck == "dc5" ? 2048.0 : 256.0) * 49.0;
         const double head = roi_in * 1024.0 + 1024.0 * 1024.0 + 1024.0 * (C + 1) + 1024.0 * 4.0 * (stages > 1 ? 1.0 : C);
@@ -348,10 +350,10 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
         params += mp;
         macs += heads * fg_mean * (nc * 9.0 * 256 * 256 * 196 + 4.0 * 256 * 256 * 196 + 256.0 * C * 784);
         // Kept per positive ROI: the ROIAlign output (first conv's input), each conv's ReLU output (ReLU keeps its
-        // result; the conv output itself is only kept when a GroupNorm sits between), the deconvolution's
+        // result; the conv output itself is only kept when a norm sits between), the deconvolution's
         // ReLU output, the per-class logits (alive until the loss gathers the ground-truth class, and again as
         // the scattered gradient at the start of backward), and that class's 28x28 logits and sigmoid.
-        const double per_conv = a.gn || a.syncbn ? 2.0 : 1.0;
+        const double per_conv = head_norm ? 2.0 : 1.0;
         saved += heads * pos_rois * (256.0 * 196 + per_conv * (nc * 256 * 196 + 256.0 * 784) + 2.0 * C * 784 + 2.0 * 784);
       }
       if (a.head == "keypoint") {
