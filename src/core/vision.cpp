@@ -287,13 +287,15 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     }
     if (a.head == "detr") {
       // DETR (Carion et al. 2020): a 1x1 projection of res5 to 256, 6 encoder layers over the stride-32
-      // tokens and 6 decoder layers over 100 queries (8 heads, FFN 2048); PyTorch's attention keeps its
-      // probabilities.
-      const double T = p5, d = 256.0, f = 2048.0, q = 100.0;
+      // tokens and 6 decoder layers over 100 queries (8 heads, FFN 2048). nn.MultiheadAttention keeps the
+      // softmax output, and with DETR's attention dropout (0.1) the dropped copy and its byte mask as well:
+      // 2.25 probability maps per attention; the FFN keeps its ReLU output and the dropout's copy and mask.
+      const double T = p5, d = 256.0, f = 2048.0, q = 100.0, probs = 2.25;
       const double layer = 4.0 * d * d + 2.0 * d * f;
       params += 2048.0 * d + 6.0 * layer + 6.0 * (layer + 4.0 * d * d) + q * d + d * (C + 1) + 3.0 * d * d;
       macs += 2048.0 * d * T + 6.0 * (layer * T + 2.0 * T * T * d) + 6.0 * ((layer + 4.0 * d * d) * q + 2.0 * q * T * d);
-      saved += 6.0 * (T * (7.0 * d + 2.0 * f) + 8.0 * T * T) + 6.0 * (q * (10.0 * d + 2.0 * f) + 8.0 * q * T) + 2048.0 * T;
+      saved += 6.0 * (T * (7.0 * d + 2.25 * f) + probs * 8.0 * T * T) + 6.0 * (q * (10.0 * d + 2.25 * f) + probs * 8.0 * (q * q + q * T)) +
+               2048.0 * T;
     } else if (a.head == "retinanet") {
       params += 8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4);
       const double lv = p3 + p4 + p5 + p6 + p7;
