@@ -321,3 +321,13 @@ TEST_CASE("video: without --batch the ranking batches the frames of the streams 
     CHECK(a["fits"] == false);
   }
 }
+
+TEST_CASE("video: check fails a plan whose frames arrive later than --max-latency-ms", "[vision][video][cli]") {
+  auto ok = test::run({"check", "--model", "yolov8-m", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--batch", "8",
+                       "--gpu", "t4-16gb", "--max-gpus", "8", "--max-latency-ms", "500"});
+  CHECK(ok.code == 0);
+  auto late = test::run({"check", "--model", "yolov8-m", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--batch", "8",
+                         "--gpu", "t4-16gb", "--max-gpus", "8", "--max-latency-ms", "5"});
+  CHECK(late.code == 1);
+  CHECK(late.out.find("more than --max-latency-ms 5") != std::string::npos);
+}

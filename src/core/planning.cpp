@@ -42,6 +42,10 @@ CheckResult check_workload(const Workload& w, const std::string& label, const Mo
   }
   if (a.max_gpus && c.gpus > *a.max_gpus)
     r.failures.push_back(fmt::format("{}: needs {} GPUs, more than --max-gpus {}", who, c.gpus, *a.max_gpus));
+  // A video workload's latency budget is part of the plan: a frame later than --max-latency-ms fails the check.
+  if (c.video && w.max_latency_ms && c.video->latency_ms && *c.video->latency_ms > *w.max_latency_ms)
+    r.failures.push_back(fmt::format("{}: end-to-end latency {:.0f} ms, more than --max-latency-ms {:g}", who, *c.video->latency_ms,
+                                     *w.max_latency_ms));
   if (a.max_cost_usd) {
     if (!c.cost.total_usd)
       r.failures.push_back(fmt::format("{}: --max-cost {:g} cannot be checked: {}", who, *a.max_cost_usd,
