@@ -17,6 +17,7 @@ struct VisionCounts {
   double params = 0;           // parameters
   double macs = 0;             // multiply-adds per image, forward
   double frozen_macs = 0;      // part of `macs` in frozen stages (no backward)
+  double grouped_macs = 0;     // part of `macs` in grouped 3x3 convolutions (ResNeXt), of the trained stages
   double saved_elements = 0;   // elements kept for backward per image (training), at the activation precision
   double saved_fp32_elements = 0;  // kept in fp32 even under mixed precision (autocast runs LayerNorm and softmax in fp32)
   bool complete_count = false;  // every kept tensor counted (YOLO): no fitted transient factor on top

@@ -58,6 +58,10 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
 
 namespace {
 
+// Grouped-convolution efficiency relative to dense convolutions (see estimate_vision_time): fitted on
+// detectron2's two ResNeXt-101-32x8d training rows (method.md §12.3).
+constexpr double k_grouped_conv_efficiency = 0.3;
+
 // VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
 // block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
 // resolution, then four up levels of three ResNet blocks (two 3x3 convs each, a 1x1 shortcut where the width
@@ -122,7 +126,10 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
   t.input_pixels = W * H;
   const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
   // Training: forward + backward (2x) of the trained part, forward only through frozen stages.
-  const double flops = 2.0 * (training ? 3.0 * (vc.macs - vc.frozen_macs) + vc.frozen_macs : vc.macs);
+  double flops = 2.0 * (training ? 3.0 * (vc.macs - vc.frozen_macs) + vc.frozen_macs : vc.macs);
+  // Grouped 3x3 convolutions (ResNeXt's 32 or 64 groups of 4-8 channels) have little work per group and run
+  // at a fraction of the dense utilisation (method.md §12.3).
+  flops += 2.0 * (training ? 3.0 : 1.0) * vc.grouped_macs * (1.0 / k_grouped_conv_efficiency - 1.0);
   // Utilisation: fp32 on CUDA cores 0.65 (large convolutions); tensor cores 0.2 for convolutional networks
   // (memory-bound norms and activations), 0.5 for ViTs (large matmuls); fitted on NVIDIA's ResNet-50 rows,
   // detectron2's MODEL_ZOO and torchao's ViT-H rows (method.md §12.3).

@@ -97,6 +97,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
         const double extra = (!basic && k == 0 && stage_no > 2) ? 3.0 * bin * s.width * p : 0.0;
         macs += bp * p + extra;
         if (stage_no <= freeze_at) frozen += bp * p + extra;
+        else if (s.groups > 1) c.grouped_macs += 9.0 * s.width * s.width / s.groups * p;
         if (stage_no > freeze_at) {
           // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs.
           const double e = bin + (basic ? 1.0 : 2.0) * s.width;
