@@ -18,7 +18,7 @@ if [ -x ../shared/tools/fidelity ] && [ -f ../shared/fidelity/cases.jsonl ]; the
   if [ -f ../shared/fidelity/time-cases.jsonl ]; then
     ../shared/tools/fidelity --bin build/gpuadvise --cases ../shared/fidelity/time-cases.jsonl --domain llm --max-median 20 --max-p90 50 \
       | tail -n 1
-    ../shared/tools/fidelity --bin build/gpuadvise --cases ../shared/fidelity/time-cases.jsonl --domain vision --max-median 13 --max-p90 30 \
+    ../shared/tools/fidelity --bin build/gpuadvise --cases ../shared/fidelity/time-cases.jsonl --domain vision --max-median 10 --max-p90 30 \
       | tail -n 1
   fi
 fi
