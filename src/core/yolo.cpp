@@ -2,6 +2,7 @@
 // family's published structure (docs/method.md §12.5). No I/O.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "gpuadvise/vision_model.hpp"
 
@@ -53,6 +54,27 @@ struct Graph {
     }
     cat(2.0 * h, s);
     conv(c, s);
+  }
+  // A stride-2 convolution into a CSP stage with residual bottlenecks (YOLOv5, YOLOX backbones).
+  void c3_stage(double c, double k, double s) {
+    conv(c, s);
+    c3(c, k, true, s);
+  }
+  // YOLOv5/YOLOX PAN over levels of widths L at strides S (low to high stride): top-down, a 1x1 to the next
+  // lower level's width, upsampled and concatenated, then a C3; bottom-up, a strided 3x3 concatenated with
+  // the top-down lateral, then a C3 to the level's width (k bottlenecks, no residual).
+  void pan_c3(const std::vector<double>& L, const std::vector<double>& S, double k) {
+    const std::size_t n = L.size();
+    for (std::size_t i = n - 1; i-- > 0;) {
+      conv(L[i], S[i + 1], false);
+      cat(2.0 * L[i], S[i]);
+      c3(L[i], k, false, S[i]);
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+      conv(L[i - 1], S[i], false);
+      cat(2.0 * L[i - 1], S[i]);
+      c3(L[i], k, false, S[i]);
+    }
   }
   // YOLOv8 C2f: a 1x1 to c (split in halves), n bottlenecks of two 3x3 on c/2, concatenation of all
   // (2 + n) halves and a 1x1 to c.
@@ -162,57 +184,23 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
   out.anchor_free = false;
 
   if (f == "v5" || f == "v5-p6") {
-    // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN.
+    // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
+    // P6 variant adds a 768-wide stage at stride 32 and outputs at stride 64.
     const bool p6 = f == "v5-p6";
+    const double top = p6 ? 64 : 32;
     g.conv(g.ch(64), 2);
-    g.conv(g.ch(128), 4);
-    g.c3(g.ch(128), g.n(3), true, 4);
-    g.conv(g.ch(256), 8);
-    g.c3(g.ch(256), g.n(6), true, 8);
-    g.conv(g.ch(512), 16);
-    g.c3(g.ch(512), g.n(9), true, 16);
-    if (!p6) {
-      g.conv(g.ch(1024), 32);
-      g.c3(g.ch(1024), g.n(3), true, 32);
-      g.sppf(g.ch(1024), 32, false);
-      g.conv(g.ch(512), 32, false);
-      g.cat(g.ch(1024), 16);
-      g.c3(g.ch(512), g.n(3), false, 16);
-      g.conv(g.ch(256), 16, false);
-      g.cat(g.ch(512), 8);
-      g.c3(g.ch(256), g.n(3), false, 8);
-      g.conv(g.ch(256), 16, false);
-      g.cat(g.ch(512), 16);
-      g.c3(g.ch(512), g.n(3), false, 16);
-      g.conv(g.ch(512), 32, false);
-      g.cat(g.ch(1024), 32);
-      g.c3(g.ch(1024), g.n(3), false, 32);
-      anchor_head(g, C, {8, 16, 32});
-    } else {
-      g.conv(g.ch(768), 32);
-      g.c3(g.ch(768), g.n(3), true, 32);
-      g.conv(g.ch(1024), 64);
-      g.c3(g.ch(1024), g.n(3), true, 64);
-      g.sppf(g.ch(1024), 64, false);
-      g.conv(g.ch(768), 64, false);
-      g.cat(g.ch(1536), 32);
-      g.c3(g.ch(768), g.n(3), false, 32);
-      g.conv(g.ch(512), 32, false);
-      g.cat(g.ch(1024), 16);
-      g.c3(g.ch(512), g.n(3), false, 16);
-      g.conv(g.ch(256), 16, false);
-      g.cat(g.ch(512), 8);
-      g.c3(g.ch(256), g.n(3), false, 8);
-      g.conv(g.ch(256), 16, false);
-      g.cat(g.ch(512), 16);
-      g.c3(g.ch(512), g.n(3), false, 16);
-      g.conv(g.ch(512), 32, false);
-      g.cat(g.ch(1024), 32);
-      g.c3(g.ch(768), g.n(3), false, 32);
-      g.conv(g.ch(768), 64, false);
-      g.cat(g.ch(1536), 64);
-      g.c3(g.ch(1024), g.n(3), false, 64);
+    g.c3_stage(g.ch(128), g.n(3), 4);
+    g.c3_stage(g.ch(256), g.n(6), 8);
+    g.c3_stage(g.ch(512), g.n(9), 16);
+    if (p6) g.c3_stage(g.ch(768), g.n(3), 32);
+    g.c3_stage(g.ch(1024), g.n(3), top);
+    g.sppf(g.ch(1024), top, false);
+    if (p6) {
+      g.pan_c3({g.ch(256), g.ch(512), g.ch(768), g.ch(1024)}, {8, 16, 32, 64}, g.n(3));
       anchor_head(g, C, {8, 16, 32, 64});
+    } else {
+      g.pan_c3({g.ch(256), g.ch(512), g.ch(1024)}, {8, 16, 32}, g.n(3));
+      anchor_head(g, C, {8, 16, 32});
     }
   } else if (f == "v8" || f == "v11") {
     // ultralytics yolov8.yaml: C2f stages of (3, 6, 6, 3) bottlenecks, SPPF, PAN without lateral convs, and a
@@ -249,27 +237,13 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
     // branch on 256·w channels at each level.
     g.keep(12.0 * g.p(2));  // Focus: space-to-depth copy
     g.conv(g.ch(64), 2);
-    g.conv(g.ch(128), 4);
-    g.c3(g.ch(128), g.n(3), true, 4);
-    g.conv(g.ch(256), 8);
-    g.c3(g.ch(256), g.n(9), true, 8);
-    g.conv(g.ch(512), 16);
-    g.c3(g.ch(512), g.n(9), true, 16);
+    g.c3_stage(g.ch(128), g.n(3), 4);
+    g.c3_stage(g.ch(256), g.n(9), 8);
+    g.c3_stage(g.ch(512), g.n(9), 16);
     g.conv(g.ch(1024), 32);
     g.sppf(g.ch(1024), 32, true);
     g.c3(g.ch(1024), g.n(3), false, 32);
-    g.conv(g.ch(512), 32, false);
-    g.cat(g.ch(1024), 16);
-    g.c3(g.ch(512), g.n(3), false, 16);
-    g.conv(g.ch(256), 16, false);
-    g.cat(g.ch(512), 8);
-    g.c3(g.ch(256), g.n(3), false, 8);
-    g.conv(g.ch(256), 16, false);
-    g.cat(g.ch(512), 16);
-    g.c3(g.ch(512), g.n(3), false, 16);
-    g.conv(g.ch(512), 32, false);
-    g.cat(g.ch(1024), 32);
-    g.c3(g.ch(1024), g.n(3), false, 32);
+    g.pan_c3({g.ch(256), g.ch(512), g.ch(1024)}, {8, 16, 32}, g.n(3));
     for (double s : {8.0, 16.0, 32.0}) g.conv(g.ch(256), s);
     decoupled_head(g, C, 5.0, g.ch(256), g.ch(256), 2, {8, 16, 32});
     out.anchor_free = true;  // SimOTA assigns image by image: its cost matrices are small

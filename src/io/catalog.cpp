@@ -249,20 +249,18 @@ VisionArch parse_vision(const json& j, const std::string& where) {
     a.gmacs = o.num("gflops");
     a.flops_unit = "flops";
   }
-  if (o.has("ref_size")) {
-    const json& r = o.raw("ref_size");
-    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
-      throw InputError(where + ".ref_size: expected [width, height] in pixels");
-    a.ref_w = r[0].get<std::int64_t>();
-    a.ref_h = r[1].get<std::int64_t>();
-  }
-  if (o.has("train_max_size")) {
-    const json& r = o.raw("train_max_size");
-    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
-      throw InputError(where + ".train_max_size: expected [width, height] in pixels");
-    a.train_max_w = r[0].get<std::int64_t>();
-    a.train_max_h = r[1].get<std::int64_t>();
-  }
+  // [width, height] in positive whole pixels.
+  auto size_pair = [&](const std::string& key, std::int64_t& w, std::int64_t& h) {
+    if (!o.has(key)) return;
+    const json& r = o.raw(key);
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer() || r[0].get<std::int64_t>() < 1 ||
+        r[1].get<std::int64_t>() < 1)
+      throw InputError(where + "." + key + ": expected [width, height] in pixels");
+    w = r[0].get<std::int64_t>();
+    h = r[1].get<std::int64_t>();
+  };
+  size_pair("ref_size", a.ref_w, a.ref_h);
+  size_pair("train_max_size", a.train_max_w, a.train_max_h);
   if (o.has("vit")) {
     Obj v(o.raw("vit"), where + ".vit");
     a.vit_layers = static_cast<std::int64_t>(v.num("layers"));
