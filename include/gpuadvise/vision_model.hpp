@@ -29,7 +29,6 @@ struct YoloCounts {
   double saved_fp32 = 0;     // pool indices and fp32 loss inputs, in fp32 elements
   double biggest = 0;        // largest single kept map (elements): its gradient is the backward transient
   double anchor_points = 0;  // output cells over all levels
-  bool anchor_free = false;
   double loss_fp32_per_anchor = 0;  // batch-wide assigner and loss work tensors (included in saved_fp32)
 };
 

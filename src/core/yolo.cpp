@@ -181,7 +181,6 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
   const std::string& f = a.yolo_family;
   g.keep(3.0 * g.px);  // the normalised input batch, kept by the first convolution
   YoloCounts out;
-  out.anchor_free = false;
 
   if (f == "v5" || f == "v5-p6") {
     // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
@@ -229,7 +228,6 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
     g.c2f(L, g.n(3), false, 32);
     const double p3 = g.ch(256);
     decoupled_head(g, C, 64.0, std::max({16.0, p3 / 4.0, 64.0}), std::max(p3, std::min(C, 100.0)), 2, {8, 16, 32});
-    out.anchor_free = true;
     out.loss_fp32_per_anchor = k_tal_bce_per_anchor;
   } else if (f == "x") {
     // YOLOX (Ge et al. 2021; MMDetection/MMYOLO YOLOXCSPDarknet): Focus stem, CSP stages of (3, 9, 9, 3)
@@ -246,7 +244,7 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
     g.pan_c3({g.ch(256), g.ch(512), g.ch(1024)}, {8, 16, 32}, g.n(3));
     for (double s : {8.0, 16.0, 32.0}) g.conv(g.ch(256), s);
     decoupled_head(g, C, 5.0, g.ch(256), g.ch(256), 2, {8, 16, 32});
-    out.anchor_free = true;  // SimOTA assigns image by image: its cost matrices are small
+    // SimOTA assigns image by image: its cost matrices are small (no batch-wide assigner term).
   } else if (f == "v6-rep" || f == "v6-bep") {
     // YOLOv6 v2 (Li et al. 2022; MMYOLO YOLOv6EfficientRep / YOLOv6CSPBep): RepVGG units (3x3 and 1x1
     // branches and an identity norm, summed; three output-sized tensors kept, like a Conv unit) in stages of
@@ -299,7 +297,6 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
       g.keep((C + (bep ? 68.0 : 4.0)) * g.p(st[i]));
       g.saved_fp32 += 2.0 * (C + 4.0) * g.p(st[i]);
     }
-    out.anchor_free = true;
     out.loss_fp32_per_anchor = k_tal_vfl_per_anchor;
   } else if (f == "v7-tiny") {
     // yolov7-tiny.yaml (Wang et al. 2022): ELAN-T blocks (two 1x1, two 3x3, concatenation of four), max-pool
