@@ -210,9 +210,13 @@ TEST_CASE("vision: segmentation training memory within MMSegmentation's model zo
   CHECK(errors[errors.size() / 2] < 0.12);
 }
 
-TEST_CASE("vision: --classes sets the data set's classes; the segmentation loss scales with them", "[vision]") {
+TEST_CASE("vision: --classes sets the data set's classes and the segmentation loss scales with them", "[vision]") {
   // Per-pixel cross-entropy keeps 3 fp32 maps of C classes per pixel: 150 - 19 = 131 more classes at 512x1024
-  // for two images and the auxiliary head's loss: 2 x 2 x 3 x 131 x 524,288 x 4 bytes = 3.30 GB more.
+  // for two images and the auxiliary head's loss: 2 x 2 x 3 x 131 x 524,288 x 4 bytes = 3.30 GB more kept
+  // tensors. A convolutional network's kept tensors take the backward-transient factor 1.35 (method.md §12.2,
+  // fitted on detectron2's rows, applied to every kept tensor), so the tensor peak grows by 3.30 x 1.35 = 4.45 GB.
+  // (Leaving the loss maps out of the factor was tried: SegFormer-B0 on Cityscapes then falls 27 % under
+  // MMSegmentation's figure, so the factor stays where it was fitted.)
   auto run = [](const char* classes) {
     return test::run({"estimate", "--model", "deeplabv3-r50", "--mode", "train", "--precision", "fp32", "--batch", "2", "--image-size",
                       "1024x512", "--classes", classes, "--format", "json"});
@@ -221,7 +225,7 @@ TEST_CASE("vision: --classes sets the data set's classes; the segmentation loss 
   REQUIRE(ade.code == 0);
   REQUIRE(city.code == 0);
   const double diff = ade.json()["memory"]["tensor_peak_bytes"].get<double>() - city.json()["memory"]["tensor_peak_bytes"].get<double>();
-  CHECK(diff == Approx(2.0 * 2 * 3 * 131 * 524288.0 * 4).epsilon(0.01));
+  CHECK(diff == Approx(2.0 * 2 * 3 * 131 * 524288.0 * 4 * 1.35).epsilon(0.01));
   auto llm = test::run({"estimate", "--model", "7B", "--classes", "3"});
   CHECK(llm.code == 2);
   CHECK(llm.err.find("--classes: applies to vision models") != std::string::npos);
