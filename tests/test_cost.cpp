@@ -31,7 +31,7 @@ TEST_CASE("cost: the cheaper completed job wins, not the cheaper hour (6 units v
                          {"seq_len", "1024"}, {"checkpoint_every", "1h"}});
   const Ranking r = rank_gpus(w, m, cat, RankOptions{});
   REQUIRE(r.rows.size() == 2);
-  CHECK(r.order == RankBy::cost);
+  CHECK(r.order == RankBy::value);  // value with a job size is the cost of the completed job
   CHECK(r.rows[0].gpu->id == "fast-gpu");
   CHECK(r.rows[0].cost.compute_hours == Approx(2.0).epsilon(0.001));
   CHECK(r.rows[1].cost.compute_hours == Approx(6.0).epsilon(0.001));
@@ -93,7 +93,7 @@ TEST_CASE("cost: training jobs rank by cost with hours, dollars and the price us
   auto r = test::run({"--model", "llama-3.1-8b", "--mode", "lora", "--precision", "bf16", "--tokens", "100M", "--format", "json"});
   REQUIRE(r.code == 0);
   const auto j = r.json();
-  CHECK(j["order"] == "cost");
+  CHECK(j["order"] == "value");
   const auto& top = j["ranking"][0];
   CHECK(top["time"]["job_seconds"].get<double>() > 0);
   CHECK(top["cost"]["job_usd"].get<double>() > 0);

@@ -72,11 +72,13 @@ TEST_CASE("golden: CLI outputs against the frozen fixture catalogue", "[golden]"
     const auto r = test::run(args);
     const fs::path expected = dir.path() / "stdout";
     INFO(dir.path().filename().string());
-    if (update || !fs::exists(expected)) {
+    if (update) {
       std::ofstream(expected, std::ios::binary) << r.out;
       std::ofstream(dir.path() / "exit_code") << r.code << "\n";
       continue;
     }
+    // A case without its expected output is a failure, not a new snapshot (GPUADVISE_UPDATE_GOLDEN=1 writes them).
+    REQUIRE(fs::exists(expected));
     CHECK(std::to_string(r.code) + "\n" == slurp(dir.path() / "exit_code"));
     const std::string want = slurp(expected);
     if (!want.empty() && want[0] == '{') {

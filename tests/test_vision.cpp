@@ -89,7 +89,7 @@ TEST_CASE("video: streams per GPU, the limiting stage, GPUs needed and cost per 
                       "1080p", "--format", "json"});
   REQUIRE(r.code == 0);
   const auto j = r.json();
-  CHECK(j["order"] == "cost");
+  CHECK(j["order"] == "value");
   const auto& top = j["ranking"][0];
   REQUIRE(top.contains("video"));
   CHECK(top["video"]["streams_per_gpu"].get<double>() >= 1);

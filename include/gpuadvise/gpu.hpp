@@ -22,6 +22,18 @@ struct PriceOffer {
   std::string note;
 };
 
+// Where a GPU lives: the server it comes in and how it talks to the others (data/gpus.json "node",
+// servers.md Table 1a). Unknowns stay empty.
+struct NodeSpec {
+  std::optional<int> gpus_per_node;         // GPUs in one common server (HGX/OAM boards: 8; GH200 cloud nodes: 1)
+  int fast_link_gpus = 0;                   // GPUs one NVLink/xGMI/scale-up fabric joins (bridged pairs: 2; none: 0)
+  std::optional<bool> pcie_p2p;             // PCIe peer-to-peer with the stock driver
+  std::optional<double> network_gbit_per_gpu;  // between nodes, Gb/s per GPU; 0: none (no multi-node plans)
+  std::string network;                      // what that network is
+  std::optional<double> host_ram_gb;        // host memory of such a node (bounds CPU offload)
+  std::string source;
+};
+
 struct GpuSpec {
   std::string id, vendor, name, architecture, form_factor, memory_type;
   Segment segment = Segment::datacenter_module;
@@ -42,6 +54,8 @@ struct GpuSpec {
   std::optional<int> nvdec_engines;
   // The vendor's published H.264 1080p30 decode streams for the whole card, where there is one.
   std::optional<double> decode_streams_1080p30;
+  NodeSpec node;
+  bool fp8 = false, fp4 = false;     // tensor units take these formats (a peak may still be unknown)
   std::optional<double> purchase_usd;  // list price of one GPU (owned-hardware costing), when sourced
   std::vector<PriceOffer> prices;
   std::map<std::string, std::string> sources;
@@ -49,8 +63,16 @@ struct GpuSpec {
   std::string notes;
 
   bool has_nvlink() const { return interconnect_gb_per_s.value_or(0) > 0; }
+  // GPUs in one node: the catalogue's figure, else the usual for the segment (8 in a server, 4 in a
+  // workstation or desktop); node_size_assumed() says which.
+  int gpus_per_node() const;
+  bool node_size_assumed() const { return !node.gpus_per_node.has_value(); }
+  // Plans may span nodes only where a network between them is known.
+  bool multi_node() const { return node.network_gbit_per_gpu.value_or(0) > 0; }
   // Dense peak FLOP/s for a compute precision; empty when the GPU lacks it or it is unknown.
   std::optional<double> peak_flops(const std::string& key) const;
+  // Some provider whose name contains `provider` (any case) rents this GPU, priced or not.
+  bool offered_by(const std::string& provider) const;
   // The lowest on-demand price with a number, if any.
   const PriceOffer* cheapest_offer(const std::string& provider = "") const;
   // CUDA compute capability as a number (8.0, 9.0 ...), 0 when not a CUDA GPU.

@@ -34,8 +34,18 @@ struct TimeEstimate {
 // recomputation, less for LoRA (no weight gradients of the frozen base).
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
 
-// Collective bandwidth per GPU for `gpus` GPUs of a kind (method.md §8.4).
+// Collective bandwidth per GPU for `gpus` GPUs of a kind inside one node (method.md §8.4).
 double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus, bool may_cross_nodes);
+double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group);
+double inter_node_bytes_per_s(const GpuSpec& g);
+
+// The links a plan's collectives run on (method.md §8.4): tensor parallel inside a node, data parallel and
+// pipeline stages across nodes when the plan spans them.
+struct LinkPlan {
+  double tp_bytes_per_s = 0, dp_bytes_per_s = 0, pp_bytes_per_s = 0;
+  std::string tp_link, dp_link, pp_link;  // empty where the plan has no such collective
+};
+LinkPlan plan_links(const GpuSpec& g, const Workload& w);
 
 TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem);
 

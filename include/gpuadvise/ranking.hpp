@@ -15,15 +15,27 @@
 
 namespace gpuadvise {
 
-enum class RankBy { fit, cost, time, headroom };
+// value: cost of the completed job with a job size, else cost per unit of work (per million training or
+// output tokens, per thousand images, per stream-hour); cost: the job's (or hour's) bill; time: the fastest;
+// gpus: fewest GPUs, then the lowest hourly price; headroom: most free memory per GPU.
+enum class RankBy { value, cost, time, gpus, headroom };
 
 struct RankOptions {
-  std::optional<RankBy> rank_by;          // default: cost with a job size, else fit
+  std::optional<RankBy> rank_by;          // default: value
   CostOptions cost;                       // price overrides, provider, purchase prices
   std::vector<std::string> only_gpus;     // empty: the whole catalogue
   std::int64_t max_gpus = 64;
   std::optional<double> deadline_seconds; // drop GPUs whose job takes longer
   std::optional<double> budget_usd;       // drop GPUs whose job costs more
+  double min_headroom_pct = 5;            // a plan with less free memory per GPU is tight, not a fit
+};
+
+// One point of a GPU's cost-time frontier: a plan that no other plan beats on both time and cost.
+struct FrontierPoint {
+  std::int64_t gpus = 1, nodes = 1;
+  std::string layout;
+  std::optional<double> hours, usd;        // the completed job (with a job size)
+  std::optional<double> value_usd;         // cost per unit of work (without one)
 };
 
 struct Candidate {
@@ -33,6 +45,14 @@ struct Candidate {
   bool fits_single = false;         // on one GPU, as asked
   std::int64_t gpus = 1;            // the chosen count (smallest that fits)
   std::string layout;               // "single GPU", "FSDP (ZeRO-3) x 4", "tensor parallel x 2"
+  bool tight = false;               // fits, but with less free memory than --min-headroom
+  std::int64_t nodes = 1;
+  std::string stage;                // how far the search went: one GPU, one node, several nodes, CPU offload
+  LinkPlan links;
+  std::optional<double> value_usd;  // the value order's figure: USD per job or per unit of work
+  std::string value_unit;           // "job", "M training tokens", "M output tokens", "k images", "stream-hour"
+  std::string unranked;             // why the value is unknown (no price, no throughput)
+  std::vector<FrontierPoint> frontier;
   Workload planned;
   MemoryEstimate memory;
   TimeEstimate time;
@@ -53,24 +73,36 @@ struct Dropped {
   std::string reason;
 };
 
+// The table's opening lines: best value, fastest, cheapest single card to buy or rent, each with its reason.
+struct Recommendation {
+  std::string label, gpu, reason;
+};
+
 struct Ranking {
   std::vector<Candidate> rows;
-  RankBy order = RankBy::fit;
+  RankBy order = RankBy::value;
   std::string order_text;
   std::vector<Dropped> dropped;  // filtered out by --deadline or --budget
   std::vector<std::string> notes;
   bool has_job = false;          // a job size was given
+  std::vector<Recommendation> recommendations;
 };
 
 // Evaluates one GPU at the workload's own layout (what `estimate --gpu` shows).
 Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost = {});
 
-// The smallest GPU count that fits and, at that count, the layout with the lowest cost per job (or time
-// with RankBy::time): data parallel, ZeRO-1/2/3, tensor parallel inside NVLink domains, CPU offload.
+// The plan an engineer would pick (method.md §9): memory savers on one GPU first (activation checkpointing,
+// micro-batches with gradient accumulation), then more GPUs in one node (data parallel, ZeRO-1/2/3, tensor
+// and pipeline parallel), then more nodes where a network joins them (tensor parallel never across), CPU
+// offload last. The best plan by the order at the smallest count that fits, or the cheapest that meets
+// --deadline, or the fastest within --budget.
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order);
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts);
 
 std::string to_string(RankBy r);
+// The value figure of a candidate (USD per job, or per unit of work without a job size); empty and a reason
+// when the price or the throughput is unknown.
+std::optional<double> value_of(const Candidate& c, std::string& unit, std::string& why_unknown);
 
 }  // namespace gpuadvise

@@ -60,6 +60,9 @@ struct Workload {
   Sharding sharding = Sharding::none;
   std::int64_t tp = 1;
   std::int64_t pp = 1;
+  std::int64_t nodes = 1;       // servers the GPUs are spread over (gpus / nodes in each)
+  std::int64_t grad_accum = 1;  // micro-batches of `batch` per optimizer step
+  bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
   Offload offload = Offload::none;
   double gpu_memory_utilization = 0.9;  // vLLM
@@ -100,6 +103,7 @@ struct Workload {
   MasterWeights effective_master_weights() const;
   Framework effective_framework() const;
   std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
+  std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };
 
 // Raw key/value input: key is the snake_case name (as in workload files), `origin` is how to name it

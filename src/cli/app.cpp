@@ -101,6 +101,8 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]")->group(g);
   add(app, wf, "tp", "--tp", "tensor-parallel degree [1]")->group(g);
   add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]")->group(g);
+  add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]")->group(g);
+  add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]")->group(g);
   add(app, wf, "framework", "--framework,--engine", "hf vllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
@@ -314,10 +316,13 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
   add_workload_flags(&app, rank_wf);
   add_cost_flags(&app, rank_cf);
   add_output_flags(&app, rank_of, false);
-  app.add_option("--rank-by", rank_by, "cost | time | headroom | fit [cost with a job size, else fit]")->group("Ranking");
+  app.add_option("--rank-by", rank_by, "value | cost | time | gpus | headroom [value: cost per job, or per unit of work]")->group("Ranking");
   app.add_option("--only", only, "rank only these GPU ids")->group("Ranking");
-  app.add_option("--deadline", deadline, "drop GPUs whose job takes longer: 90m, 36h, 2d")->group("Ranking");
-  app.add_option("--budget", budget, "drop GPUs whose job costs more (USD)")->group("Ranking");
+  app.add_option("--deadline", deadline, "scale out until the job finishes within it, keep the cheapest such plan: 90m, 36h, 2d")->group("Ranking");
+  app.add_option("--budget", budget, "keep the fastest plan within this job cost (USD); drop GPUs over it")->group("Ranking");
+  std::string rank_min_headroom, rank_max_gpus;
+  app.add_option("--min-headroom", rank_min_headroom, "free memory per GPU a plan must keep, in % of capacity [5]; less is 'tight'")->group("Ranking");
+  app.add_option("--max-gpus", rank_max_gpus, "most GPUs a plan may use [64]")->group("Ranking");
 
   CLI::App* est = app.add_subcommand("estimate", "memory (and, with --gpu, time) of one workload");
   WorkloadFlags est_wf;
@@ -499,11 +504,12 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
 
     RankOptions ro;
     if (!rank_by.empty()) {
-      if (rank_by == "cost") ro.rank_by = RankBy::cost;
+      if (rank_by == "value") ro.rank_by = RankBy::value;
+      else if (rank_by == "cost") ro.rank_by = RankBy::cost;
       else if (rank_by == "time") ro.rank_by = RankBy::time;
+      else if (rank_by == "gpus" || rank_by == "fit") ro.rank_by = RankBy::gpus;
       else if (rank_by == "headroom") ro.rank_by = RankBy::headroom;
-      else if (rank_by == "fit") ro.rank_by = RankBy::fit;
-      else throw UserError{2, "--rank-by: unknown value '" + rank_by + "' (valid: cost, time, headroom, fit)"};
+      else throw UserError{2, "--rank-by: unknown value '" + rank_by + "' (valid: value, cost, time, gpus, headroom)"};
     }
     ro.cost = cost_options(rank_cf, cat, in);
     if (!deadline.empty()) ro.deadline_seconds = parse_duration(deadline, "--deadline");
@@ -512,6 +518,18 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       const double b = std::strtod(budget.c_str(), &end);
       if (*end != '\0' || !(b > 0)) throw UserError{2, "--budget: expected a positive USD amount, got '" + budget + "'"};
       ro.budget_usd = b;
+    }
+    if (!rank_min_headroom.empty()) {
+      char* end = nullptr;
+      const double h = std::strtod(rank_min_headroom.c_str(), &end);
+      if (*end != '\0' || !(h >= 0 && h < 100)) throw UserError{2, "--min-headroom: expected a percentage from 0 to below 100, got '" + rank_min_headroom + "'"};
+      ro.min_headroom_pct = h;
+    }
+    if (!rank_max_gpus.empty()) {
+      char* end = nullptr;
+      const double n = std::strtod(rank_max_gpus.c_str(), &end);
+      if (*end != '\0' || !(n >= 1 && n <= 4096) || n != std::floor(n)) throw UserError{2, "--max-gpus: expected an integer from 1 to 4096, got '" + rank_max_gpus + "'"};
+      ro.max_gpus = static_cast<std::int64_t>(n);
     }
     for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only").id);
     if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);

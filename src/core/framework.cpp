@@ -111,6 +111,23 @@ FrameworkProfile framework_profile(Framework f) {
 
 void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if (w.classes && !m.vision) throw InputError("--classes: applies to vision models; " + m.id + " is a language model");
+  if (!m.vision && w.tp > 1 && m.heads > 0) {
+    // Tensor parallelism splits the attention heads: the degree must divide them and the KV heads (inference
+    // may replicate KV heads instead when the degree is a multiple of them, as vLLM does). method.md §9.
+    std::vector<std::int64_t> ok;
+    for (std::int64_t t = 1; t <= std::min<std::int64_t>(m.heads, 64); ++t) {
+      const bool kv_ok = m.is_mla() || m.kv_heads <= 0 || m.kv_heads % t == 0 || (!is_training(w.mode) && t % m.kv_heads == 0);
+      if (m.heads % t == 0 && kv_ok) ok.push_back(t);
+    }
+    if (std::find(ok.begin(), ok.end(), w.tp) == ok.end()) {
+      std::string list;
+      for (auto t : ok) list += (list.empty() ? "" : ", ") + std::to_string(t);
+      throw InputError("--tp: " + std::to_string(w.tp) + " does not divide " + m.id + "'s " + std::to_string(m.heads) + " attention heads and " +
+                       std::to_string(m.kv_heads) + " KV heads (valid: " + list + ")");
+    }
+  }
+  if (!m.vision && w.pp > 1 && m.layers > 0 && (m.layers + m.encoder_layers) % w.pp != 0)
+    throw InputError("--pp: " + std::to_string(w.pp) + " stages do not divide " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers");
   if (!w.framework) return;
   const Framework f = *w.framework;
   std::vector<Framework> valid;

@@ -176,7 +176,9 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
   if (ps.compute_key == "fp8") {
     const std::string fallback = has("bf16") ? "bf16" : "fp16";
     ps.compute_key = fallback;
-    ps.note = "no fp8 tensor cores: runs in " + fallback + " (fp8 weights are upcast; no fp8 speed-up)";
+    ps.note = gpu.fp8 ? "fp8 runs on this GPU's tensor cores, but its fp8 peak is not in the catalogue: timed at the " + fallback +
+                            " peak (an upper bound on the time)"
+                      : "no fp8 tensor cores: runs in " + fallback + " (fp8 weights are upcast; no fp8 speed-up)";
     if (!has(fallback)) { ps.supported = false; ps.note = "no fp8 or 16-bit tensor-core figure for this GPU"; }
     return ps;
   }

@@ -28,18 +28,64 @@ double default_train_mfu(const GpuSpec& g, const std::string& key) {
 }
 }  // namespace
 
-// Achieved collective bandwidth per GPU (NCCL bus bandwidth ≈ 80 % of the one-way link, method.md §8.4):
-// NVLink/xGMI inside a node (the catalogue figure is both directions), PCIe otherwise (16 GB/s per
-// direction per generation step from gen 3), and 400 Gb/s InfiniBand per GPU across nodes.
-double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus, bool may_cross_nodes) {
-  const double pcie = 16e9 * std::pow(2.0, std::max(0, g.pcie_gen.value_or(4) - 3));
-  // NVLink bridges of PCIe cards join pairs only; beyond two GPUs the ring crosses PCIe.
-  const bool nvlink = g.has_nvlink() && (g.segment == Segment::datacenter_module || gpus <= 2);
-  const double intra = nvlink ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
-  double bw = intra * 0.8;
-  if (may_cross_nodes && gpus > 8) bw = std::min(bw, 50e9 * 0.8);
-  return bw;
+// Achieved collective bandwidth per GPU inside one node (NCCL bus bandwidth, method.md §8.4): 80 % of the
+// one-way figure of the fast link (NVLink/NVSwitch, xGMI, Gaudi's scale-up RoCE; the catalogue figure is both
+// directions: an H100 SXM pair measured 749 of 900 GB/s, [NCCL1264]) when the whole group sits in one
+// fast-link domain (bridges join pairs only), else PCIe at 16 GB/s per direction per generation step from
+// gen 3. Without PCIe peer-to-peer (GeForce cards on the stock driver) every transfer is staged through
+// host memory: two PCIe crossings, half the rate.
+double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
+  double pcie = 16e9 * std::pow(2.0, std::max(0, g.pcie_gen.value_or(4) - 3));
+  if (g.node.pcie_p2p == false) pcie /= 2.0;
+  const bool fast = g.has_nvlink() && group <= std::max(1, g.node.fast_link_gpus);
+  const double one_way = fast ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
+  return one_way * 0.8;
 }
+
+// Between nodes: the network per GPU (rail-optimised NICs, one per GPU on HGX/OAM nodes) at 80 %; 0 when the
+// catalogue knows none.
+double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * 0.8; }
+
+namespace {
+std::string pcie_name(const GpuSpec& g) {
+  return fmt::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
+}
+}  // namespace
+
+LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
+  LinkPlan l;
+  const std::int64_t per_node = w.gpus_per_node();
+  auto intra_name = [&](std::int64_t group) {
+    return g.has_nvlink() && group <= std::max(1, g.node.fast_link_gpus)
+               ? fmt::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0))
+               : pcie_name(g);
+  };
+  l.tp_bytes_per_s = intra_node_bytes_per_s(g, w.tp);
+  if (w.tp > 1) l.tp_link = intra_name(w.tp);
+  const double net = inter_node_bytes_per_s(g);
+  const std::string net_name = fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
+  l.dp_bytes_per_s = intra_node_bytes_per_s(g, per_node);
+  if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra_name(per_node);
+  l.pp_bytes_per_s = l.dp_bytes_per_s;
+  if (w.pp > 1) l.pp_link = intra_name(per_node);
+  if (w.nodes > 1) {
+    // Pipeline plans put their stages across nodes (the point-to-point sends cross the network, data
+    // parallelism stays inside); otherwise the data-parallel collectives span the nodes and run at the
+    // slower of the node's links and the network.
+    const double across = net > 0 ? std::min(l.dp_bytes_per_s, net) : 0.0;
+    if (w.pp > 1) {
+      l.pp_bytes_per_s = across;
+      l.pp_link = net_name;
+    } else {
+      l.dp_bytes_per_s = across;
+      l.dp_link = net_name;
+    }
+  }
+  return l;
+}
+
+// Kept for callers that size one collective over `gpus` GPUs in one node.
+double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus, bool) { return intra_node_bytes_per_s(g, gpus); }
 
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const ParamCounts pc = count_params(m);
@@ -206,41 +252,80 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     if (w.mode == Mode::qlora && !w.mfu) mfu *= 0.7;  // 4-bit dequantisation in every matmul ([QLORA] §5 speed notes)
     const double fpt = train_flops_per_token(w, m, mem.seq_len);
     t.train_flops_per_token = fpt;
-    const double tokens_step = d(w.batch) * s;  // per GPU per micro-step
-    const double t_compute = tokens_step * fpt / (*peak * mfu);
-    // Communication per step (method.md §8.4, NCCL ring costs): data parallel all-reduces the 16-bit
-    // gradients (2(n-1)/n·S), ZeRO-3/FSDP moves 1.5× that ([ZERO] §7); it overlaps with the backward
-    // (about 2/3 of the step). Tensor parallel all-reduces b·s·h activations 4 times per layer, exposed.
+    // One micro-batch of `batch` sequences runs through a model-parallel group of tp·pp GPUs; each GPU does
+    // 1/(tp·pp) of its FLOPs.
+    const double tokens_step = d(w.batch) * s;
+    const double t_compute = tokens_step * fpt / (model_par * *peak * mfu);
+    // Communication (method.md §8.4, NCCL ring costs) on the links the plan uses (plan_links).
+    const LinkPlan links = plan_links(gpu, w);
+    const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
     const double dp = d(w.data_parallel());
-    const double t_deg = d(w.tp);
-    const double ring_dp = dp > 1 ? 2.0 * (dp - 1.0) / dp : 0.0;
-    double t_dp = 0, t_tp = 0;
+    const double accum = d(w.grad_accum);
+    const double grad_bytes = (adapters ? mem.params_trainable : pc.total) * 2.0 / model_par;  // 16-bit gradients
+    double exposed = 0;
+    if ((w.nodes > 1 && inter_node_bytes_per_s(gpu) <= 0)) {
+      t.notes.push_back(fmt::format("{} nodes, but no network between nodes of this GPU is known ({}): training time unknown", w.nodes,
+                                    gpu.node.network.empty() ? "not in the catalogue" : gpu.node.network));
+      return t;
+    }
     if (dp > 1) {
-      const double grad_bytes = (w.mode == Mode::lora || w.mode == Mode::qlora ? mem.params_trainable : pc.total) * 2.0 /
-                                (t_deg * pp);
-      const double volume = grad_bytes * ring_dp * (w.sharding == Sharding::zero3 ? 1.5 : 1.0);
-      t_dp = volume / link_bytes_per_s(gpu, w.gpus, true);
+      const double frac = (dp - 1.0) / dp;
+      const double bw = links.dp_bytes_per_s;
+      if (w.sharding == Sharding::zero3) {
+        // FSDP/ZeRO-3 all-gathers the weights for the forward and again for the backward (the frozen base
+        // too: LoRA under FSDP gathers the whole model) and reduce-scatters the gradients, every micro-batch
+        // ([ZERO] §7: 1.5x the all-reduce volume for full training); prefetching hides it behind compute.
+        const double weight_bytes = (w.mode == Mode::qlora ? pc.total * 0.5 : pc.total * 2.0) / model_par;
+        // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
+        // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
+        const double volume = frac * (2.0 * weight_bytes + grad_bytes);
+        exposed += std::max(0.0, volume / bw - t_compute);
+      } else {
+        // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
+        // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
+        const double volume = 2.0 * frac * grad_bytes;
+        exposed += std::max(0.0, volume / bw - (2.0 / 3.0) * t_compute) / accum;
+      }
     }
     if (w.tp > 1) {
+      // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed.
       const double act = tokens_step * d(m.hidden) * 2.0;
-      t_tp = 4.0 * d(m.layers) / pp * 2.0 * (t_deg - 1.0) / t_deg * act / link_bytes_per_s(gpu, w.tp, false);
+      exposed += 4.0 * d(m.layers) / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
     }
-    double exposed = std::max(0.0, t_dp - (2.0 / 3.0) * t_compute) + t_tp;
+    double stage_time = t_compute + exposed;
+    if (w.pp > 1) {
+      // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
+      // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B).
+      const double act = tokens_step * d(m.hidden) * 2.0;
+      if (links.pp_bytes_per_s > 0) stage_time += 2.0 * act / links.pp_bytes_per_s;
+      const double bubble = (pp - 1.0) / (accum + pp - 1.0);
+      stage_time /= (1.0 - bubble);
+      if (bubble > 0.1)
+        t.notes.push_back(fmt::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
+                                      100.0 * bubble, w.grad_accum, w.pp));
+    }
     if (w.offload != Offload::none) {
       // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
-      // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam).
-      const double local = (w.mode == Mode::lora || w.mode == Mode::qlora ? mem.params_trainable : pc.total) /
-                           (t_deg * pp * (w.sharding == Sharding::none ? 1.0 : dp));
-      exposed += 4.0 * local / link_bytes_per_s(gpu, 1, false) + local / 1e9;
-      t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU");
+      // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam), once per step.
+      const double local = (adapters ? mem.params_trainable : pc.total) / (model_par * (w.sharding == Sharding::none ? 1.0 : dp));
+      stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / 1e9) / accum;
+      t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
     }
-    const double tps = tokens_step / (t_compute + exposed);
-    if (exposed > 0.1 * t_compute)
-      t.notes.push_back(fmt::format("communication adds {:.0f}% to each step over {}", 100.0 * exposed / t_compute,
-                                    gpu.has_nvlink() && w.gpus <= 8 ? gpu.interconnect : (w.gpus > 8 ? "the inter-node network" : "PCIe")));
+    const double comm = stage_time - t_compute;
+    const double tps = tokens_step / model_par / stage_time;
+    if (comm > 0.1 * t_compute) {
+      std::vector<std::string> over;
+      if (!links.tp_link.empty()) over.push_back("tensor parallel over " + links.tp_link);
+      if (!links.dp_link.empty()) over.push_back("data parallel over " + links.dp_link);
+      if (!links.pp_link.empty()) over.push_back("pipeline over " + links.pp_link);
+      if (w.offload != Offload::none) over.push_back("optimizer offload over " + pcie_name(gpu));
+      std::string joined;
+      for (const auto& o : over) joined += (joined.empty() ? "" : "; ") + o;
+      t.notes.push_back(fmt::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));
+    }
     t.utilization = mfu;
     t.train_tokens_per_second_per_gpu = tps;
-    t.bound = exposed > 0.25 * t_compute ? "communication" : "compute";
+    t.bound = comm > 0.25 * t_compute ? "communication" : "compute";
     if (auto tokens = w.job_tokens(mem.seq_len)) t.job_seconds = *tokens / (tps * d(w.gpus));
     return t;
   }

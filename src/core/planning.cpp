@@ -22,8 +22,8 @@ CheckResult check_workload(const Workload& w, const std::string& label, const Mo
   RankOptions opts;
   opts.cost = cost;
   opts.max_gpus = a.max_gpus.value_or(1);
-  const bool job = w.has_job_size();
-  r.candidate = (w.gpus == 1 && opts.max_gpus > 1) ? plan(w, m, g, opts, job ? RankBy::cost : RankBy::fit) : evaluate(w, m, g, cost);
+  opts.min_headroom_pct = a.min_headroom_pct.value_or(0);  // the check asserts its own margin below
+  r.candidate = (w.gpus == 1 && opts.max_gpus > 1) ? plan(w, m, g, opts, RankBy::value) : evaluate(w, m, g, cost);
   const Candidate& c = r.candidate;
   const std::string who = fmt::format("{} on {}", label, g.id);
   const double cap = static_cast<double>(g.memory_bytes);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuadvise/units.hpp"
 
@@ -11,7 +12,8 @@ namespace gpuadvise {
 
 std::string to_string(RankBy r) {
   switch (r) {
-    case RankBy::fit: return "fit";
+    case RankBy::value: return "value";
+    case RankBy::gpus: return "gpus";
     case RankBy::cost: return "cost";
     case RankBy::time: return "time";
     case RankBy::headroom: return "headroom";
@@ -24,7 +26,10 @@ namespace {
 std::string layout_text(const Workload& w) {
   const std::string off = w.offload == Offload::optimizer ? " + optimizer offload"
                           : w.offload == Offload::optimizer_params ? " + CPU offload" : "";
-  if (w.gpus == 1) return "single GPU" + off;
+  std::string extra;
+  if (w.checkpointing != Checkpointing::none) extra += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
+  if (w.grad_accum > 1) extra += fmt::format(", micro-batch {} x {}", w.batch, w.grad_accum);
+  if (w.gpus == 1) return "single GPU" + off + extra;
   std::vector<std::string> parts;
   if (w.tp > 1) parts.push_back(fmt::format("tensor parallel {}", w.tp));
   if (w.pp > 1) parts.push_back(fmt::format("pipeline parallel {}", w.pp));
@@ -37,14 +42,18 @@ std::string layout_text(const Workload& w) {
       case Sharding::zero3: parts.push_back(fmt::format("FSDP/ZeRO-3 over {}", dp)); break;
     }
   }
-  std::string s = fmt::format("{} GPUs: ", w.gpus);
+  std::string s = w.nodes > 1 ? fmt::format("{} GPUs in {} nodes: ", w.gpus, w.nodes) : fmt::format("{} GPUs: ", w.gpus);
   for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? " + " : "") + parts[i];
-  return s + off;
+  return s + off + extra;
 }
 
 }  // namespace
 
-Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
+Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
+  // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
+  // workload says how many.
+  Workload w = w_in;
+  if (w.nodes == 1 && w.gpus > g.gpus_per_node()) w.nodes = (w.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
   Candidate c;
   c.gpu = &g;
   c.planned = w;
@@ -53,6 +62,11 @@ Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, cons
   const PrecisionSupport ps = precision_support(w, g);
   c.supported = ps.supported;
   if (!ps.note.empty()) c.notes.push_back(ps.note);
+  const Framework fw = w.effective_framework();
+  if (fw == Framework::tensorrt && g.stack != "cuda") {
+    c.supported = false;
+    c.notes.push_back("TensorRT and DeepStream run on NVIDIA GPUs only (CUDA)");
+  }
   c.memory = estimate_memory(w, m, &g);
   c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
   if (c.memory.vllm) {
@@ -62,13 +76,16 @@ Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, cons
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
   c.time = estimate_time(w, m, g, c.memory);
   c.cost = estimate_cost(w, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
-  if (c.fits && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
+  if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
   if (g.stack == "rocm") c.notes.push_back("AMD: runs through ROCm/HIP (" + g.gfx_target.value_or("?") + "), not CUDA; check your framework's ROCm support");
   if (g.stack == "synapseai") c.notes.push_back("Intel Gaudi: runs through the Gaudi software stack (SynapseAI), not CUDA");
   if (g.needs_server_chassis) c.notes.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
-  if (w.gpus > 1 && !g.has_nvlink())
-    c.notes.push_back("no NVLink: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
+  if (w.gpus > 1 && !(g.has_nvlink() && w.gpus_per_node() <= std::max(1, g.node.fast_link_gpus)))
+    c.notes.push_back(g.node.pcie_p2p == false
+                          ? "no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly"
+                          : "no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
+  if (w.nodes > 1) c.notes.push_back(fmt::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
   if (g.capacity_basis == "nominal") c.notes.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
   if (w.streams && m.vision && !is_training(w.mode)) {
@@ -84,79 +101,265 @@ Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, cons
 
 namespace {
 
-// The layouts worth trying at n GPUs (method.md §9): training replicates (data parallel), shards
-// (ZeRO-1/2/3, FSDP) or splits layers with tensor parallelism inside an NVLink domain; a single GPU may
-// offload the optimizer to the CPU. Inference splits with tensor parallelism inside a node.
-std::vector<Workload> layouts(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n) {
+// Tensor parallelism splits the attention heads: a degree must divide them, and divide the KV heads (or,
+// for inference, be a multiple of them: vLLM replicates KV heads then). method.md §9.
+bool tp_divides(const ModelSpec& m, std::int64_t tp, bool training) {
+  if (tp <= 1) return true;
+  if (m.heads <= 0 || m.heads % tp != 0) return false;
+  if (m.is_mla() || m.kv_heads <= 0) return true;
+  return m.kv_heads % tp == 0 || (!training && tp % m.kv_heads == 0);
+}
+
+Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
+                     Offload off) {
+  Workload p = w;
+  p.gpus = gpus;
+  p.nodes = nodes;
+  p.tp = tp;
+  p.pp = pp;
+  p.sharding = sh;
+  p.offload = off;
+  return p;
+}
+
+// The layouts worth trying at n GPUs (method.md §9). Inside one node: data parallel, ZeRO-1/2/3, tensor
+// parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
+// divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
+// family over every GPU, tensor parallel inside each node with data parallel or pipeline stages across.
+// Inference splits with tensor parallelism inside a node and pipeline stages across nodes.
+std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n) {
   std::vector<Workload> out;
-  auto with = [&](std::int64_t gpus, std::int64_t tp, Sharding sh, Offload off) {
-    Workload p = w;
-    p.gpus = gpus;
-    p.tp = tp;
-    p.pp = 1;
-    p.sharding = sh;
-    p.offload = off;
-    out.push_back(p);
-  };
-  const bool nvlink_domain = g.has_nvlink() && (g.segment == Segment::datacenter_module || n <= 2);
-  if (is_training(w.mode)) {
-    if (n == 1) {
-      with(1, 1, Sharding::none, Offload::none);
-      with(1, 1, Sharding::none, Offload::optimizer);
-      return out;
-    }
-    for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) with(n, 1, sh, Offload::none);
-    if (nvlink_domain)
-      for (std::int64_t tp = 2; tp <= std::min<std::int64_t>(8, n); tp *= 2)
-        if (m.heads % tp == 0) with(n, tp, n / tp > 1 ? Sharding::zero1 : Sharding::none, Offload::none);
+  const std::int64_t per_node = g.gpus_per_node();
+  const std::int64_t nodes = n <= per_node ? 1 : n / per_node;
+  if (n > per_node && (!g.multi_node() || n % per_node != 0)) return out;
+  const std::int64_t in_node = std::min(n, per_node);
+  const bool training = is_training(w.mode);
+  const std::int64_t layers = m.layers + m.encoder_layers;
+  if (n == 1) {
+    out.push_back(with_layout(w, 1, 1, 1, 1, Sharding::none, Offload::none));
     return out;
   }
-  if (n == 1) {
-    with(1, 1, Sharding::none, Offload::none);
-  } else if (n <= 8 && m.heads % n == 0) {
-    with(n, n, Sharding::none, Offload::none);
+  if (training) {
+    for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3})
+      out.push_back(with_layout(w, n, nodes, 1, 1, sh, Offload::none));
+    if (m.vision) return out;
+    for (std::int64_t tp = 2; tp <= in_node; tp *= 2) {
+      if (!tp_divides(m, tp, true)) continue;
+      out.push_back(with_layout(w, n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none, Offload::none));
+      // Pipeline stages across the nodes, tensor parallel inside each.
+      if (nodes > 1 && tp == in_node && layers % nodes == 0) out.push_back(with_layout(w, n, nodes, tp, nodes, Sharding::none, Offload::none));
+    }
+    for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
+      if (layers % pp == 0 && nodes == 1) out.push_back(with_layout(w, n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none, Offload::none));
+    return out;
+  }
+  if (m.vision) return out;
+  if (nodes == 1 && tp_divides(m, n, false)) out.push_back(with_layout(w, n, 1, n, 1, Sharding::none, Offload::none));
+  if (nodes > 1 && tp_divides(m, per_node, false) && layers % nodes == 0)
+    out.push_back(with_layout(w, n, nodes, per_node, nodes, Sharding::none, Offload::none));
+  return out;
+}
+
+// Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
+// checkpointing (unless the user chose one), then smaller micro-batches with gradient accumulation that keep
+// the asked batch per optimizer step. Returned in that order; the first that fits is the plan for a layout.
+std::vector<Workload> with_savers(const Workload& p) {
+  std::vector<Workload> out;
+  if (!is_training(p.mode)) {
+    out.push_back(p);
+    return out;
+  }
+  std::vector<Checkpointing> levels{p.checkpointing};
+  if (!p.checkpointing_given && p.checkpointing == Checkpointing::none) levels = {Checkpointing::none, Checkpointing::selective, Checkpointing::full};
+  for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
+    if (p.batch % micro != 0) continue;
+    for (Checkpointing c : levels) {
+      Workload q = p;
+      q.checkpointing = c;
+      q.batch = micro;
+      q.grad_accum = p.grad_accum * (p.batch / micro);
+      out.push_back(q);
+    }
+    if (micro == 1) break;
   }
   return out;
 }
 
-double plan_score(const Candidate& c, RankBy order) {
-  // Lower is better: cost of the job when known (or time when ranking by time), else time per token.
-  if (order == RankBy::time && c.time.job_seconds) return *c.time.job_seconds;
-  if (c.cost.total_usd && order != RankBy::time) return *c.cost.total_usd;
-  if (c.time.job_seconds) return *c.time.job_seconds;
-  if (c.time.train_tokens_per_second_per_gpu)
-    return 1.0 / (*c.time.train_tokens_per_second_per_gpu * static_cast<double>(c.gpus));
-  if (c.time.decode_tokens_per_second) return 1.0 / *c.time.decode_tokens_per_second;
-  return -c.headroom_bytes;
+// Host memory a CPU-offloaded plan needs in its node (DeepSpeed's memory guide, [DS-MEM] / servers.md
+// Table 3): 16 B per trainable parameter (fp32 master weights, gradients, Adam moments) plus 2 B per parameter
+// when the 16-bit parameters move too, x1.5 for pinned buffers and fragmentation.
+double offload_host_bytes(const Workload& p, const MemoryEstimate& mem) {
+  const double per_param = p.offload == Offload::optimizer_params ? 2.0 * mem.params_total : 0.0;
+  return (16.0 * mem.params_trainable + per_param) * 1.5;
 }
 
-std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order) {
+// The host memory of the node: the catalogue's, else what a common node of the class has (an 8-GPU server
+// 2 TB, as the DGX-class H200 MLPerf node; a workstation 400 GB, as Lambda's 4x A6000).
+double host_ram_bytes(const GpuSpec& g) {
+  if (g.node.host_ram_gb) return *g.node.host_ram_gb * 1e9;
+  return (g.segment == Segment::consumer || g.segment == Segment::workstation ? 400.0 : 2048.0) * 1e9;
+}
+
+std::string stage_of(const Workload& p) {
+  if (p.offload != Offload::none) return "CPU offload";
+  if (p.gpus == 1) return "one GPU";
+  return p.nodes > 1 ? "several nodes" : "one node";
+}
+
+// Lower is better: the order's figure, with unknowns last.
+double score(const Candidate& c, RankBy order) {
+  constexpr double unknown = 1e300;
+  switch (order) {
+    case RankBy::time:
+      if (c.time.job_seconds) return *c.time.job_seconds;
+      if (c.time.train_tokens_per_second_per_gpu) return 1.0 / (*c.time.train_tokens_per_second_per_gpu * static_cast<double>(c.gpus));
+      if (c.time.images_per_second) return 1.0 / (*c.time.images_per_second * static_cast<double>(c.gpus));
+      if (c.time.decode_tokens_per_second) return 1.0 / *c.time.decode_tokens_per_second;
+      return unknown;
+    case RankBy::cost:
+      if (c.cost.total_usd) return *c.cost.total_usd;
+      if (c.usd_per_hour()) return *c.usd_per_hour();
+      return unknown;
+    case RankBy::headroom: return -c.headroom_bytes;
+    case RankBy::gpus:
+    case RankBy::value: return c.value_usd.value_or(unknown);
+  }
+  return unknown;
+}
+
+std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order,
+                            const RankOptions& opts) {
   std::string why;
-  if (chosen.gpus == 1) {
-    why = chosen.planned.offload != Offload::none
-              ? fmt::format("fits on one GPU only with the optimizer states in CPU memory ({:.1f} GB without)",
-                            single.memory.device_peak / 1e9)
-              : "fits on one GPU";
+  const auto& p = chosen.planned;
+  std::vector<std::string> savers;
+  if (p.checkpointing != single.planned.checkpointing)
+    savers.push_back(p.checkpointing == Checkpointing::full ? "full activation checkpointing" : "selective activation checkpointing");
+  if (p.grad_accum > single.planned.grad_accum)
+    savers.push_back(fmt::format("micro-batch {} x {} accumulation steps", p.batch, p.grad_accum));
+  const std::string with = savers.empty() ? "" : " with " + fmt::format("{}", fmt::join(savers, " and "));
+  const double cap = static_cast<double>(chosen.gpu->memory_bytes) / 1e9;
+  if (chosen.planned.offload != Offload::none) {
+    why = fmt::format("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB; the optimizer states move to "
+                      "CPU memory (slow)", opts.max_gpus, single.memory.device_peak / 1e9, cap);
+  } else if (chosen.gpus == 1) {
+    why = single.fits && savers.empty() ? "fits on one GPU" : fmt::format("fits on one GPU{} ({:.1f} GB without)", with, single.memory.device_peak / 1e9);
   } else {
-    why = single.fits ? fmt::format("fits on one GPU, but {} GPUs finish the job for less", chosen.gpus)
-                      : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB; {} GPUs fit", single.memory.device_peak / 1e9,
-                                    static_cast<double>(single.gpu->memory_bytes) / 1e9, chosen.gpus);
+    why = single.fits ? fmt::format("fits on one GPU, but {} GPUs{}", chosen.gpus, opts.deadline_seconds ? " meet the deadline" : " finish the job for less")
+                      : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB; {} GPUs{} fit{}", single.memory.device_peak / 1e9, cap,
+                                    chosen.gpus, chosen.nodes > 1 ? fmt::format(" in {} nodes", chosen.nodes) : "", with);
   }
   if (fitting > 1)
-    why += fmt::format("; this layout is the {} of the {} that fit", order == RankBy::time ? "fastest" : "cheapest", fitting);
+    why += fmt::format("; the {} of {} plans that fit", order == RankBy::time ? "fastest" : order == RankBy::headroom ? "roomiest" : "best value", fitting);
   return why;
+}
+
+// Keeps the plans no other plan beats on both time and cost (with a job size), else the best value per GPU count.
+std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
+  std::vector<FrontierPoint> out;
+  std::sort(plans.begin(), plans.end(), [](const Candidate* a, const Candidate* b) {
+    if (a->gpus != b->gpus) return a->gpus < b->gpus;
+    return score(*a, RankBy::value) < score(*b, RankBy::value);
+  });
+  for (const Candidate* c : plans) {
+    FrontierPoint f{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd};
+    if (c->cost.total_usd && c->time.job_seconds) {
+      f.hours = c->cost.wall_hours;
+      f.usd = c->cost.total_usd;
+      bool dominated = false;
+      for (const Candidate* o : plans)
+        if (o != c && o->cost.total_usd && o->time.job_seconds && o->cost.wall_hours <= c->cost.wall_hours &&
+            *o->cost.total_usd <= *c->cost.total_usd && (o->cost.wall_hours < c->cost.wall_hours || *o->cost.total_usd < *c->cost.total_usd))
+          dominated = true;
+      if (dominated) continue;
+    } else if (!out.empty() && out.back().gpus == c->gpus) {
+      continue;  // without a job size: the best value at each count
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+bool meets_deadline(const Candidate& c, const RankOptions& o) {
+  return c.time.job_seconds && c.cost.wall_hours * 3600.0 <= *o.deadline_seconds;
+}
+bool within_budget(const Candidate& c, const RankOptions& o) { return c.cost.total_usd && *c.cost.total_usd <= *o.budget_usd; }
+
+}  // namespace
+
+std::optional<double> value_of(const Candidate& c, std::string& unit, std::string& why_unknown) {
+  const Workload& w = c.planned;
+  const auto hourly = c.usd_per_hour();
+  auto need_price = [&]() -> std::optional<double> {
+    why_unknown = "no price (--price ID=USD sets one)";
+    return std::nullopt;
+  };
+  if (c.video) {
+    unit = "stream-hour";
+    if (c.video->usd_per_stream_hour) return c.video->usd_per_stream_hour;
+    why_unknown = !hourly ? "no price (--price ID=USD sets one)" : "streams per GPU unknown";
+    return std::nullopt;
+  }
+  if (w.has_job_size()) {
+    unit = "job";
+    if (c.cost.total_usd) return c.cost.total_usd;
+    if (!c.time.job_seconds) {
+      why_unknown = "throughput unknown";
+      return std::nullopt;
+    }
+    return need_price();
+  }
+  const double gpus = static_cast<double>(c.gpus);
+  if (is_training(w.mode)) {
+    if (c.time.images_per_second) {
+      unit = "k images";
+      if (!hourly) return need_price();
+      return *hourly / (*c.time.images_per_second * gpus * 3600.0) * 1e3;
+    }
+    unit = "M training tokens";
+    if (!c.time.train_tokens_per_second_per_gpu) {
+      why_unknown = "throughput unknown";
+      return std::nullopt;
+    }
+    if (!hourly) return need_price();
+    return *hourly / (*c.time.train_tokens_per_second_per_gpu * gpus * 3600.0) * 1e6;
+  }
+  if (c.time.images_per_second) {
+    unit = "k images";
+    if (!hourly) return need_price();
+    return *hourly / (*c.time.images_per_second * gpus * 3600.0) * 1e3;
+  }
+  unit = "M output tokens";
+  if (!c.time.decode_tokens_per_second) {
+    why_unknown = "throughput unknown";
+    return std::nullopt;
+  }
+  if (!hourly) return need_price();
+  const double replicas = std::max(1.0, gpus / static_cast<double>(w.tp * w.pp));
+  return *hourly / (*c.time.decode_tokens_per_second * replicas * 3600.0) * 1e6;
+}
+
+namespace {
+
+void finish_candidate(Candidate& c, const GpuSpec& g, const RankOptions& opts) {
+  c.nodes = c.planned.nodes;
+  c.stage = stage_of(c.planned);
+  c.links = plan_links(g, c.planned);
+  const bool engine_pool = c.memory.vllm.has_value();  // vLLM takes its share by design: its pool decides
+  c.tight = c.fits && !engine_pool && c.headroom_bytes < opts.min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
+  c.value_usd = value_of(c, c.value_unit, c.unranked);
 }
 
 }  // namespace
 
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
   Candidate single = evaluate(w, m, g, opts.cost);
-  single.fits_single = single.fits && w.gpus == 1;
+  finish_candidate(single, g, opts);
+  single.fits_single = single.fits && !single.tight && w.gpus == 1;
   if (w.streams && !w.batch_given && single.supported) {
     // Video without --batch: frames of the streams on one GPU are batched as a DeepStream-style pipeline does
     // (batch size = sources); the batch that sustains the most streams per GPU within --max-latency-ms wins,
     // the smaller on a tie.
-    auto within_budget = [&](const Candidate& c) {
+    auto latency_ok = [&](const Candidate& c) {
       return !w.max_latency_ms || !c.video || !c.video->latency_ms || *c.video->latency_ms <= *w.max_latency_ms;
     };
     auto streams_of = [](const Candidate& c) { return c.video ? c.video->streams_per_gpu : 0.0; };
@@ -165,9 +368,11 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       Workload p = w;
       p.batch = b;
       Candidate c = evaluate(p, m, g, opts.cost);
-      const bool ok = within_budget(c), best_ok = within_budget(best);
+      const bool ok = latency_ok(c), best_ok = latency_ok(best);
       if ((ok && !best_ok) || (ok == best_ok && streams_of(c) > streams_of(best))) best = std::move(c);
     }
+    finish_candidate(best, g, opts);
+    best.tight = false;
     best.fits_single = best.fits;
     best.why = fmt::format("frames of the streams batched {} at a time", best.planned.batch);
     return best;
@@ -176,106 +381,205 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
     single.why = w.gpus > 1 ? "the layout given" : "";
     return single;
   }
-  // With a job size the cheapest (or fastest) plan may use more GPUs than the smallest count that fits
-  // (offloading or communication-bound layouts are slow), so counts up to 4x the first fit are compared.
-  const bool job = w.has_job_size();
-  std::optional<Candidate> best;
-  std::size_t fitting = 0;
+  const bool explore = w.has_job_size() || opts.deadline_seconds || opts.budget_usd || order == RankBy::time;
+  std::vector<Candidate> fits, tight;
   std::int64_t first_fit = 0;
-  for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
-    if (first_fit && (!job || n > 4 * first_fit)) break;
-    for (const Workload& p : layouts(w, m, g, n)) {
-      Candidate c = (n == 1 && p.offload == Offload::none) ? single : evaluate(p, m, g, opts.cost);
+  std::string offload_short;
+  auto try_layout = [&](const Workload& layout) {
+    for (const Workload& p : with_savers(layout)) {
+      Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch)
+                        ? single
+                        : evaluate(p, m, g, opts.cost);
+      finish_candidate(c, g, opts);
       if (!c.fits) continue;
-      ++fitting;
-      if (!first_fit) first_fit = n;
-      // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
-      const double margin = (best && c.gpus > best->gpus) ? 0.98 : 1.0;
-      if (!best || plan_score(c, order) < margin * plan_score(*best, order)) best = std::move(c);
-      if (n == 1 && p.offload == Offload::none && !job) break;  // fits as asked
+      if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > host_ram_bytes(g)) {
+        offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
+                                    offload_host_bytes(p, c.memory) / 1e9, host_ram_bytes(g) / 1e9);
+        continue;
+      }
+      if (c.tight) {
+        tight.push_back(std::move(c));
+        continue;
+      }
+      fits.push_back(std::move(c));
+      return;
     }
-    if (!is_training(w.mode) && n >= 8) break;
+  };
+  for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
+    if (first_fit) {
+      const bool deadline_unmet = opts.deadline_seconds &&
+                                  std::none_of(fits.begin(), fits.end(), [&](const Candidate& c) { return meets_deadline(c, opts); });
+      if (!deadline_unmet && (!explore || n > 8 * first_fit)) break;
+    }
+    const std::size_t before = fits.size();
+    for (const Workload& layout : layouts_at(w, m, g, n)) try_layout(layout);
+    if (!first_fit && fits.size() > before) first_fit = n;
   }
+  if (fits.empty() && is_training(w.mode) && !m.vision) {
+    // CPU offload, last: the optimizer states (then the parameters) in host memory, on one GPU or sharded
+    // over one node.
+    for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
+      try_layout(with_layout(w, 1, 1, 1, 1, Sharding::none, off));
+      for (std::int64_t n = 2; n <= std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node()) && fits.empty(); n *= 2)
+        try_layout(with_layout(w, n, 1, 1, 1, Sharding::zero3, off));
+      if (!fits.empty()) break;
+    }
+  }
+  if (fits.empty()) {
+    if (!tight.empty()) {
+      auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
+      Candidate c = *best;
+      c.fits_single = single.fits;
+      c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
+                          c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
+      return c;
+    }
+    const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+    single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched (needs {:.1f} GB on one GPU of {:.1f} GB)", reach,
+                             reach > 1 ? "s" : "", g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
+                             single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+    if (!offload_short.empty()) single.why += "; " + offload_short;
+    return single;
+  }
+  std::vector<const Candidate*> pool;
+  for (const auto& c : fits) pool.push_back(&c);
+  // Which plans compete: those meeting the deadline (the cheapest wins), those within the budget (the fastest
+  // wins), else the smallest count that fits (and, with a job size, up to 4x that count for a cheaper job).
+  RankBy pick = order;
+  std::vector<const Candidate*> eligible;
+  if (opts.deadline_seconds) {
+    for (auto* c : pool)
+      if (meets_deadline(*c, opts)) eligible.push_back(c);
+    pick = RankBy::cost;
+  }
+  if (opts.budget_usd) {
+    std::vector<const Candidate*> base = opts.deadline_seconds ? eligible : pool, kept;
+    for (auto* c : base)
+      if (within_budget(*c, opts)) kept.push_back(c);
+    eligible = kept;
+    if (!opts.deadline_seconds) pick = RankBy::time;
+  }
+  if (!opts.deadline_seconds && !opts.budget_usd) {
+    const std::int64_t limit = (w.has_job_size() || order == RankBy::time) && order != RankBy::gpus ? 4 * first_fit : first_fit;
+    for (auto* c : pool)
+      if (c->gpus <= limit) eligible.push_back(c);
+    if (order == RankBy::gpus) pick = RankBy::value;
+  }
+  const Candidate* best = nullptr;
+  for (auto* c : eligible) {
+    // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
+    const double margin = (best && c->gpus > best->gpus) ? 0.98 : 1.0;
+    if (!best || score(*c, pick) < margin * score(*best, pick)) best = c;
+  }
+  Candidate out;
   if (best) {
-    best->fits_single = single.fits;
-    best->why = describe_choice(*best, single, fitting, order);
-    return *best;
+    out = *best;
+  } else {
+    // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
+    const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
+    out = **std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
   }
-  single.why = fmt::format("does not fit within {} GPUs in the layouts searched", is_training(w.mode) ? opts.max_gpus : 8);
-  return single;
+  out.fits_single = single.fits && !single.tight;
+  out.why = describe_choice(out, single, fits.size(), pick, opts);
+  out.frontier = frontier_of(pool);
+  return out;
 }
+
+namespace {
+
+std::string order_description(RankBy order, const Workload& w, bool job) {
+  switch (order) {
+    case RankBy::value:
+      if (w.streams) return "best value: lowest cost per stream-hour";
+      if (job) return "best value: lowest cost of the completed job";
+      return is_training(w.mode) ? "best value: lowest cost per unit of work (no job size: --tokens N prices the whole job)"
+                                 : "best value: lowest cost per unit of work (no job size: --requests N --output-tokens O prices the whole job)";
+    case RankBy::cost: return job ? "lowest cost of the completed job" : "lowest hourly cost of the plan";
+    case RankBy::time: return job ? "shortest job" : "highest throughput";
+    case RankBy::gpus: return "fewest GPUs, then the lowest hourly price";
+    case RankBy::headroom: return "most memory headroom per GPU";
+  }
+  return "";
+}
+
+// Fits without a margin problem first, then tight plans, then what does not fit; unknown figures after known ones.
+int tier(const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; }
+
+}  // namespace
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
   Ranking r;
   const bool job = w.has_job_size();
   r.has_job = job;
-  r.order = opts.rank_by.value_or(job || w.streams ? RankBy::cost : RankBy::fit);
+  r.order = opts.rank_by.value_or(RankBy::value);
   for (const auto& g : catalog.gpus) {
     if (!opts.only_gpus.empty() && std::find(opts.only_gpus.begin(), opts.only_gpus.end(), g.id) == opts.only_gpus.end())
       continue;
-    Candidate best = plan(w, m, g, opts, r.order);
-    r.rows.push_back(best);
+    if (!opts.cost.provider.empty() && !g.offered_by(opts.cost.provider)) continue;
+    r.rows.push_back(plan(w, m, g, opts, r.order));
   }
-  // --deadline and --budget drop what cannot meet them, and say why.
+  // --deadline and --budget drop what cannot meet them (an unknown time or cost never passes), and say why.
   std::vector<Candidate> kept;
   for (auto& c : r.rows) {
-    if (c.fits && opts.deadline_seconds && c.time.job_seconds && *c.time.job_seconds + c.cost.setup_hours * 3600.0 > *opts.deadline_seconds) {
-      r.dropped.push_back({c.gpu->id, fmt::format("job takes {:.1f} h, over the {:.1f} h deadline",
-                                                  c.cost.wall_hours, *opts.deadline_seconds / 3600.0)});
+    if (c.fits && opts.deadline_seconds && !meets_deadline(c, opts)) {
+      r.dropped.push_back({c.gpu->id, c.time.job_seconds
+                                          ? fmt::format("the fastest plan within {} GPUs ({}) takes {:.1f} h, over the {:.1f} h deadline",
+                                                        opts.max_gpus, c.layout, c.cost.wall_hours, *opts.deadline_seconds / 3600.0)
+                                          : "job time unknown (no throughput figure), so the deadline cannot be checked"});
       continue;
     }
-    if (c.fits && opts.budget_usd && c.cost.total_usd && *c.cost.total_usd > *opts.budget_usd) {
-      r.dropped.push_back({c.gpu->id, fmt::format("job costs ${:.2f}, over the ${:.2f} budget", *c.cost.total_usd, *opts.budget_usd)});
+    if (c.fits && opts.budget_usd && !within_budget(c, opts)) {
+      r.dropped.push_back({c.gpu->id, c.cost.total_usd ? fmt::format("the cheapest plan costs ${:.2f}, over the ${:.2f} budget", *c.cost.total_usd, *opts.budget_usd)
+                                                       : "job cost unknown (" + (c.unranked.empty() ? std::string("no price or throughput") : c.unranked) + "), so the budget cannot be checked"});
       continue;
     }
     kept.push_back(std::move(c));
   }
   r.rows = std::move(kept);
   auto price = [](const Candidate& c) { return c.usd_per_gpu_hour().value_or(1e300); };
-  auto key_fit = [&](const Candidate& a, const Candidate& b) {
-    if (a.fits != b.fits) return a.fits;
+  std::stable_sort(r.rows.begin(), r.rows.end(), [&](const Candidate& a, const Candidate& b) {
+    if (tier(a) != tier(b)) return tier(a) < tier(b);
+    if (r.order == RankBy::gpus && a.gpus != b.gpus) return a.gpus < b.gpus;
+    const double sa = score(a, r.order == RankBy::gpus ? RankBy::cost : r.order), sb = score(b, r.order == RankBy::gpus ? RankBy::cost : r.order);
+    if (sa != sb) return sa < sb;
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
     if (price(a) != price(b)) return price(a) < price(b);
     return a.gpu->id < b.gpu->id;
-  };
-  std::stable_sort(r.rows.begin(), r.rows.end(), [&](const Candidate& a, const Candidate& b) {
-    if (a.fits != b.fits) return a.fits;
-    switch (r.order) {
-      case RankBy::cost: {
-        auto cost_of = [](const Candidate& c) {
-          if (c.video) return c.video->usd_per_stream_hour.value_or(1e300);
-          return c.cost.total_usd.value_or(1e300);
-        };
-        const double ca = cost_of(a), cb = cost_of(b);
-        if (ca != cb) return ca < cb;
-        break;
-      }
-      case RankBy::time: {
-        const double ta = a.time.job_seconds.value_or(a.time.train_tokens_per_second_per_gpu ? 1.0 / (*a.time.train_tokens_per_second_per_gpu * static_cast<double>(a.gpus)) : 1e300);
-        const double tb = b.time.job_seconds.value_or(b.time.train_tokens_per_second_per_gpu ? 1.0 / (*b.time.train_tokens_per_second_per_gpu * static_cast<double>(b.gpus)) : 1e300);
-        if (ta != tb) return ta < tb;
-        break;
-      }
-      case RankBy::headroom:
-        if (a.headroom_bytes != b.headroom_bytes) return a.headroom_bytes > b.headroom_bytes;
-        break;
-      case RankBy::fit:
-        break;
-    }
-    return key_fit(a, b);
   });
   if (!is_training(w.mode) && w.batch == 1 && job)
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
-  switch (r.order) {
-    case RankBy::fit: r.order_text = "fits first, then fewest GPUs, then lowest price per GPU-hour (no job size given: cost per job needs --tokens or --requests)"; break;
-    case RankBy::cost:
-      r.order_text = w.streams ? "fits first, then lowest cost per stream-hour" : job ? "fits first, then lowest cost of the completed job (GPUs without a price last)"
-                         : "fits first, then lowest cost (no job size given: --tokens or --requests with --output-tokens)";
-      break;
-    case RankBy::time: r.order_text = "fits first, then shortest job"; break;
-    case RankBy::headroom: r.order_text = "fits first, then most memory headroom per GPU"; break;
+  r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, job) + "; unknown prices or throughputs after known ones";
+  // The recommendation: best value, fastest, and the cheapest single card one can rent or buy.
+  const Candidate* best_value = nullptr;
+  const Candidate* fastest = nullptr;
+  const Candidate* single_card = nullptr;
+  for (const auto& c : r.rows) {
+    if (!c.fits || c.tight) continue;
+    if (c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
+    if (score(c, RankBy::time) < 1e299 && (!fastest || score(c, RankBy::time) < score(*fastest, RankBy::time))) fastest = &c;
+    if (c.gpus == 1 && c.planned.offload == Offload::none && !c.gpu->needs_server_chassis && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
+      auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };
+      if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
+    }
   }
+  auto money = [](double v) { return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v); };
+  if (best_value)
+    r.recommendations.push_back({"best value", best_value->gpu->id,
+                                 fmt::format("{} per {} on {}", money(*best_value->value_usd), best_value->value_unit, best_value->layout)});
+  if (fastest) {
+    std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job", fastest->cost.wall_hours)
+                    : fastest->time.train_tokens_per_second_per_gpu ? fmt::format("{:.0f} tokens/s on {}", *fastest->time.train_tokens_per_second_per_gpu * static_cast<double>(fastest->gpus), fastest->layout)
+                    : fastest->time.images_per_second ? fmt::format("{:.0f} images/s on {}", *fastest->time.images_per_second * static_cast<double>(fastest->gpus), fastest->layout)
+                    : fastest->time.decode_tokens_per_second ? fmt::format("{:.0f} tokens/s per sequence on {}", *fastest->time.decode_tokens_per_second, fastest->layout) : "";
+    if (fastest->time.job_seconds) t += " on " + fastest->layout;
+    r.recommendations.push_back({"fastest", fastest->gpu->id, t});
+  }
+  if (single_card)
+    r.recommendations.push_back({"one card", single_card->gpu->id,
+                                 single_card->usd_per_gpu_hour() ? fmt::format("the cheapest single card that fits: {}/h to rent{}", money(*single_card->usd_per_gpu_hour()),
+                                                                               single_card->gpu->purchase_usd ? fmt::format(", about ${:.0f} to buy", *single_card->gpu->purchase_usd) : "")
+                                                                 : fmt::format("about ${:.0f} to buy", *single_card->gpu->purchase_usd)});
   return r;
 }
 

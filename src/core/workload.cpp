@@ -161,8 +161,8 @@ Framework Workload::effective_framework() const { return framework.value_or(Fram
 std::optional<double> Workload::job_tokens(std::int64_t seq) const {
   if (tokens) return tokens;
   if (dataset_tokens) return *dataset_tokens * epochs.value_or(1.0);
-  if (steps) return static_cast<double>(*steps) * static_cast<double>(batch) * static_cast<double>(seq) *
-                    static_cast<double>(data_parallel());
+  if (steps) return static_cast<double>(*steps) * static_cast<double>(batch) * static_cast<double>(grad_accum) *
+                    static_cast<double>(seq) * static_cast<double>(data_parallel());
   return std::nullopt;
 }
 
@@ -170,7 +170,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "nodes", "grad_accum", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes"};
@@ -248,6 +248,7 @@ Workload build_workload(const RawWorkload& raw) {
     if (s == "true" || s.empty()) w.checkpointing = Checkpointing::full;
     else if (s == "false") w.checkpointing = Checkpointing::none;
     else w.checkpointing = parse_enum(k_ckpt, *v);
+    w.checkpointing_given = true;
   }
   if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
   if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v);
@@ -256,6 +257,8 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("sharding")) w.sharding = parse_enum(k_sharding, *v, {{"fsdp", Sharding::zero3}, {"zero-1", Sharding::zero1}, {"zero-2", Sharding::zero2}, {"zero-3", Sharding::zero3}, {"0", Sharding::none}, {"1", Sharding::zero1}, {"2", Sharding::zero2}, {"3", Sharding::zero3}});
   if (auto* v = get("tp")) w.tp = parse_positive_int(*v);
   if (auto* v = get("pp")) w.pp = parse_positive_int(*v);
+  if (auto* v = get("nodes")) w.nodes = parse_positive_int(*v);
+  if (auto* v = get("grad_accum")) w.grad_accum = parse_positive_int(*v);
   if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}});
   if (auto* v = get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = get("gpu_memory_utilization")) {
@@ -359,6 +362,16 @@ Workload build_workload(const RawWorkload& raw) {
     throw InputError((g ? g->origin : std::string("--gpus")) + ": " + std::to_string(w.gpus) +
                      " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
                      std::to_string(w.pp) + " groups (--gpus must be a multiple of --tp x --pp)");
+  }
+  if (w.nodes > 1 && w.gpus % w.nodes != 0) {
+    const auto* n = get("nodes");
+    throw InputError(n->origin + ": " + std::to_string(w.gpus) + " GPUs cannot be spread evenly over " + std::to_string(w.nodes) +
+                     " nodes (--gpus must be a multiple of --nodes)");
+  }
+  if (w.nodes > 1 && w.tp > w.gpus / w.nodes) {
+    const auto* t = get("tp");
+    throw InputError((t ? t->origin : std::string("--tp")) + ": tensor parallelism stays inside a node; " + std::to_string(w.tp) +
+                     " exceeds the " + std::to_string(w.gpus / w.nodes) + " GPUs of each node");
   }
   if (w.mode == Mode::qlora && is_weight_only_quant(w.precision) && w.precision != Precision::nf4) {
     throw InputError(get("precision")->origin + ": for --mode qlora the precision is the compute precision (bf16, fp16 or fp32); the base is NF4 by definition");

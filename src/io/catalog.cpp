@@ -144,6 +144,32 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
     g.interconnect_gb_per_s = ic.opt_num("gb_per_s");
     ic.done();
   }
+  if (o.has("node")) {  // optional in user catalogues: without it the segment's usual server is assumed
+    Obj nd(o.raw("node"), where + ".node");
+    if (auto v = nd.opt_num("gpus_per_node")) {
+      if (*v < 1 || *v > 1024 || *v != std::floor(*v))
+        throw InputError(where + ".node.gpus_per_node: expected an integer from 1 to 1024 or null, got " + std::to_string(*v));
+      g.node.gpus_per_node = static_cast<int>(*v);
+    }
+    const double fast = nd.num("fast_link_gpus");
+    if (fast < 0 || fast > 1024 || fast != std::floor(fast))
+      throw InputError(where + ".node.fast_link_gpus: expected an integer from 0 to 1024");
+    g.node.fast_link_gpus = static_cast<int>(fast);
+    const json& p2p = nd.raw("pcie_p2p");
+    if (!p2p.is_null() && !p2p.is_boolean()) throw InputError(where + ".node.pcie_p2p: expected true, false or null, got " + type_name(p2p));
+    if (p2p.is_boolean()) g.node.pcie_p2p = p2p.get<bool>();
+    g.node.network_gbit_per_gpu = nd.opt_num("network_gb_per_s_per_gpu");
+    g.node.network = nd.str("network");
+    g.node.host_ram_gb = nd.opt_num("host_ram_gb");
+    g.node.source = nd.str("source");
+    nd.done();
+  }
+  if (o.has("low_precision")) {
+    Obj lp(o.raw("low_precision"), where + ".low_precision");
+    g.fp8 = lp.boolean("fp8");
+    g.fp4 = lp.boolean("fp4");
+    lp.done();
+  }
   if (auto v = o.opt_num("pcie_gen")) g.pcie_gen = static_cast<int>(*v);
   g.board_power_w = o.opt_num("board_power_w");
   {
@@ -193,6 +219,13 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   }
   g.notes = o.str("notes");
   o.done();
+  // Catalogues without the node or low_precision blocks: a fast link joins a board of 8 modules or a
+  // bridged pair of cards; a format with a known peak is supported.
+  if (!o.has("node") && g.has_nvlink()) g.node.fast_link_gpus = g.segment == Segment::datacenter_module ? 8 : 2;
+  if (!o.has("low_precision")) {
+    g.fp8 = g.peak_flops("fp8").has_value();
+    g.fp4 = g.peak_flops("fp4").has_value();
+  }
   return g;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -221,8 +222,26 @@ ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
   j["gpus"] = c.gpus;
   j["layout"] = c.layout;
   j["why"] = c.why;
-  j["plan"] = {{"gpus", c.gpus}, {"tp", c.planned.tp}, {"pp", c.planned.pp}, {"sharding", to_string(c.planned.sharding)},
-               {"offload", to_string(c.planned.offload)}};
+  auto link = [](const std::string& l) { return l.empty() ? ojson(nullptr) : ojson(l); };
+  j["plan"] = {{"gpus", c.gpus},
+               {"nodes", c.nodes},
+               {"gpus_per_node", std::max<std::int64_t>(1, c.gpus / std::max<std::int64_t>(1, c.nodes))},
+               {"tp", c.planned.tp},
+               {"pp", c.planned.pp},
+               {"sharding", to_string(c.planned.sharding)},
+               {"offload", to_string(c.planned.offload)},
+               {"gradient_checkpointing", to_string(c.planned.checkpointing)},
+               {"micro_batch", c.planned.batch},
+               {"grad_accum", c.planned.grad_accum},
+               {"links", {{"tensor_parallel", link(c.links.tp_link)}, {"data_parallel", link(c.links.dp_link)}, {"pipeline", link(c.links.pp_link)}}}};
+  j["tight"] = c.tight;
+  j["nodes"] = c.nodes;
+  j["stage"] = c.stage;
+  j["value"] = {{"usd", opt(c.value_usd)}, {"unit", c.value_unit}, {"unknown", c.unranked.empty() ? ojson(nullptr) : ojson(c.unranked)}};
+  ojson frontier = ojson::array();
+  for (const auto& f : c.frontier)
+    frontier.push_back({{"gpus", f.gpus}, {"nodes", f.nodes}, {"layout", f.layout}, {"hours", opt(f.hours)}, {"usd", opt(f.usd)}, {"value_usd", opt(f.value_usd)}});
+  j["frontier"] = frontier;
   j["capacity_bytes"] = c.gpu->memory_bytes;
   j["capacity_basis"] = c.gpu->capacity_basis;
   j["headroom_bytes"] = bytes_int(c.headroom_bytes);
@@ -401,6 +420,9 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   j["model"] = model_json(m, any);
   j["order"] = to_string(r.order);
   j["order_text"] = r.order_text;
+  ojson recs = ojson::array();
+  for (const auto& rec : r.recommendations) recs.push_back({{"label", rec.label}, {"gpu", rec.gpu}, {"reason", rec.reason}});
+  j["recommendations"] = recs;
   std::size_t fitting = 0;
   for (const auto& c : r.rows) fitting += c.fits ? 1 : 0;
   j["fitting_gpus"] = fitting;
@@ -421,13 +443,25 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   std::string out;
   if (r.rows.empty()) return "No GPU selected.\n";
   out += "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
-  out += "Order: " + r.order_text + "\n\n";
+  out += "Order: " + r.order_text + "\n";
+  for (const auto& rec : r.recommendations)
+    out += fmt::format("{} {:<34} {}\n", paint(style, fmt::format("{:<11}", rec.label + ":"), "1"), rec.gpu, rec.reason);
+  if (r.recommendations.empty()) out += "No plan fits within the margin: see the reasons below.\n";
+  out += "\n";
   const bool has_time = r.has_job;
   const bool has_vllm = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.memory.vllm.has_value(); });
   const bool inference = !is_training(w.mode) && !m.vision;
   const bool vision = m.vision.has_value();
-  std::string header = fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
+  std::string unit;
+  for (const auto& c : r.rows)
+    if (!c.value_unit.empty()) {
+      unit = c.value_unit;
+      break;
+    }
+  const bool show_value = !r.has_job && !unit.empty() && unit != "stream-hour";
+  std::string header = fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
                                    "peak/GPU", "usable", "headroom", "$/GPU-h");
+  if (show_value) header += fmt::format(" {:>10}", "$/" + (unit == "M training tokens" ? std::string("M tok") : unit == "M output tokens" ? "M out" : unit == "k images" ? "k img" : unit));
   if (has_vllm) header += fmt::format(" {:>9} {:>8}", "KV pool", "max seqs");
   const bool video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video.has_value(); });
   if (vision) header += fmt::format(" {:>9}", "img/s/GPU");
@@ -441,11 +475,14 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   for (const auto& c : r.rows) {
     ++i;
     fitting += c.fits ? 1 : 0;
-    const std::string fit = c.fits ? paint(style, pad("yes", 5), "32") : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
-    std::string line = fmt::format("{:>3}  {:<32} {} {:>4}  {:<34} {:>9} {:>9} {:>9} {:>8}", i, c.gpu->id, fit, c.gpus,
-                                   c.layout.size() > 34 ? c.layout.substr(0, 34) : c.layout, gbs(c.memory.device_peak) + " GB",
+    const std::string fit = c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32"))
+                                   : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
+    std::string line = fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", i, c.gpu->id, fit, c.gpus,
+                                   c.layout.size() > 44 ? c.layout.substr(0, 43) + "…" : c.layout, gbs(c.memory.device_peak) + " GB",
                                    gbs(static_cast<double>(c.gpu->memory_bytes)) + " GB", gbs(c.headroom_bytes) + " GB",
                                    c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
+    if (show_value)
+      line += fmt::format(" {:>10}", c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format("{:.1f}", *c.value_usd) : fmt::format("{:.3f}", *c.value_usd)) : "—");
     if (has_vllm)
       line += fmt::format(" {:>9} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes) + " GB" : "—",
                           c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
@@ -482,21 +519,42 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   }
   if (fitting == 0) out += paint(style, "Nothing in the catalogue fits this workload within the searched layouts.", "31") + "\n";
   else out += fmt::format("{} of {} GPU types can run it. Memory is per GPU at the peak (nvidia-smi view).\n", fitting, r.rows.size());
+  // Every row that is not a plain fit says why; every note says which GPUs it concerns, once.
+  std::string reasons;
+  for (const auto& c : r.rows) {
+    if (c.fits && !c.tight && c.value_usd) continue;
+    std::string why;
+    if (!c.supported) {
+      why = "not supported: " + (c.notes.empty() ? std::string("this precision or software") : c.notes.front());
+    } else if (!c.fits) {
+      why = c.why.empty() ? fmt::format("needs {:.1f} GB per GPU of {:.1f} GB", c.memory.device_peak / 1e9, static_cast<double>(c.gpu->memory_bytes) / 1e9) : c.why;
+    } else if (c.tight) {
+      why = "tight: " + c.why;
+    } else {
+      why = "not ranked by value: " + (c.unranked.empty() ? std::string("figure unknown") : c.unranked);
+    }
+    reasons += "  " + c.gpu->id + ": " + why + "\n";
+  }
+  for (const auto& d : r.dropped) reasons += "  " + d.gpu + " (dropped): " + d.reason + "\n";
+  if (!reasons.empty()) out += "Why not:\n" + reasons;
+  std::vector<std::pair<std::string, std::vector<std::string>>> grouped;
+  for (const auto& c : r.rows) {
+    if (!c.fits) continue;
+    std::vector<std::string> ns = c.notes;
+    for (const auto& n : c.time.notes) ns.push_back(n);
+    for (const auto& n : ns) {
+      if (n.find("server module") != std::string::npos || n.find("nominal") != std::string::npos || n.find("no price") != std::string::npos) continue;
+      auto it = std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == n; });
+      if (it == grouped.end()) grouped.push_back({n, {c.gpu->id}});
+      else if (std::find(it->second.begin(), it->second.end(), c.gpu->id) == it->second.end()) it->second.push_back(c.gpu->id);
+    }
+  }
   out += "Notes:\n";
   for (const auto& n : r.notes) out += "  " + n + "\n";
-  std::size_t shown = 0;
-  for (const auto& c : r.rows) {
-    if (shown >= 12) break;
-    std::vector<std::string> ns;
-    for (const auto& n : c.notes)
-      if (n.find("server module") == std::string::npos && n.find("nominal") == std::string::npos) ns.push_back(n);
-    if (ns.empty()) continue;
-    ++shown;
-    out += "  " + c.gpu->id + ": " + ns.front();
-    for (std::size_t k = 1; k < ns.size(); ++k) out += "; " + ns[k];
-    out += "\n";
+  for (const auto& [note, gpus] : grouped) {
+    std::string who = gpus.size() <= 3 ? fmt::format("{}", fmt::join(gpus, ", ")) : fmt::format("{}, {} and {} more", gpus[0], gpus[1], gpus.size() - 2);
+    out += "  " + note + " (" + who + ")\n";
   }
-  for (const auto& d : r.dropped) out += "  dropped " + d.gpu + ": " + d.reason + "\n";
   if (has_time)
     out += "Job time is billed wall time per GPU: compute + setup + checkpoint writes + expected rework after interruptions.\n";
   else
@@ -621,6 +679,14 @@ ojson gpu_to_json(const GpuSpec& g) {
   }
   j["dense_tflops"] = tf;
   j["interconnect"] = {{"kind", g.interconnect}, {"gb_per_s", opt(g.interconnect_gb_per_s)}};
+  j["node"] = {{"gpus_per_node", g.node.gpus_per_node ? ojson(*g.node.gpus_per_node) : ojson(nullptr)},
+               {"fast_link_gpus", g.node.fast_link_gpus},
+               {"pcie_p2p", g.node.pcie_p2p ? ojson(*g.node.pcie_p2p) : ojson(nullptr)},
+               {"network_gb_per_s_per_gpu", opt(g.node.network_gbit_per_gpu)},
+               {"network", g.node.network},
+               {"host_ram_gb", opt(g.node.host_ram_gb)},
+               {"source", g.node.source}};
+  j["low_precision"] = {{"fp8", g.fp8}, {"fp4", g.fp4}};
   j["pcie_gen"] = g.pcie_gen ? ojson(*g.pcie_gen) : ojson(nullptr);
   j["board_power_w"] = opt(g.board_power_w);
   j["software"] = {{"stack", g.stack}, {"compute_capability", opt(g.compute_capability)}, {"gfx_target", opt(g.gfx_target)}};
@@ -692,6 +758,12 @@ std::string gpu_detail_table(const GpuSpec& g) {
   out += "\n";
   out += fmt::format("  interconnect    {} ({} GB/s)\n  PCIe gen        {}\n  board power     {} W\n", g.interconnect, num_or_dash(g.interconnect_gb_per_s),
                      g.pcie_gen ? std::to_string(*g.pcie_gen) : "—", num_or_dash(g.board_power_w));
+  out += fmt::format("  node            {} GPUs per server{}; fast link joins {}; PCIe peer-to-peer {}\n", g.gpus_per_node(),
+                     g.node_size_assumed() ? " (assumed: not in the catalogue)" : "", g.node.fast_link_gpus,
+                     g.node.pcie_p2p ? (*g.node.pcie_p2p ? "yes" : "no (stock driver)") : "not known");
+  out += fmt::format("  network         {}{}\n", g.node.network.empty() ? "not known" : g.node.network,
+                     g.node.network_gbit_per_gpu ? fmt::format(" ({:g} Gb/s per GPU)", *g.node.network_gbit_per_gpu) : "");
+  out += fmt::format("  formats         fp8 {}, fp4 {}\n", g.fp8 ? "yes" : "no", g.fp4 ? "yes" : "no");
   out += fmt::format("  software        {} {}\n  server chassis  {}\n", g.stack,
                      g.compute_capability ? "compute capability " + *g.compute_capability : (g.gfx_target ? *g.gfx_target : ""),
                      g.needs_server_chassis ? "required" : "not required");
