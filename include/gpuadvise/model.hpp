@@ -68,6 +68,8 @@ struct ParamCounts {
   double other = 0;        // norms, biases, routers, pooler
   double largest_layer = 0;  // the biggest transformer layer (ZeRO-3 live parameters)
   double per_layer_linear = 0;  // average per layer (dense decoders: exact)
+  double routed_experts = 0;    // MoE: parameters of the routed experts, all layers (expert parallelism splits them)
+  double largest_layer_routed = 0;  // the routed-expert share of the largest layer
 };
 
 ParamCounts count_params(const ModelSpec& m);

@@ -61,6 +61,7 @@ struct Workload {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
   std::int64_t nodes = 1;       // servers the GPUs are spread over (gpus / nodes in each)
+  std::int64_t ep = 1;          // expert parallelism: the routed experts split over this many data-parallel ranks
   std::int64_t grad_accum = 1;  // micro-batches of `batch` per optimizer step
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)

@@ -101,6 +101,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]")->group(g);
   add(app, wf, "tp", "--tp", "tensor-parallel degree [1]")->group(g);
   add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]")->group(g);
+  add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks [1]")->group(g);
   add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]")->group(g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]")->group(g);
   add(app, wf, "framework", "--framework,--engine", "hf vllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
@@ -250,8 +251,7 @@ CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istrea
   }
   if (!o.provider.empty()) {
     bool any = false;
-    for (const auto& g : cat.gpus)
-      for (const auto& offer : g.prices) any = any || offer.provider.find(o.provider) != std::string::npos;
+    for (const auto& g : cat.gpus) any = any || g.offered_by(o.provider);
     if (!any) {
       std::vector<std::string> providers;
       for (const auto& g : cat.gpus)

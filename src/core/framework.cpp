@@ -126,6 +126,9 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
                        std::to_string(m.kv_heads) + " KV heads (valid: " + list + ")");
     }
   }
+  if (w.ep > 1 && (!m.is_moe() || m.experts % w.ep != 0))
+    throw InputError("--ep: " + std::to_string(w.ep) + (m.is_moe() ? " does not divide " + m.id + "'s " + std::to_string(m.experts) + " experts"
+                                                                    : ": " + m.id + " has no experts (expert parallelism applies to mixture-of-experts models)"));
   if (!m.vision && w.pp > 1 && m.layers > 0 && (m.layers + m.encoder_layers) % w.pp != 0)
     throw InputError("--pp: " + std::to_string(w.pp) + " stages do not divide " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers");
   if (!w.framework) return;

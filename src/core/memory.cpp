@@ -451,7 +451,10 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   const bool quant_base = w.mode == Mode::qlora || is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
   // Quantised formats keep embeddings, the output head and norms in 16-bit; GGUF's bits/weight already
   // average over the file's whole tensor mix.
-  double linear_bytes = pc.linear * base_bits / 8.0;
+  // Expert parallelism keeps 1/ep of the routed experts on each GPU (method.md §3.4).
+  const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
+  const double expert_elsewhere = pc.routed_experts * (1.0 - 1.0 / ep);
+  double linear_bytes = (pc.linear - expert_elsewhere) * base_bits / 8.0;
   double emb_bits = (quant_base && !is_gguf(w.precision)) ? 16.0 : base_bits;
   if (w.precision == Precision::fp32 || w.precision == Precision::tf32) emb_bits = 32.0;
   double embed_bytes = pc.embedding * emb_bits / 8.0;
@@ -524,8 +527,17 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
       states_opt = ad.optimizer;
       states_formula = "frozen base + adapters r(d_in+d_out) x (weights + grads + optimizer)";
     } else {
-      const double per_gpu_params = pc.total / mp;
+      // Dense parameters shard over every data-parallel rank; an expert-parallel group's experts over the
+      // dp/ep ranks that hold the same experts (DeepSpeed-MoE's expert data parallelism).
+      const double expert_local = (pc.routed_experts - expert_elsewhere) / mp;
+      const double per_gpu_params = (pc.total - pc.routed_experts) / mp;
       ModelStates ms = zero_model_states(per_gpu_params, wbytes, gbytes, obytes, shard, dp);
+      if (expert_local > 0) {
+        const ModelStates ex = zero_model_states(expert_local, wbytes, gbytes, obytes, shard, std::max(1.0, dp / ep));
+        ms.weights += ex.weights;
+        ms.gradients += ex.gradients;
+        ms.optimizer += ex.optimizer;
+      }
       if (hf_amp) {
         ms.weights += pc.linear / mp * 2.0;  // autocast's 16-bit copies of the linear weights (cache)
       }
@@ -533,7 +545,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
         // FSDP/ZeRO-3 gathers full 16-bit units: the root unit (embeddings and output head, held for the
         // whole step), the current and the prefetched layer ([DS-Z3] 4·largest layer; FSDP prefetch), and
         // the unsharded gradient of the largest unit before its reduce-scatter.
-        const double root = (pc.embedding + pc.head) / tp, layer = pc.largest_layer / tp;
+        const double root = (pc.embedding + pc.head) / tp, layer = (pc.largest_layer - pc.largest_layer_routed * (1.0 - 1.0 / ep)) / tp;
         ms.weights += root * 2.0 + 2.0 * layer * 2.0;
         ms.gradients += std::max(layer, pc.head / tp) * (2.0 + gbytes);
       }

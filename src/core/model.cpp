@@ -78,6 +78,8 @@ ParamCounts count_params(const ModelSpec& m) {
       const double shared = m.shared_experts > 0 ? d(m.shared_experts) * dense_mlp_params(m, m.shared_expert_ffn) : 0.0;
       const double router = d(m.experts) * h;
       add_layer(attn + d(m.experts) * expert + shared, attn + d(m.experts_per_token) * expert + shared, norms + router);
+      c.routed_experts += d(m.experts) * expert;
+      c.largest_layer_routed = d(m.experts) * expert;
     }
   }
   // Model-level parameters outside the layers.

@@ -261,7 +261,10 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
     const double dp = d(w.data_parallel());
     const double accum = d(w.grad_accum);
-    const double grad_bytes = (adapters ? mem.params_trainable : pc.total) * 2.0 / model_par;  // 16-bit gradients
+    // Expert parallelism: each rank holds 1/ep of the routed experts, so it reduces (and gathers) only those.
+    const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
+    const double local_params = pc.total - pc.routed_experts * (1.0 - 1.0 / ep);
+    const double grad_bytes = (adapters ? mem.params_trainable : local_params) * 2.0 / model_par;  // 16-bit gradients
     double exposed = 0;
     if ((w.nodes > 1 && inter_node_bytes_per_s(gpu) <= 0)) {
       t.notes.push_back(fmt::format("{} nodes, but no network between nodes of this GPU is known ({}): training time unknown", w.nodes,
@@ -275,7 +278,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
         // FSDP/ZeRO-3 all-gathers the weights for the forward and again for the backward (the frozen base
         // too: LoRA under FSDP gathers the whole model) and reduce-scatters the gradients, every micro-batch
         // ([ZERO] §7: 1.5x the all-reduce volume for full training); prefetching hides it behind compute.
-        const double weight_bytes = (w.mode == Mode::qlora ? pc.total * 0.5 : pc.total * 2.0) / model_par;
+        const double weight_bytes = (w.mode == Mode::qlora ? local_params * 0.5 : local_params * 2.0) / model_par;
         // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
         // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
         const double volume = frac * (2.0 * weight_bytes + grad_bytes);
@@ -291,6 +294,15 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
       // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed.
       const double act = tokens_step * d(m.hidden) * 2.0;
       exposed += 4.0 * d(m.layers) / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
+    }
+    if (ep > 1) {
+      // Expert parallelism: every MoE layer dispatches each token's hidden state to its k experts and combines
+      // the results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed
+      // (DeepSpeed-MoE, GShard). Inside a node when the group fits one.
+      const double moe_layers = d(m.layers - m.dense_layers) / pp;
+      const double a2a = tokens_step / tp * d(m.experts_per_token) * d(m.hidden) * 2.0 * (ep - 1.0) / ep;
+      const double bw = w.ep <= w.gpus_per_node() ? intra_node_bytes_per_s(gpu, w.ep) : std::min(intra_node_bytes_per_s(gpu, w.gpus_per_node()), inter_node_bytes_per_s(gpu));
+      if (bw > 0) exposed += 4.0 * moe_layers * a2a / bw;
     }
     double stage_time = t_compute + exposed;
     if (w.pp > 1) {

@@ -2,6 +2,7 @@
 #include "gpuadvise/ranking.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -34,6 +35,7 @@ std::string layout_text(const Workload& w) {
   if (w.tp > 1) parts.push_back(fmt::format("tensor parallel {}", w.tp));
   if (w.pp > 1) parts.push_back(fmt::format("pipeline parallel {}", w.pp));
   const std::int64_t dp = w.data_parallel();
+  if (w.ep > 1) parts.push_back(fmt::format("expert parallel {}", w.ep));
   if (dp > 1) {
     switch (w.sharding) {
       case Sharding::none: parts.push_back(fmt::format("data parallel {}", dp)); break;
@@ -119,6 +121,7 @@ Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, s
   p.pp = pp;
   p.sharding = sh;
   p.offload = off;
+  p.ep = 1;
   return p;
 }
 
@@ -151,6 +154,16 @@ std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const Gp
     }
     for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
       if (layers % pp == 0 && nodes == 1) out.push_back(with_layout(w, n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none, Offload::none));
+    // Mixture of experts: the routed experts split over an expert-parallel group inside each node (degrees
+    // that divide the experts), the rest data parallel with ZeRO-1 or ZeRO-3.
+    if (m.is_moe())
+      for (std::int64_t ep = 2; ep <= in_node; ep *= 2)
+        if (m.experts % ep == 0)
+          for (Sharding sh : {Sharding::zero1, Sharding::zero3}) {
+            Workload p = with_layout(w, n, nodes, 1, 1, sh, Offload::none);
+            p.ep = ep;
+            out.push_back(p);
+          }
     return out;
   }
   if (m.vision) return out;
@@ -347,6 +360,16 @@ void finish_candidate(Candidate& c, const GpuSpec& g, const RankOptions& opts) {
   const bool engine_pool = c.memory.vllm.has_value();  // vLLM takes its share by design: its pool decides
   c.tight = c.fits && !engine_pool && c.headroom_bytes < opts.min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
   c.value_usd = value_of(c, c.value_unit, c.unranked);
+  if (!c.usd_per_gpu_hour() && !opts.cost.provider.empty()) {
+    // The provider rents this GPU but no price could be sourced: say so rather than guess.
+    for (const auto& offer : g.prices)
+      if (!offer.usd_per_gpu_hour && g.offered_by(opts.cost.provider) && offer.provider.size() &&
+          std::search(offer.provider.begin(), offer.provider.end(), opts.cost.provider.begin(), opts.cost.provider.end(),
+                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }) != offer.provider.end()) {
+        c.unranked = offer.provider + " rents it, but no price could be sourced (" + offer.note + ")";
+        break;
+      }
+  }
 }
 
 }  // namespace

@@ -170,7 +170,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "nodes", "grad_accum", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes"};
@@ -258,6 +258,7 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("tp")) w.tp = parse_positive_int(*v);
   if (auto* v = get("pp")) w.pp = parse_positive_int(*v);
   if (auto* v = get("nodes")) w.nodes = parse_positive_int(*v);
+  if (auto* v = get("ep")) w.ep = parse_positive_int(*v);
   if (auto* v = get("grad_accum")) w.grad_accum = parse_positive_int(*v);
   if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}});
   if (auto* v = get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
@@ -362,6 +363,11 @@ Workload build_workload(const RawWorkload& raw) {
     throw InputError((g ? g->origin : std::string("--gpus")) + ": " + std::to_string(w.gpus) +
                      " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
                      std::to_string(w.pp) + " groups (--gpus must be a multiple of --tp x --pp)");
+  }
+  if (w.ep > 1 && w.data_parallel() % w.ep != 0) {
+    const auto* e = get("ep");
+    throw InputError(e->origin + ": expert parallelism " + std::to_string(w.ep) + " must divide the " + std::to_string(w.data_parallel()) +
+                     " data-parallel ranks (--gpus / (--tp x --pp))");
   }
   if (w.nodes > 1 && w.gpus % w.nodes != 0) {
     const auto* n = get("nodes");
