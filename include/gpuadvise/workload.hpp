@@ -64,6 +64,7 @@ struct Workload {
   std::int64_t ep = 1;          // expert parallelism: the routed experts split over this many data-parallel ranks
   std::int64_t grad_accum = 1;  // micro-batches of `batch` per optimizer step
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
+  bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
   Offload offload = Offload::none;
   double gpu_memory_utilization = 0.9;  // vLLM

@@ -30,6 +30,7 @@ std::string layout_text(const Workload& w) {
   std::string extra;
   if (w.checkpointing != Checkpointing::none) extra += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
   if (w.grad_accum > 1) extra += fmt::format(", micro-batch {} x {}", w.batch, w.grad_accum);
+  if (w.allow_quantization && is_weight_only_quant(w.precision)) extra += ", " + to_string(w.precision) + " weights";
   if (w.gpus == 1) return "single GPU" + off + extra;
   std::vector<std::string> parts;
   if (w.tp > 1) parts.push_back(fmt::format("tensor parallel {}", w.tp));
@@ -180,6 +181,13 @@ std::vector<Workload> with_savers(const Workload& p) {
   std::vector<Workload> out;
   if (!is_training(p.mode)) {
     out.push_back(p);
+    // Quantised weights only when the user allows them: 8-bit, then 4-bit (AWQ-style int4) on the same GPUs.
+    if (p.allow_quantization && (p.precision == Precision::bf16 || p.precision == Precision::fp16))
+      for (Precision q : {Precision::int8, Precision::int4}) {
+        Workload w = p;
+        w.precision = q;
+        out.push_back(w);
+      }
     return out;
   }
   std::vector<Checkpointing> levels{p.checkpointing};
@@ -247,6 +255,7 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
   std::vector<std::string> savers;
   if (p.checkpointing != single.planned.checkpointing)
     savers.push_back(p.checkpointing == Checkpointing::full ? "full activation checkpointing" : "selective activation checkpointing");
+  if (p.precision != single.planned.precision) savers.push_back(to_string(p.precision) + " weights (--allow-quantization)");
   if (p.grad_accum > single.planned.grad_accum)
     savers.push_back(fmt::format("micro-batch {} x {} accumulation steps", p.batch, p.grad_accum));
   const std::string with = savers.empty() ? "" : " with " + fmt::format("{}", fmt::join(savers, " and "));
@@ -410,7 +419,8 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   std::string offload_short;
   auto try_layout = [&](const Workload& layout) {
     for (const Workload& p : with_savers(layout)) {
-      Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch)
+      Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
+                     p.precision == w.precision)
                         ? single
                         : evaluate(p, m, g, opts.cost);
       finish_candidate(c, g, opts);

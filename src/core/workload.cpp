@@ -170,7 +170,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes"};
@@ -251,6 +251,7 @@ Workload build_workload(const RawWorkload& raw) {
     w.checkpointing_given = true;
   }
   if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
+  if (auto* v = get("allow_quantization")) w.allow_quantization = parse_bool(*v);
   if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v);
   if (auto* v = get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
   if (auto* v = get("gpus")) w.gpus = parse_positive_int(*v);
