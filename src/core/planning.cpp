@@ -156,8 +156,8 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
   LaunchHints h;
   const Workload& w = c.planned;
   const std::string repo = hf_repo(m);
-  const std::int64_t nodes = (w.gpus + 7) / 8;
-  const std::int64_t per_node = std::min<std::int64_t>(w.gpus, 8);
+  const std::int64_t nodes = std::max<std::int64_t>(1, c.nodes);
+  const std::int64_t per_node = std::max<std::int64_t>(1, w.gpus / nodes);
   h.skypilot_accelerator = skypilot_name(c.gpu->id);
   if (m.vision && !is_training(w.mode)) {
     // Vision inference: no LLM server; the pipeline is the application's (DeepStream/Triton for streams).
@@ -177,6 +177,7 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
     if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
     h.vllm = cmd;
     if (is_gguf(w.precision)) h.notes.push_back("GGUF weights: llama.cpp's llama-server -c " + std::to_string(c.memory.seq_len) + " -ngl 999");
+    if (nodes > 1) h.notes.push_back(fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
   } else {
     const bool deepspeed = w.sharding != Sharding::none && (w.offload != Offload::none || w.sharding == Sharding::zero1 || w.sharding == Sharding::zero2);
     const bool fsdp = w.sharding == Sharding::zero3 && !deepspeed;
@@ -188,6 +189,7 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
     else if (w.precision == Precision::fp16) args += " --fp16";
     else if (w.precision == Precision::tf32) args += " --tf32 true";
     if (w.checkpointing != Checkpointing::none) args += " --gradient_checkpointing";
+    if (w.grad_accum > 1) args += fmt::format(" --gradient_accumulation_steps {}", w.grad_accum);
     args += " --optim " + optim_name(w.optimizer);
     if (fsdp) args += " --fsdp \"full_shard auto_wrap\"";
     if (deepspeed) args += " --deepspeed ds_config.json";
@@ -202,10 +204,14 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
         offload += ", \"offload_optimizer\": {\"device\": \"cpu\", \"pin_memory\": true}";
       if (w.offload == Offload::optimizer_params) offload += ", \"offload_param\": {\"device\": \"cpu\", \"pin_memory\": true}";
       h.deepspeed_config = fmt::format(
-          "{{\"train_micro_batch_size_per_gpu\": {}, \"gradient_accumulation_steps\": \"auto\", \"bf16\": {{\"enabled\": {}}}, "
+          "{{\"train_micro_batch_size_per_gpu\": {}, \"gradient_accumulation_steps\": {}, \"bf16\": {{\"enabled\": {}}}, "
           "\"fp16\": {{\"enabled\": {}}}, \"zero_optimization\": {{\"stage\": {}, \"overlap_comm\": true{}}}}}",
-          w.batch, w.precision == Precision::bf16 ? "true" : "false", w.precision == Precision::fp16 ? "true" : "false", stage, offload);
+          w.batch, w.grad_accum, w.precision == Precision::bf16 ? "true" : "false", w.precision == Precision::fp16 ? "true" : "false", stage, offload);
     }
+    if (w.tp > 1 || w.pp > 1 || w.ep > 1)
+      h.notes.push_back(fmt::format("tensor/pipeline/expert parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
+                                    "--pipeline-model-parallel-size {} --expert-model-parallel-size {}",
+                                    w.tp, w.pp, w.ep));
     if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
       h.deepspeed_config = fmt::format(
           "{{\"train_micro_batch_size_per_gpu\": {}, \"bf16\": {{\"enabled\": {}}}, \"zero_optimization\": {{\"stage\": 2, "
