@@ -40,6 +40,9 @@ struct FrameworkProfile {
   // Inference speed. Host-side time per layer per forward (Python dispatch and kernel launches; CUDA
   // graphs make it small), fitted per framework on its published decode rows (docs/method.md §8.3).
   double layer_overhead_s = 0.1e-3;
+  // Decode time per mixture-of-experts layer that does not shrink with the batch: the routing, permutation,
+  // grouped-GEMM and combine kernels of the fused MoE path (method.md §8.3).
+  double moe_layer_dispatch_s = 0.0;
   // Fixed time of a prefill call (AutoAWQ's benchmark times its first forward with the cache set-up).
   double prefill_fixed_s = 0.0;
   // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than

@@ -27,6 +27,14 @@ struct TimeEstimate {
   double bandwidth_efficiency = 0;  // share of peak bandwidth reached in decode
   std::string compute_key;      // dense_tflops key used
   std::string bound;            // compute, memory bandwidth, communication
+  // The band around the throughput (method.md §8.5): the same figure at the low and high end, and what
+  // drives its width.
+  struct Band {
+    std::string metric;  // which figure: train_tokens_per_second_per_gpu, decode_tokens_per_second, images_per_second
+    double low = 0, high = 0;
+    std::string drivers;
+  };
+  std::optional<Band> band;
   std::vector<std::string> notes;
 };
 

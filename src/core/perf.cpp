@@ -1,6 +1,7 @@
 // Time model: docs/method.md §8.
 #include "gpuadvise/perf.hpp"
 
+#include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/framework.hpp"
 #include "gpuadvise/vision_model.hpp"
 
@@ -13,18 +14,13 @@ namespace gpuadvise {
 namespace {
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-// Achievable utilisation of the hardware FLOPs of dense training (method.md §8.2), from published runs:
-// FP8 quoted against the FP8 peak ~0.25 ([MOSAIC] 14-30%), pre-Ampere and ROCm lower, consumer cards lower.
+// Achievable utilisation of the hardware FLOPs of dense training (method.md §8.2): the family's share of the
+// dense peak (efficiency.cpp's table, from public results per architecture family), FP8 quoted against the
+// FP8 peak ~0.25 ([MOSAIC] 14-30%), fp32 without tensor cores close to the (low) fp32 peak.
 double default_train_mfu(const GpuSpec& g, const std::string& key) {
-  double mfu = 0.60;  // A100 at h = 4096: llm-foundry MPT-7B 62 % ([MOSAIC]); torchtitan A100 Llama rows
-  const double cc = g.cc();
-  if (cc >= 9.0) mfu = 0.44;  // H100 BF16 at h = 4096: [MOSAIC] 39-50 %, Llama 3 38-43 %
-  if (cc > 0 && cc < 8.0) mfu = 0.35;
-  if (g.stack == "rocm") mfu = 0.30;
-  if (g.segment == Segment::consumer || g.segment == Segment::workstation) mfu -= 0.05;
-  if (key == "fp8") mfu = 0.25;
-  if (key == "fp32") mfu = 0.5;  // fp32 without tensor cores runs close to the (low) fp32 peak
-  return mfu;
+  if (key == "fp8") return 0.25;
+  if (key == "fp32") return 0.5;
+  return family_efficiency(gpu_family(g)).train_mfu;
 }
 }  // namespace
 
@@ -226,7 +222,8 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
 
 }  // namespace
 
-TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
+namespace {
+TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
   if (m.vision) return estimate_vision_time(w, m, gpu);
   TimeEstimate t;
   const PrecisionSupport ps = precision_support(w, gpu);
@@ -316,6 +313,16 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
         t.notes.push_back(fmt::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
                                       100.0 * bubble, w.grad_accum, w.pp));
     }
+    if (w.offload == Offload::none && gpu.bandwidth_gb_per_s) {
+      // The optimizer step is bound by memory traffic: AdamW with fp32 master weights reads the master copy,
+      // the gradient and both moments and writes them back with the 16-bit copy, about 30 bytes per local
+      // parameter (fused multi-tensor AdamW at 80 % of peak bandwidth), once per optimizer step. Small
+      // batches pay it on few tokens (method.md §8.2).
+      const double opt_bytes = w.optimizer == Optimizer::sgd ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
+      const double shards = w.sharding == Sharding::none ? 1.0 : dp;
+      const double local = (adapters ? mem.params_trainable : local_params) / (model_par * shards);
+      stage_time += local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / accum;
+    }
     if (w.offload != Offload::none) {
       // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
       // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam), once per step.
@@ -379,31 +386,95 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     }
     const double bytes = weight_bytes + b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token;
     const double t_bw = bytes / (bw * eta_mem);
-    double step = overhead;
+    double step = overhead, t_tp_decode = 0, t_moe = 0;
     if (w.tp > 1) {
       // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
       // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
       const double lat = (gpu.has_nvlink() && (gpu.segment == Segment::datacenter_module || w.tp <= 2)) ? 20e-6 : 60e-6;
-      step += 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / link_bytes_per_s(gpu, w.tp, false));
+      t_tp_decode = 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / link_bytes_per_s(gpu, w.tp, false));
+      step += t_tp_decode;
     }
     if (cuda_core_quant && fp32_peak) {
       // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
       // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
-      step += t_bw + 2.0 * pc.active * b / tp / (*fp32_peak * 0.3);
+      step += t_bw + 2.0 * pc.active * b / model_par / (*fp32_peak * 0.3);
     } else {
-      const double t_compute = peak ? 2.0 * pc.active * b / tp / (*peak * 0.5) : 0.0;
+      const double t_compute = peak ? 2.0 * pc.active * b / model_par / (*peak * 0.5) : 0.0;
       step += std::max(t_bw, t_compute);
     }
-    t.tpot_seconds = step;
-    t.decode_tokens_per_second = b / step;
+    if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
+      // Routed experts at decode: routing, token permutation, two grouped expert GEMMs and the weighted
+      // combine run as a chain of small kernels per MoE layer whose time does not shrink with the batch
+      // (framework trait, method.md §8.3).
+      t_moe = d(m.layers - m.dense_layers) / pp * fw.moe_layer_dispatch_s;
+      step += t_moe;
+    }
+    double tpot = step;
+    if (w.pp > 1) {
+      // Pipeline stages run one after another for each token: a step crosses every stage and p−1 stage
+      // boundaries (a point-to-point send of b·h 16-bit values, ~20 µs latency inside a node, more across).
+      const LinkPlan links = plan_links(gpu, w);
+      const double hop = (w.nodes > 1 ? 30e-6 : 20e-6) + (links.pp_bytes_per_s > 0 ? b * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
+      tpot = pp * step + (pp - 1.0) * hop;
+      t.notes.push_back(fmt::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
+    }
+    t.tpot_seconds = tpot;
+    t.decode_tokens_per_second = b / tpot;
     t.bandwidth_efficiency = eta_mem;
-    t.bound = step - overhead > 0.5 * step ? "memory bandwidth" : "host overhead (kernel launches)";
+    const double t_weights = step - overhead - t_tp_decode - t_moe;
+    const double biggest = std::max({t_weights, overhead, t_tp_decode, t_moe});
+    t.bound = biggest == t_weights ? "memory bandwidth"
+              : biggest == t_moe   ? "MoE kernels' fixed cost"
+              : biggest == t_tp_decode ? "tensor-parallel all-reduces"
+                                   : "host overhead (kernel launches)";
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
-      const double per_request = (t.ttft_seconds ? *t.ttft_seconds / b : 0.0) + *w.output_tokens * step / b;
+      const double per_request = (t.ttft_seconds ? *t.ttft_seconds / b : 0.0) + *w.output_tokens * tpot / b;
       t.requests_per_second = replicas / per_request;
       t.job_seconds = *w.requests / *t.requests_per_second;
     }
+  }
+  return t;
+}
+
+}  // namespace
+
+TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
+  TimeEstimate t = estimate_time_point(w, m, gpu, mem);
+  // The band (method.md §8.5): the family's spread on the utilisation (wider where it is a prior), widened
+  // by exposed communication (link efficiency varies with message sizes and topology) and, for decode, the
+  // engine's host overheads.
+  const FamilyEfficiency& fam = family_efficiency(gpu_family(gpu));
+  double spread = w.mfu ? 0.10 : fam.spread;
+  std::string drivers = w.mfu ? "the utilisation given (--mfu)" : std::string("the ") + to_string(gpu_family(gpu)) + " utilisation (" + fam.basis + ")";
+  if (t.bound == "communication") {
+    spread += 0.15;
+    drivers += "; exposed communication";
+  }
+  TimeEstimate::Band band;
+  double value = 0;
+  if (t.train_tokens_per_second_per_gpu) {
+    band.metric = "train_tokens_per_second_per_gpu";
+    value = *t.train_tokens_per_second_per_gpu;
+  } else if (t.images_per_second) {
+    band.metric = "images_per_second";
+    value = *t.images_per_second;
+    spread = std::max(spread, 0.25);
+  } else if (t.decode_tokens_per_second) {
+    band.metric = "decode_tokens_per_second";
+    value = *t.decode_tokens_per_second;
+    spread = t.bound == "memory bandwidth" ? 0.20 : 0.35;
+    drivers = t.bound == "memory bandwidth" ? "the achieved share of peak bandwidth"
+              : t.bound == "MoE kernels' fixed cost" ? "the fused MoE kernels' fixed cost per layer (fitted on one engine's row; engine versions differ several-fold)"
+              : t.bound == "tensor-parallel all-reduces" ? "the all-reduce latency per layer"
+                                                         : "the engine's per-layer host and kernel overheads";
+    if (m.is_moe() && t.bound != "MoE kernels' fixed cost") drivers += "; the experts a batch touches";
+  }
+  if (value > 0) {
+    band.low = value / (1.0 + spread);
+    band.high = value * (1.0 + spread);
+    band.drivers = drivers;
+    t.band = band;
   }
   return t;
 }

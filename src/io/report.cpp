@@ -143,6 +143,7 @@ ojson time_json(const TimeEstimate& t) {
   j["utilization"] = t.utilization;
   j["compute_precision"] = t.compute_key;
   j["bound"] = t.bound;
+  j["band"] = t.band ? ojson{{"metric", t.band->metric}, {"low", t.band->low}, {"high", t.band->high}, {"drivers", t.band->drivers}} : ojson(nullptr);
   return j;
 }
 
@@ -387,6 +388,12 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     }
     if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
     if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
+    if (t.band)
+      out += fmt::format("  band: {:.3g} to {:.3g} ({}), driven by {}\n", t.band->low, t.band->high,
+                         t.band->metric == "train_tokens_per_second_per_gpu" ? "training tokens/s per GPU"
+                         : t.band->metric == "images_per_second"             ? "images/s per GPU"
+                                                                              : "decode tokens/s",
+                         t.band->drivers);
     const JobCost& k = on_gpu->cost;
     if (t.job_seconds)
       out += fmt::format("  job: {} of compute; billed {} per GPU (setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",

@@ -1,0 +1,32 @@
+#pragma once
+// Achieved efficiency per GPU architecture family (docs/method.md §8.2): the share of the dense peak that
+// training reaches and the share of peak bandwidth that decode reaches, each with the public results it
+// comes from. One table, read by the time model; nothing here is keyed on a compute-capability threshold.
+#include <string>
+
+#include "gpuadvise/gpu.hpp"
+
+namespace gpuadvise {
+
+enum class GpuFamily { volta, turing, ampere, ampere_ga10x, ada, hopper, blackwell, blackwell_rtx, cdna3, cdna4, rdna3, gaudi3, unknown };
+
+// The family of a catalogue GPU, from its CUDA compute capability, ROCm gfx target or software stack.
+GpuFamily gpu_family(const GpuSpec& g);
+std::string to_string(GpuFamily f);
+
+struct FamilyEfficiency {
+  GpuFamily family = GpuFamily::unknown;
+  // Dense bf16/fp16 training: model FLOPs over the dense peak at hidden size 4096 (the size factor of
+  // method.md §8.2 scales it for other widths).
+  double train_mfu = 0.4;
+  // Achieved share of peak memory bandwidth in single-batch decode.
+  double decode_bandwidth = 0.8;
+  const char* basis = "";  // the rows or published results it was taken from, and whether it was fitted
+  // Relative half-width of the time band (method.md §8.5): about the p90 error on fitted families, wider on
+  // families whose efficiency is a prior or a vendor figure.
+  double spread = 0.35;
+};
+
+const FamilyEfficiency& family_efficiency(GpuFamily f);
+
+}  // namespace gpuadvise

@@ -1,0 +1,78 @@
+// Efficiency per architecture family: docs/method.md §8.2 (the coefficient table).
+#include "gpuadvise/efficiency.hpp"
+
+#include <array>
+#include <cstdlib>
+
+namespace gpuadvise {
+
+GpuFamily gpu_family(const GpuSpec& g) {
+  if (g.stack == "synapseai") return GpuFamily::gaudi3;
+  if (g.stack == "rocm") {
+    const std::string gfx = g.gfx_target.value_or("");
+    if (gfx.rfind("gfx942", 0) == 0) return GpuFamily::cdna3;
+    if (gfx.rfind("gfx950", 0) == 0) return GpuFamily::cdna4;
+    if (gfx.rfind("gfx11", 0) == 0) return GpuFamily::rdna3;
+    return GpuFamily::unknown;
+  }
+  if (!g.compute_capability) return GpuFamily::unknown;
+  const std::string& cc = *g.compute_capability;
+  if (cc == "7.0") return GpuFamily::volta;
+  if (cc == "7.5") return GpuFamily::turing;
+  if (cc == "8.0") return GpuFamily::ampere;
+  if (cc == "8.6" || cc == "8.7") return GpuFamily::ampere_ga10x;
+  if (cc == "8.9") return GpuFamily::ada;
+  if (cc == "9.0") return GpuFamily::hopper;
+  if (cc.rfind("10.", 0) == 0) return GpuFamily::blackwell;
+  if (cc.rfind("12.", 0) == 0) return GpuFamily::blackwell_rtx;
+  return GpuFamily::unknown;
+}
+
+std::string to_string(GpuFamily f) {
+  switch (f) {
+    case GpuFamily::volta: return "Volta";
+    case GpuFamily::turing: return "Turing";
+    case GpuFamily::ampere: return "Ampere (GA100)";
+    case GpuFamily::ampere_ga10x: return "Ampere (GA10x)";
+    case GpuFamily::ada: return "Ada";
+    case GpuFamily::hopper: return "Hopper";
+    case GpuFamily::blackwell: return "Blackwell (data centre)";
+    case GpuFamily::blackwell_rtx: return "Blackwell (GeForce/RTX PRO)";
+    case GpuFamily::cdna3: return "CDNA 3";
+    case GpuFamily::cdna4: return "CDNA 4";
+    case GpuFamily::rdna3: return "RDNA 3";
+    case GpuFamily::gaudi3: return "Gaudi 3";
+    case GpuFamily::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// The coefficient table (method.md §8.2). train_mfu: dense 16-bit training at h = 4096; decode_bandwidth:
+// share of peak bandwidth in batch-1 decode.
+constexpr std::array<FamilyEfficiency, 13> k_families{{
+    {GpuFamily::volta, 0.35, 0.8, "prior: pre-Ampere tensor cores without bf16 (no calibration row)"},
+    {GpuFamily::turing, 0.35, 0.8, "prior, as Volta (no calibration row)"},
+    {GpuFamily::ampere, 0.60, 0.8, "fitted: llm-foundry MPT-7B bf16 on A100 (62 %), torchtitan A100 Llama rows; decode: ExLlama, AutoAWQ rows", 0.15},
+    {GpuFamily::ampere_ga10x, 0.55, 0.8, "prior: GA10x tensor cores at the GA100 rate less the consumer clocks' sustained loss"},
+    {GpuFamily::ada, 0.55, 0.8, "prior: as GA10x; decode: ExLlama and GPTQ rows on the RTX 4090"},
+    {GpuFamily::hopper, 0.44, 0.8, "fitted: llm-foundry H100 bf16 rows (39-50 %), Llama 3 (38-43 %), torchtitan H100 rows", 0.15},
+    {GpuFamily::blackwell, 0.44, 0.8, "as Hopper: NVIDIA's B200 per-GPU training speed-ups follow the dense-peak ratio"},
+    {GpuFamily::blackwell_rtx, 0.55, 0.8, "as Ada: the same GeForce-class tensor cores (fp32 accumulate at half rate)"},
+    {GpuFamily::cdna3, 0.30, 0.8, "prior: ROCm training MFU on MI300X below Hopper's"},
+    {GpuFamily::cdna4, 0.30, 0.8, "as CDNA 3 (no calibration row)"},
+    {GpuFamily::rdna3, 0.30, 0.8, "as CDNA 3 (no calibration row)"},
+    {GpuFamily::gaudi3, 0.30, 0.8, "prior (no calibration row)"},
+    {GpuFamily::unknown, 0.40, 0.8, "no family"},
+}};
+
+}  // namespace
+
+const FamilyEfficiency& family_efficiency(GpuFamily f) {
+  for (const auto& e : k_families)
+    if (e.family == f) return e;
+  return k_families.back();
+}
+
+}  // namespace gpuadvise
