@@ -278,15 +278,17 @@ TEST_CASE("advice: FSDP LoRA pays the all-gathers of the frozen base", "[advice]
   // behind the compute as far as it goes.
   const double gathers = 0.5 * (2.0 * count_params(m).total * 2.0 + adapters * 2.0) / 12.8e9;
   CHECK(gathers == Approx(1.25).epsilon(0.03));
-  CHECK(2048.0 / *t2.train_tokens_per_second_per_gpu == Approx(std::max(compute, gathers)).epsilon(1e-6));
+  // (the adapters' optimizer step adds well under 0.1 %)
+  CHECK(2048.0 / *t2.train_tokens_per_second_per_gpu == Approx(std::max(compute, gathers)).epsilon(1e-3));
   CHECK(*t2.train_tokens_per_second_per_gpu < *t1.train_tokens_per_second_per_gpu);
 }
 
 TEST_CASE("advice: pipeline stages idle (p-1)/(m+p-1) of the step", "[advice][time]") {
   const auto m = test::model("llama-3.1-8b");
   const auto& g = *test::gpus().find("h100-sxm-80gb");
-  auto base = wl({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"gpus", "4"}, {"pp", "4"}, {"grad_accum", "4"}});
-  auto more = wl({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"gpus", "4"}, {"pp", "4"}, {"grad_accum", "12"}});
+  // A given utilisation is end to end (no separate optimizer-step term), which isolates the bubble.
+  auto base = wl({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"gpus", "4"}, {"pp", "4"}, {"grad_accum", "4"}, {"mfu", "0.4"}});
+  auto more = wl({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"gpus", "4"}, {"pp", "4"}, {"grad_accum", "12"}, {"mfu", "0.4"}});
   const auto a = estimate_time(base, m, g, estimate_memory(base, m, &g));
   const auto b = estimate_time(more, m, g, estimate_memory(more, m, &g));
   // Bubble 3/7 with 4 micro-batches, 3/15 with 12: throughput ratio (1 - 3/15) / (1 - 3/7) = 1.4.

@@ -313,7 +313,8 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
         t.notes.push_back(fmt::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
                                       100.0 * bubble, w.grad_accum, w.pp));
     }
-    if (w.offload == Offload::none && gpu.bandwidth_gb_per_s) {
+    double t_opt = 0;
+    if (w.offload == Offload::none && gpu.bandwidth_gb_per_s && !w.mfu) {  // a given --mfu is end to end: it holds the step
       // The optimizer step is bound by memory traffic: AdamW with fp32 master weights reads the master copy,
       // the gradient and both moments and writes them back with the 16-bit copy, about 30 bytes per local
       // parameter (fused multi-tensor AdamW at 80 % of peak bandwidth), once per optimizer step. Small
@@ -321,7 +322,11 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
       const double opt_bytes = w.optimizer == Optimizer::sgd ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
       const double shards = w.sharding == Sharding::none ? 1.0 : dp;
       const double local = (adapters ? mem.params_trainable : local_params) / (model_par * shards);
-      stage_time += local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / accum;
+      t_opt = local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / accum;
+      if (t_opt > 0.1 * t_compute)
+        t.notes.push_back(fmt::format("the optimizer step (memory-bound, about {:.0f} bytes per parameter) adds {:.0f}% to each micro-batch: "
+                                      "more tokens per step (--batch, --grad-accum) amortise it",
+                                      opt_bytes, 100.0 * t_opt / t_compute));
     }
     if (w.offload != Offload::none) {
       // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
@@ -331,6 +336,7 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
       t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
     }
     const double comm = stage_time - t_compute;
+    stage_time += t_opt;
     const double tps = tokens_step / model_par / stage_time;
     if (comm > 0.1 * t_compute) {
       std::vector<std::string> over;
