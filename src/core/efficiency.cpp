@@ -58,12 +58,12 @@ constexpr std::array<FamilyEfficiency, 13> k_families{{
     {GpuFamily::ampere_ga10x, 0.55, 0.8, "prior: GA10x tensor cores at the GA100 rate less the consumer clocks' sustained loss"},
     {GpuFamily::ada, 0.55, 0.8, "prior: as GA10x; decode: ExLlama and GPTQ rows on the RTX 4090"},
     {GpuFamily::hopper, 0.44, 0.8, "fitted: llm-foundry H100 bf16 rows (39-50 %), Llama 3 (38-43 %), torchtitan H100 rows", 0.15},
-    {GpuFamily::blackwell, 0.44, 0.8, "as Hopper: NVIDIA's B200 per-GPU training speed-ups follow the dense-peak ratio"},
-    {GpuFamily::blackwell_rtx, 0.55, 0.8, "as Ada: the same GeForce-class tensor cores (fp32 accumulate at half rate)"},
-    {GpuFamily::cdna3, 0.30, 0.8, "prior: ROCm training MFU on MI300X below Hopper's"},
-    {GpuFamily::cdna4, 0.30, 0.8, "as CDNA 3 (no calibration row)"},
+    {GpuFamily::blackwell, 0.42, 0.8, "from Hopper's 0.44 x the B200/H100 per-GPU speed-up over the peak ratio 2.27: 2.12x (NeMo 25.11 Llama3 8B FP8, 30,624 vs 14,451 tokens/s/GPU) and 2.16x (MLPerf Training v4.1 Llama 2 70B LoRA, 12.96 vs 27.93 min on 8 GPUs)"},
+    {GpuFamily::blackwell_rtx, 0.55, 0.8, "as Ada: the same GeForce-class tensor cores (fp32 accumulate at half rate); llm.q full training: RTX 5090 1.38x RTX 4090 at the same micro-batch (peak ratio 1.27), RTX PRO 6000 0.57x H100 on Qwen2.5-7B (peak ratio 0.51)"},
+    {GpuFamily::cdna3, 0.32, 0.8, "from Hopper's 0.44 x the MI300X/H100 per-GPU speed-up over the peak ratio 1.32: MLPerf Training Llama 2 70B LoRA on 8 GPUs, 29.25 min (MI300X, v5.0) vs 27.93 min (H100, v4.1)"},
+    {GpuFamily::cdna4, 0.33, 0.8, "from the B200 row: MLPerf Training v5.1 Llama 2 70B LoRA FP8 on 8 GPUs, 10.18 min (MI355X) vs 8.89 min (B200), over the peak ratio 1.12"},
     {GpuFamily::rdna3, 0.30, 0.8, "as CDNA 3 (no calibration row)"},
-    {GpuFamily::gaudi3, 0.30, 0.8, "prior (no calibration row)"},
+    {GpuFamily::gaudi3, 0.35, 0.8, "vendor projection, no measurement: Intel's launch claim of 1.5x H100 time-to-train (Llama 2 7B/13B, GPT-3 175B); Intel's performance page lists Gaudi 3 inference only. Gaudi 2 reaches about 0.6 of its bf16 peak (Databricks MPT-7B, 260 TFLOP/s; Intel Llama 3.1 8B FP8 4,680 tokens/s/card)"},
     {GpuFamily::unknown, 0.40, 0.8, "no family"},
 }};
 

@@ -126,7 +126,15 @@ double vae_decode_macs(double W, double H) {
 TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
   TimeEstimate t;
   const VisionArch a = vision_arch(w, m);
-  const PrecisionSupport ps = precision_support(w, gpu);
+  PrecisionSupport ps = precision_support(w, gpu);
+  // PyTorch runs fp32 convolutions on TF32 tensor cores by default on Ampere and newer
+  // (torch.backends.cudnn.allow_tf32 = True); convolutional networks asked in fp32 are timed so, and say it.
+  // --precision tf32 asks for the same; an fp32-only run (allow_tf32 = False) is timed with --mfu.
+  const bool conv_net = a.backbone != "vit" && a.backbone != "dit" && a.task != "generation";
+  if (w.precision == Precision::fp32 && conv_net && gpu.stack == "cuda" && gpu.peak_flops("tf32")) {
+    ps.compute_key = "tf32";
+    t.notes.push_back("fp32 convolutions run on TF32 tensor cores (PyTorch's default torch.backends.cudnn.allow_tf32 = True)");
+  }
   t.compute_key = ps.compute_key;
   if (!ps.note.empty()) t.notes.push_back(ps.note);
   const auto peak = gpu.peak_flops(ps.compute_key);
