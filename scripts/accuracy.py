@@ -62,10 +62,13 @@ def table(binary, path, domain):
             rows.append(f"| {c['id']} | {c.get('domain','')} | {compare} | {m} | — | no estimate | [source]({c['source']}) |")
             continue
         e = (p - m) / m
-        errs.setdefault(c.get("domain", "?"), []).append(abs(e) * 100)
+        # Rows that fitted a coefficient are reported apart from those kept out of any fitting.
+        group = c.get("domain", "?") + ({True: " (fitted rows)", False: " (held out)"}[c["fitted"]] if "fitted" in c else "")
+        errs.setdefault(group, []).append(abs(e) * 100)
         scale, unit = (1e9, " GB") if not compare.startswith("time.") else (1, "")
         miss = " (outside ±{:.0f}%)".format(c.get("tolerance", 0.15) * 100) if abs(e) > c.get("tolerance", 0.15) else ""
-        rows.append(f"| {c['id']} | {c.get('domain','')} | {compare} | {m/scale:.4g}{unit} | {p/scale:.4g}{unit} | {e*100:+.1f}%{miss} | [source]({c['source']}) |")
+        mark = " (fitted)" if c.get("fitted") else ""
+        rows.append(f"| {c['id']}{mark} | {c.get('domain','')} | {compare} | {m/scale:.4g}{unit} | {p/scale:.4g}{unit} | {e*100:+.1f}%{miss} | [source]({c['source']}) |")
     lines = ["| case | domain | compares | measured | estimate | error | source |", "|---|---|---|---|---|---|---|"] + rows
     summary = []
     for dom, v in sorted(errs.items()):

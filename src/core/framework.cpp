@@ -28,9 +28,9 @@ FrameworkProfile framework_profile(Framework f) {
       p.layer_overhead_s = 0.03e-3;  // CUDA graphs replay the decode step
       // Fused MoE at a few tokens: the grouped expert GEMMs launch a handful of thread blocks per active expert
       // that iterate over the hidden size latency-bound, plus routing, alignment and combine kernels: about
-      // 0.15 ms per MoE layer (fitted on SGLang's tuned DeepSeek-R1 batch-1 row on 8x H200, 60 tokens/s,
+      // 0.19 ms per MoE layer (fitted on SGLang's tuned DeepSeek-R1 batch-1 row on 8x H200, 60 tokens/s,
       // sglang#3956; held out: 30 tokens/s in sglang PR #2643, 26 in vllm#11539, 10-13 in early reports).
-      p.moe_layer_dispatch_s = 0.15e-3;
+      p.moe_layer_dispatch_s = 0.19e-3;
       p.source = "vllm/v1/worker/gpu_worker.py determine_available_memory; logits only for sampled positions";
       break;
     case Framework::llamacpp:
