@@ -47,6 +47,23 @@ inline gpuadvise::Workload wl(std::initializer_list<std::pair<const char*, std::
   return gpuadvise::build_workload(raw);
 }
 
+// One case of a tests/data file (id, args, compare, measured or measured_bytes) through `estimate`: the
+// estimate of the compared key (a time.* key, else the tensor peak) over the measurement, minus one.
+inline double case_error(const nlohmann::json& c, const Run& r) {
+  const std::string compare = c["compare"].get<std::string>();
+  const bool time = compare.rfind("time.", 0) == 0;
+  const double est = time ? r.json()["time"][compare.substr(5)].get<double>() : r.json()["memory"]["tensor_peak_bytes"].get<double>();
+  return est / (time ? c["measured"].get<double>() : c["measured_bytes"].get<double>()) - 1.0;
+}
+
+inline Run run_case(const nlohmann::json& c) {
+  std::vector<std::string> args{"estimate"};
+  for (const auto& a : c["args"]) args.push_back(a.get<std::string>());
+  args.push_back("--format");
+  args.push_back("json");
+  return run(args);
+}
+
 inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }
 
 }  // namespace test

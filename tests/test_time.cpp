@@ -28,16 +28,10 @@ std::vector<CaseError> llm_time_errors() {
   std::string line;
   while (std::getline(in, line)) {
     const auto c = nlohmann::json::parse(line);
-    std::vector<std::string> args{"estimate"};
-    for (const auto& a : c["args"]) args.push_back(a.get<std::string>());
-    args.push_back("--format");
-    args.push_back("json");
-    const auto r = test::run(args);
+    const auto r = test::run_case(c);
     INFO(c["id"].get<std::string>() << ": " << r.err);
     REQUIRE(r.code == 0);
-    const std::string key = c["compare"].get<std::string>().substr(5);
-    const double est = r.json()["time"][key].get<double>();
-    out.push_back({c["id"].get<std::string>(), c["fitted"].get<bool>(), est / c["measured"].get<double>() - 1.0});
+    out.push_back({c["id"].get<std::string>(), c["fitted"].get<bool>(), test::case_error(c, r)});
   }
   return out;
 }
@@ -49,22 +43,19 @@ double median_abs(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-double train_tps(const std::string& gpu, std::initializer_list<std::pair<const char*, std::string>> kv) {
+TimeEstimate time_on(const std::string& gpu, std::initializer_list<std::pair<const char*, std::string>> kv) {
   const auto w = wl(kv);
   const auto m = test::model(w.model);
   const auto& g = *test::gpus().find(gpu);
-  const auto t = estimate_time(w, m, g, estimate_memory(w, m, &g));
-  REQUIRE(t.train_tokens_per_second_per_gpu);
-  return *t.train_tokens_per_second_per_gpu;
+  return estimate_time(w, m, g, estimate_memory(w, m, &g));
+}
+
+double train_tps(const std::string& gpu, std::initializer_list<std::pair<const char*, std::string>> kv) {
+  return time_on(gpu, kv).train_tokens_per_second_per_gpu.value_or(0.0);
 }
 
 double decode_tps(const std::string& gpu, std::initializer_list<std::pair<const char*, std::string>> kv) {
-  const auto w = wl(kv);
-  const auto m = test::model(w.model);
-  const auto& g = *test::gpus().find(gpu);
-  const auto t = estimate_time(w, m, g, estimate_memory(w, m, &g));
-  REQUIRE(t.decode_tokens_per_second);
-  return *t.decode_tokens_per_second;
+  return time_on(gpu, kv).decode_tokens_per_second.value_or(0.0);
 }
 
 }  // namespace

@@ -156,17 +156,10 @@ std::vector<double> case_errors(const std::string& file, std::optional<double> e
   std::string line;
   while (std::getline(in, line)) {
     const auto c = nlohmann::json::parse(line);
-    std::vector<std::string> args{"estimate"};
-    for (const auto& a : c["args"]) args.push_back(a.get<std::string>());
-    args.push_back("--format");
-    args.push_back("json");
-    const auto r = test::run(args);
+    const auto r = test::run_case(c);
     INFO(c["id"].get<std::string>() << ": " << r.err);
     REQUIRE(r.code == 0);
-    const std::string compare = c["compare"].get<std::string>();
-    const bool time = compare.rfind("time.", 0) == 0;
-    const double est = time ? r.json()["time"][compare.substr(5)].get<double>() : r.json()["memory"]["tensor_peak_bytes"].get<double>();
-    const double err = est / (time ? c["measured"].get<double>() : c["measured_bytes"].get<double>()) - 1.0;
+    const double err = test::case_error(c, r);
     if (each) CHECK(std::abs(err) < *each);
     errors.push_back(std::abs(err));
   }

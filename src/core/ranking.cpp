@@ -330,34 +330,27 @@ std::optional<double> value_of(const Candidate& c, std::string& unit, std::strin
     }
     return need_price();
   }
+  // The plan's work per second and its unit: images, training tokens, or output tokens of every replica.
   const double gpus = static_cast<double>(c.gpus);
-  if (is_training(w.mode)) {
-    if (c.time.images_per_second) {
-      unit = "k images";
-      if (!hourly) return need_price();
-      return *hourly / (*c.time.images_per_second * gpus * 3600.0) * 1e3;
-    }
-    unit = "M training tokens";
-    if (!c.time.train_tokens_per_second_per_gpu) {
-      why_unknown = "throughput unknown";
-      return std::nullopt;
-    }
-    if (!hourly) return need_price();
-    return *hourly / (*c.time.train_tokens_per_second_per_gpu * gpus * 3600.0) * 1e6;
-  }
+  std::optional<double> rate;
+  double scale = 1e6;
   if (c.time.images_per_second) {
     unit = "k images";
-    if (!hourly) return need_price();
-    return *hourly / (*c.time.images_per_second * gpus * 3600.0) * 1e3;
+    rate = *c.time.images_per_second * gpus;
+    scale = 1e3;
+  } else if (is_training(w.mode)) {
+    unit = "M training tokens";
+    if (c.time.train_tokens_per_second_per_gpu) rate = *c.time.train_tokens_per_second_per_gpu * gpus;
+  } else {
+    unit = "M output tokens";
+    if (c.time.decode_tokens_per_second) rate = *c.time.decode_tokens_per_second * std::max(1.0, gpus / static_cast<double>(w.tp * w.pp));
   }
-  unit = "M output tokens";
-  if (!c.time.decode_tokens_per_second) {
+  if (!rate) {
     why_unknown = "throughput unknown";
     return std::nullopt;
   }
   if (!hourly) return need_price();
-  const double replicas = std::max(1.0, gpus / static_cast<double>(w.tp * w.pp));
-  return *hourly / (*c.time.decode_tokens_per_second * replicas * 3600.0) * 1e6;
+  return *hourly / (*rate * 3600.0) * scale;
 }
 
 namespace {
