@@ -1,6 +1,8 @@
 #pragma once
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,21 @@ inline Run run_case(const nlohmann::json& c) {
   args.push_back("--format");
   args.push_back("json");
   return run(args);
+}
+
+// Every case of tests/data/FILE: the case and its error (case_error), in file order.
+inline std::vector<std::pair<nlohmann::json, double>> data_case_errors(const std::string& file) {
+  std::ifstream in(std::string(GPUADVISE_SOURCE_DIR) + "/tests/data/" + file);
+  if (!in.good()) throw std::runtime_error("tests/data/" + file + " is missing");
+  std::vector<std::pair<nlohmann::json, double>> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto c = nlohmann::json::parse(line);
+    const auto r = run_case(c);
+    if (r.code != 0) throw std::runtime_error(c["id"].get<std::string>() + ": exit " + std::to_string(r.code) + ": " + r.err);
+    out.emplace_back(c, case_error(c, r));
+  }
+  return out;
 }
 
 inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }

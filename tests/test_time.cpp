@@ -22,17 +22,8 @@ struct CaseError {
 };
 
 std::vector<CaseError> llm_time_errors() {
-  std::ifstream in(std::string(GPUADVISE_SOURCE_DIR) + "/tests/data/llm_time.jsonl");
-  REQUIRE(in.good());
   std::vector<CaseError> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto c = nlohmann::json::parse(line);
-    const auto r = test::run_case(c);
-    INFO(c["id"].get<std::string>() << ": " << r.err);
-    REQUIRE(r.code == 0);
-    out.push_back({c["id"].get<std::string>(), c["fitted"].get<bool>(), test::case_error(c, r)});
-  }
+  for (const auto& [c, err] : test::data_case_errors("llm_time.jsonl")) out.push_back({c["id"].get<std::string>(), c["fitted"].get<bool>(), err});
   return out;
 }
 

@@ -150,16 +150,9 @@ namespace {
 // Runs every case of a tests/data file through `estimate` and returns |estimate / measured - 1| per case,
 // sorted; with `each`, every case must also be within it.
 std::vector<double> case_errors(const std::string& file, std::optional<double> each = 0.25) {
-  std::ifstream in(std::string(GPUADVISE_SOURCE_DIR) + "/tests/data/" + file);
-  REQUIRE(in.good());
   std::vector<double> errors;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto c = nlohmann::json::parse(line);
-    const auto r = test::run_case(c);
-    INFO(c["id"].get<std::string>() << ": " << r.err);
-    REQUIRE(r.code == 0);
-    const double err = test::case_error(c, r);
+  for (const auto& [c, err] : test::data_case_errors(file)) {
+    INFO(c["id"].get<std::string>());
     if (each) CHECK(std::abs(err) < *each);
     errors.push_back(std::abs(err));
   }
