@@ -99,7 +99,7 @@ void bad_input(std::vector<std::string> args, const std::string& must_mention, c
 TEST_CASE("cli: bad input is one line naming the flag or field, exit 2", "[cli][errors]") {
   bad_input({"--mode", "finetuen"}, "--mode: unknown value 'finetuen' (valid: train, finetune");
   bad_input({"--precision", "bf17"}, "--precision");
-  bad_input({"--batch", "0"}, "--batch: expected an integer >= 1");
+  bad_input({"--batch", "0"}, "--batch: expected an integer from 1 to 1,048,576, got '0'");
   bad_input({"--batch", "-3"}, "--batch");
   bad_input({"--seq-len", "abc"}, "--seq-len");
   bad_input({"--gpus", "3", "--tp", "2"}, "--gpus");
@@ -111,7 +111,7 @@ TEST_CASE("cli: bad input is one line naming the flag or field, exit 2", "[cli][
   bad_input({"--format", "yaml"}, "--format");
   bad_input({"--workload", "-"}, "malformed JSON", "{\"batch\": 2,");
   bad_input({"--workload", "-"}, "stdin.bach: unknown field 'bach'", "{\"bach\": 2}");
-  bad_input({"--workload", "-"}, "stdin.batch: expected an integer >= 1", "{\"batch\": 0}");
+  bad_input({"--workload", "-"}, "stdin.batch: expected an integer from 1 to 1,048,576", "{\"batch\": 0}");
   bad_input({"--model", test::fixture("bad/config_no_type.json")}, "model_type");
   bad_input({"--model", test::fixture("bad/config_bad_field.json")}, "num_hidden_layers");
   bad_input({"--catalog", test::fixture("bad/catalog_unknown_key.json")}, "unknown field 'memroy'");
@@ -142,7 +142,7 @@ TEST_CASE("check: exit 0 when every assertion holds, 1 when one fails, 2 on bad 
   CHECK(bad.err.find("unknown field 'bach'") != std::string::npos);
   auto bad_type = test::run({"check", "--workload", test::fixture("workloads/bad_type.json"), "--gpu", "h100-sxm-80gb"});
   CHECK(bad_type.code == 2);
-  CHECK(bad_type.err.find("batch: expected an integer >= 1, got 'lots'") != std::string::npos);
+  CHECK(bad_type.err.find("batch: expected an integer from 1 to 1,048,576, got 'lots'") != std::string::npos);
   auto no_gpu = test::run({"check", "--workload", test::fixture("workloads/fits.json")});
   CHECK(no_gpu.code == 2);
 }

@@ -25,4 +25,8 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 
 std::string join(const std::vector<std::string>& items, std::string_view sep);
 
+// A user's text as an error message quotes it: whole when short, its first 60 characters and its length when
+// long (a pasted megabyte is not echoed back).
+std::string quote_input(std::string_view text);
+
 }  // namespace gpuadvise

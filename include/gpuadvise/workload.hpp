@@ -122,9 +122,11 @@ const std::vector<std::string>& workload_keys();
 // Validates and builds. Throws InputError naming the flag or field and the valid values.
 Workload build_workload(const RawWorkload& raw);
 
+// Parses a decimal number (no hex, no inf or nan); throws InputError naming `origin` and `what`.
+double parse_decimal(const std::string& text, const std::string& origin, const std::string& what);
 // Parses a count with an optional K/M/B/T suffix ("100M", "2B", "1.5e9"); throws InputError.
-double parse_count(const std::string& text, const std::string& origin);
-// Parses a duration: "90m", "36h", "2d", "45s" or bare hours; returns seconds.
+double parse_count(const std::string& text, const std::string& origin, double hi = 1e16);
+// Parses a duration: "90m", "36h", "2d", "45s" or bare hours, from 1 s to 100 years; returns seconds.
 double parse_duration(const std::string& text, const std::string& origin);
 
 }  // namespace gpuadvise

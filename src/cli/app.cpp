@@ -229,11 +229,9 @@ std::pair<std::string, double> parse_id_usd(const std::string& text, const std::
   if (eq == std::string::npos) throw UserError{2, flag + ": expected ID=USD (e.g. h100-sxm-80gb=2.50), got '" + text + "'"};
   const std::string id = text.substr(0, eq);
   const GpuSpec& g = gpu_for(id, cat, flag);
-  char* end = nullptr;
   const std::string num = text.substr(eq + 1);
-  const double v = std::strtod(num.c_str(), &end);
-  if (num.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-    throw UserError{2, flag + ": expected a non-negative USD amount after '=', got '" + num + "'"};
+  const double v = parse_decimal(num, flag, "a USD amount from 0 to 1e9 after '='");
+  if (!(v >= 0 && v <= 1e9)) throw UserError{2, flag + ": expected a USD amount from 0 to 1e9 after '=', got '" + num + "'"};
   return {g.id, v};
 }
 
@@ -424,10 +422,10 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       CheckAssertions a;
       auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
         if (text.empty()) return std::nullopt;
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (*end != '\0' || !(v >= 0) || !std::isfinite(v) || (integer && (v < 1 || v != std::floor(v))))
-          throw UserError{2, std::string(flag) + ": expected " + (integer ? "an integer >= 1" : "a number >= 0") + ", got '" + text + "'"};
+        const std::string what = integer ? "an integer from 1 to 4,096" : "a number from 0 to 1e12";
+        const double v = parse_decimal(text, flag, what);
+        if (!(v >= 0 && v <= 1e12) || (integer && (v < 1 || v > 4096 || v != std::floor(v))))
+          throw UserError{2, std::string(flag) + ": expected " + what + ", got '" + text + "'"};
         return v;
       };
       a.min_headroom_pct = num(min_headroom, "--min-headroom", false);
@@ -515,21 +513,18 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
     ro.cost = cost_options(rank_cf, cat, in);
     if (!deadline.empty()) ro.deadline_seconds = parse_duration(deadline, "--deadline");
     if (!budget.empty()) {
-      char* end = nullptr;
-      const double b = std::strtod(budget.c_str(), &end);
-      if (*end != '\0' || !(b > 0)) throw UserError{2, "--budget: expected a positive USD amount, got '" + budget + "'"};
+      const double b = parse_decimal(budget, "--budget", "a USD amount above 0 up to 1e12");
+      if (!(b > 0 && b <= 1e12)) throw UserError{2, "--budget: expected a USD amount above 0 up to 1e12, got '" + budget + "'"};
       ro.budget_usd = b;
     }
     if (!rank_min_headroom.empty()) {
-      char* end = nullptr;
-      const double h = std::strtod(rank_min_headroom.c_str(), &end);
-      if (*end != '\0' || !(h >= 0 && h < 100)) throw UserError{2, "--min-headroom: expected a percentage from 0 to below 100, got '" + rank_min_headroom + "'"};
+      const double h = parse_decimal(rank_min_headroom, "--min-headroom", "a percentage from 0 to below 100");
+      if (!(h >= 0 && h < 100)) throw UserError{2, "--min-headroom: expected a percentage from 0 to below 100, got '" + rank_min_headroom + "'"};
       ro.min_headroom_pct = h;
     }
     if (!rank_max_gpus.empty()) {
-      char* end = nullptr;
-      const double n = std::strtod(rank_max_gpus.c_str(), &end);
-      if (*end != '\0' || !(n >= 1 && n <= 4096) || n != std::floor(n)) throw UserError{2, "--max-gpus: expected an integer from 1 to 4096, got '" + rank_max_gpus + "'"};
+      const double n = parse_decimal(rank_max_gpus, "--max-gpus", "an integer from 1 to 4,096");
+      if (!(n >= 1 && n <= 4096) || n != std::floor(n)) throw UserError{2, "--max-gpus: expected an integer from 1 to 4,096, got '" + rank_max_gpus + "'"};
       ro.max_gpus = static_cast<std::int64_t>(n);
     }
     for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only").id);

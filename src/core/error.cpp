@@ -23,6 +23,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
                                          std::size_t limit) {
   std::vector<std::pair<std::size_t, std::string>> scored;
+  // No identifier of the catalogues is longer than this; a longer word has no close match and would cost
+  // length x candidates of edit distance.
+  if (word.size() > 128) return {};
   const std::size_t budget = std::max<std::size_t>(2, word.size() / 3);
   for (const auto& c : candidates) {
     std::size_t dist = edit_distance(word, c);
@@ -53,6 +56,19 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
     if (i) out += sep;
     out += items[i];
   }
+  return out;
+}
+
+std::string quote_input(std::string_view text) {
+  std::string out(1, '\'');
+  out.append(text.substr(0, text.size() <= 80 ? text.size() : 60));
+  if (text.size() <= 80) {
+    out.push_back('\'');
+    return out;
+  }
+  out.append("...' (");
+  out.append(std::to_string(text.size()));
+  out.append(" characters)");
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "gpuadvise/error.hpp"
@@ -66,9 +67,18 @@ E parse_enum(const Names<E>& names, const RawValue& raw, const std::vector<std::
   for (const auto& [a, e] : aliases)
     if (a == v) return e;
   std::string hint = did_you_mean(v, names.all());
-  throw InputError(raw.origin + ": unknown value '" + raw.value + "' (valid: " + join(names.all(), ", ") + ")" +
+  throw InputError(raw.origin + ": unknown value " + quote_input(raw.value) + " (valid: " + join(names.all(), ", ") + ")" +
                    (hint.empty() ? "" : "; " + hint));
 }
+
+// Input ranges (docs/method.md, "Input ranges"): beyond any model, cluster or job that exists.
+constexpr double k_max_batch = 1048576;          // 2^20 sequences or images per step
+constexpr double k_max_seq_len = 16777216;       // 2^24 tokens of context
+constexpr double k_max_pixels = 65536;           // per image side
+constexpr double k_max_gpus = 65536;
+constexpr double k_max_degree = 1024;            // tensor, pipeline, expert parallel degree
+constexpr double k_max_job_tokens = 1e16;        // 10 quadrillion training tokens
+constexpr double k_max_duration_s = 100.0 * 365.25 * 86400.0;
 
 double parse_number(const std::string& text, const std::string& origin, const std::string& what) {
   const char* begin = text.data();
@@ -80,9 +90,25 @@ double parse_number(const std::string& text, const std::string& origin, const st
   return v;
 }
 
-std::int64_t parse_positive_int(const RawValue& raw, const std::string& what = "an integer >= 1") {
-  const double v = parse_number(raw.value, raw.origin, what);
-  if (v < 1 || v != std::floor(v) || v > 9.0e15) throw InputError(raw.origin + ": expected " + what + ", got '" + raw.value + "'");
+// A limit with thousands separators: 1048576 -> "1,048,576".
+std::string fmt_limit(double x) {
+  char buf[32];
+  const int n = std::snprintf(buf, sizeof buf, "%.0f", x);
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
+    out.push_back(buf[i]);
+  }
+  return out;
+}
+
+// The physical ranges of counts (docs/method.md, "Input ranges"): a value outside is bad input, not a
+// number to carry into arithmetic.
+std::int64_t parse_positive_int(const RawValue& raw, double hi, const std::string& what = "") {
+  const std::string range = "an integer from 1 to " + fmt_limit(hi);
+  const double v = parse_number(raw.value, raw.origin, what.empty() ? range : what);
+  if (v < 1 || v != std::floor(v) || v > hi)
+    throw InputError(raw.origin + ": expected " + (what.empty() ? range : what + ", " + range) + ", got '" + raw.value + "'");
   return static_cast<std::int64_t>(v);
 }
 
@@ -177,7 +203,7 @@ const std::vector<std::string>& workload_keys() {
   return keys;
 }
 
-double parse_count(const std::string& text, const std::string& origin) {
+double parse_count(const std::string& text, const std::string& origin, double hi) {
   if (text.empty()) throw InputError(origin + ": expected a count such as 100M or 2B, got ''");
   double mult = 1;
   std::string body = text;
@@ -187,7 +213,8 @@ double parse_count(const std::string& text, const std::string& origin) {
     body.pop_back();
   }
   const double v = parse_number(body, origin, "a count such as 100M or 2B") * mult;
-  if (v <= 0) throw InputError(origin + ": expected a positive count, got '" + text + "'");
+  if (!(v > 0) || !std::isfinite(v) || v > hi)
+    throw InputError(origin + ": expected a count from 1 to " + fmt_limit(hi) + " (suffixes k, M, B, T), got '" + text + "'");
   return v;
 }
 
@@ -201,8 +228,13 @@ double parse_duration(const std::string& text, const std::string& origin) {
     body.pop_back();
   }
   const double v = parse_number(body, origin, "a duration such as 90m, 36h or 2d") * mult;
-  if (v <= 0) throw InputError(origin + ": expected a positive duration, got '" + text + "'");
+  if (!(v > 0) || !std::isfinite(v) || v > k_max_duration_s)
+    throw InputError(origin + ": expected a duration from 1s to 100 years (such as 90m, 36h or 2d), got '" + text + "'");
   return v;
+}
+
+double parse_decimal(const std::string& text, const std::string& origin, const std::string& what) {
+  return parse_number(text, origin, what);
 }
 
 Workload build_workload(const RawWorkload& raw) {
@@ -231,17 +263,17 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("master_weights")) w.master_weights = parse_enum(k_master, *v);
   if (auto* v = get("optimizer")) w.optimizer = parse_enum(k_optimizers, *v, {{"adam", Optimizer::adamw}, {"adamw_8bit", Optimizer::adamw_8bit}, {"adam8bit", Optimizer::adamw_8bit}, {"sgd_momentum", Optimizer::sgd_momentum}});
   if (auto* v = get("batch")) {
-    w.batch = parse_positive_int(*v);
+    w.batch = parse_positive_int(*v, k_max_batch);
     w.batch_given = true;
   }
-  if (auto* v = get("seq_len")) w.seq_len = parse_positive_int(*v);
+  if (auto* v = get("seq_len")) w.seq_len = parse_positive_int(*v, k_max_seq_len);
   if (auto* v = get("image_size")) {
     const std::string s = lower(v->value);
     const auto x = s.find('x');
     const RawValue a{x == std::string::npos ? s : s.substr(0, x), v->origin};
     const RawValue b{x == std::string::npos ? s : s.substr(x + 1), v->origin};
-    w.image_width = parse_positive_int(a, "pixels as N or WxH (e.g. 224 or 1333x800)");
-    w.image_height = parse_positive_int(b, "pixels as N or WxH (e.g. 224 or 1333x800)");
+    w.image_width = parse_positive_int(a, k_max_pixels, "pixels as N or WxH (e.g. 224 or 1333x800)");
+    w.image_height = parse_positive_int(b, k_max_pixels, "pixels as N or WxH (e.g. 224 or 1333x800)");
   }
   if (auto* v = get("gradient_checkpointing")) {
     const std::string s = lower(v->value);
@@ -252,15 +284,15 @@ Workload build_workload(const RawWorkload& raw) {
   }
   if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
   if (auto* v = get("allow_quantization")) w.allow_quantization = parse_bool(*v);
-  if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v);
+  if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
   if (auto* v = get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
-  if (auto* v = get("gpus")) w.gpus = parse_positive_int(*v);
+  if (auto* v = get("gpus")) w.gpus = parse_positive_int(*v, k_max_gpus);
   if (auto* v = get("sharding")) w.sharding = parse_enum(k_sharding, *v, {{"fsdp", Sharding::zero3}, {"zero-1", Sharding::zero1}, {"zero-2", Sharding::zero2}, {"zero-3", Sharding::zero3}, {"0", Sharding::none}, {"1", Sharding::zero1}, {"2", Sharding::zero2}, {"3", Sharding::zero3}});
-  if (auto* v = get("tp")) w.tp = parse_positive_int(*v);
-  if (auto* v = get("pp")) w.pp = parse_positive_int(*v);
-  if (auto* v = get("nodes")) w.nodes = parse_positive_int(*v);
-  if (auto* v = get("ep")) w.ep = parse_positive_int(*v);
-  if (auto* v = get("grad_accum")) w.grad_accum = parse_positive_int(*v);
+  if (auto* v = get("tp")) w.tp = parse_positive_int(*v, k_max_degree);
+  if (auto* v = get("pp")) w.pp = parse_positive_int(*v, k_max_degree);
+  if (auto* v = get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
+  if (auto* v = get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
+  if (auto* v = get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
   if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}});
   if (auto* v = get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = get("gpu_memory_utilization")) {
@@ -269,29 +301,29 @@ Workload build_workload(const RawWorkload& raw) {
     w.gpu_memory_utilization = u;
   }
   if (auto* v = get("gpu")) w.gpu = lower(v->value);
-  if (auto* v = get("tokens")) w.tokens = parse_count(v->value, v->origin);
-  if (auto* v = get("requests")) w.requests = parse_count(v->value, v->origin);
-  if (auto* v = get("input_tokens")) w.input_tokens = parse_count(v->value, v->origin);
-  if (auto* v = get("output_tokens")) w.output_tokens = parse_count(v->value, v->origin);
+  if (auto* v = get("tokens")) w.tokens = parse_count(v->value, v->origin, k_max_job_tokens);
+  if (auto* v = get("requests")) w.requests = parse_count(v->value, v->origin, 1e15);
+  if (auto* v = get("input_tokens")) w.input_tokens = parse_count(v->value, v->origin, k_max_seq_len);
+  if (auto* v = get("output_tokens")) w.output_tokens = parse_count(v->value, v->origin, k_max_seq_len);
   if (auto* v = get("concurrency")) {
-    const std::int64_t c = parse_positive_int(*v);
+    const std::int64_t c = parse_positive_int(*v, k_max_batch);
     if (w.batch_given && c != w.batch)
       throw InputError(v->origin + ": for inference --concurrency and --batch both mean the sequences in flight; give one");
     w.batch = c;
     w.batch_given = true;
   }
-  if (auto* v = get("dataset_tokens")) w.dataset_tokens = parse_count(v->value, v->origin);
+  if (auto* v = get("dataset_tokens")) w.dataset_tokens = parse_count(v->value, v->origin, k_max_job_tokens);
   if (auto* v = get("epochs")) {
     const double e = parse_number(v->value, v->origin, "a positive number of epochs");
-    if (!(e > 0)) throw InputError(v->origin + ": expected a positive number of epochs, got '" + v->value + "'");
+    if (!(e > 0 && e <= 1e6)) throw InputError(v->origin + ": expected a number of epochs in (0, 1,000,000], got '" + v->value + "'");
     w.epochs = e;
   }
-  if (auto* v = get("steps")) w.steps = parse_positive_int(*v);
+  if (auto* v = get("steps")) w.steps = parse_positive_int(*v, 1e12);
   auto non_negative = [&](const char* key, const char* what) -> std::optional<double> {
     const RawValue* v = get(key);
     if (!v) return std::nullopt;
     const double x = parse_number(v->value, v->origin, what);
-    if (x < 0) throw InputError(v->origin + ": expected " + std::string(what) + ", got '" + v->value + "'");
+    if (x < 0 || x > 1e12) throw InputError(v->origin + ": expected " + std::string(what) + " (at most 1e12), got '" + v->value + "'");
     return x;
   };
   if (auto x = non_negative("setup_hours", "hours >= 0")) w.setup_hours = *x;
@@ -301,7 +333,7 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("owned")) w.owned = parse_bool(*v);
   if (auto* v = get("amortize_years")) {
     const double y = parse_number(v->value, v->origin, "years > 0");
-    if (!(y > 0)) throw InputError(v->origin + ": expected years > 0, got '" + v->value + "'");
+    if (!(y > 0 && y <= 100)) throw InputError(v->origin + ": expected years in (0, 100], got '" + v->value + "'");
     w.amortize_years = y;
   }
   if (auto* v = get("utilization")) {
@@ -314,7 +346,7 @@ Workload build_workload(const RawWorkload& raw) {
     throw InputError(get("tokens")->origin + ": give the job size once: --tokens, or --dataset-tokens with --epochs, or --steps");
   if (w.dataset_tokens && w.steps)
     throw InputError(get("steps")->origin + ": give the job size once: --dataset-tokens with --epochs, or --steps");
-  if (auto* v = get("streams")) w.streams = parse_positive_int(*v);
+  if (auto* v = get("streams")) w.streams = parse_positive_int(*v, 100000);
   if (auto* v = get("fps")) {
     const double f = parse_number(v->value, v->origin, "frames per second > 0");
     if (!(f > 0 && f <= 1000)) throw InputError(v->origin + ": expected frames per second in (0, 1000], got '" + v->value + "'");
@@ -329,8 +361,8 @@ Workload build_workload(const RawWorkload& raw) {
     else {
       const auto x = r.find('x');
       if (x == std::string::npos) throw InputError(v->origin + ": unknown resolution '" + v->value + "' (valid: 720p, 1080p, 1440p, 4k, or WxH)");
-      w.video_width = parse_positive_int(RawValue{r.substr(0, x), v->origin}, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
-      w.video_height = parse_positive_int(RawValue{r.substr(x + 1), v->origin}, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
+      w.video_width = parse_positive_int(RawValue{r.substr(0, x), v->origin}, 16384, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
+      w.video_height = parse_positive_int(RawValue{r.substr(x + 1), v->origin}, 16384, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
     }
   }
   if (auto* v = get("codec")) {
@@ -338,8 +370,8 @@ Workload build_workload(const RawWorkload& raw) {
     if (c != "h264" && c != "hevc" && c != "av1") throw InputError(v->origin + ": unknown codec '" + v->value + "' (valid: h264, hevc, av1)");
     w.codec = c;
   }
-  if (auto* v = get("infer_every")) w.infer_every = parse_positive_int(*v);
-  if (auto* v = get("classes")) w.classes = parse_positive_int(*v);
+  if (auto* v = get("infer_every")) w.infer_every = parse_positive_int(*v, 10000);
+  if (auto* v = get("classes")) w.classes = parse_positive_int(*v, 1000000);
   if (auto* v = get("tracker")) {
     const std::string t = lower(v->value);
     if (t != "none" && t != "sort" && t != "bytetrack") throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: none, sort, bytetrack)");
@@ -347,7 +379,7 @@ Workload build_workload(const RawWorkload& raw) {
   }
   if (auto* v = get("max_latency_ms")) {
     const double l = parse_number(v->value, v->origin, "milliseconds > 0");
-    if (!(l > 0)) throw InputError(v->origin + ": expected milliseconds > 0, got '" + v->value + "'");
+    if (!(l > 0 && l <= 1e7)) throw InputError(v->origin + ": expected milliseconds in (0, 10,000,000], got '" + v->value + "'");
     w.max_latency_ms = l;
   }
   if (w.framework == Framework::tensorrt && is_training(w.mode))
@@ -360,7 +392,7 @@ Workload build_workload(const RawWorkload& raw) {
   }
   // Cross-field rules.
   if (w.gpus % (w.tp * w.pp) != 0) {
-    const auto* g = get("gpus");
+    const auto* g = get("gpus") ? get("gpus") : get("tp") ? get("tp") : get("pp");
     throw InputError((g ? g->origin : std::string("--gpus")) + ": " + std::to_string(w.gpus) +
                      " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
                      std::to_string(w.pp) + " groups (--gpus must be a multiple of --tp x --pp)");
@@ -369,6 +401,12 @@ Workload build_workload(const RawWorkload& raw) {
     const auto* e = get("ep");
     throw InputError(e->origin + ": expert parallelism " + std::to_string(w.ep) + " must divide the " + std::to_string(w.data_parallel()) +
                      " data-parallel ranks (--gpus / (--tp x --pp))");
+  }
+  // Tokens in flight per step: beyond 2^34 (17 billion) no accelerator holds even the activations.
+  if (w.seq_len && static_cast<double>(w.batch) * static_cast<double>(*w.seq_len) > 17179869184.0) {
+    const auto* b = get("batch") ? get("batch") : get("concurrency") ? get("concurrency") : get("seq_len");
+    throw InputError(b->origin + ": batch x seq-len = " + fmt_limit(static_cast<double>(w.batch) * static_cast<double>(*w.seq_len)) +
+                     " tokens per step is beyond any job (at most 17,179,869,184)");
   }
   if (w.nodes > 1 && w.gpus % w.nodes != 0) {
     const auto* n = get("nodes");

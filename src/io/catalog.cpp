@@ -1,6 +1,7 @@
 #include "gpuadvise/catalog.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <algorithm>
@@ -23,8 +24,21 @@ namespace {
 using json = nlohmann::json;
 
 json parse_json(std::string_view text, const std::string& origin) {
+  // A key given twice in one object is an error, not a silent "last one wins".
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  const json::parser_callback_t on_event = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    else if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    else if (event == json::parse_event_t::key && !keys.empty() && parsed.is_string() && !keys.back().insert(parsed.get<std::string>()).second &&
+             duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   try {
-    return json::parse(text.begin(), text.end());
+    json j = json::parse(text.begin(), text.end(), on_event);
+    if (!duplicate.empty()) throw InputError(origin + ": key '" + duplicate + "' appears twice in one object");
+    return j;
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     const auto pos = what.find("parse error");
@@ -234,7 +248,10 @@ std::int64_t geti(const json& c, const std::vector<std::string>& keys, const std
     if (c.contains(k) && !c[k].is_null()) {
       if (!c[k].is_number()) throw InputError(origin + ": field '" + k + "' must be a number, got " + type_name(c[k]));
       const double v = c[k].get<double>();
-      if (v < 0) throw InputError(origin + ": field '" + k + "' must not be negative");
+      // Whole numbers within what any model has (docs/method.md, "Input ranges"): nothing beyond 1e12
+      // reaches the arithmetic, where a double cast to an integer out of range is undefined.
+      if (v < 0 || v > 1e12 || v != std::floor(v))
+        throw InputError(origin + ": field '" + k + "' must be a whole number from 0 to 1e12, got " + c[k].dump());
       return static_cast<std::int64_t>(v);
     }
   }
@@ -315,7 +332,10 @@ VisionArch parse_vision(const json& j, const std::string& where) {
       const json& lv = d.raw("levels");
       if (!lv.is_array()) throw InputError(where + ".diffusion.levels: expected an array of [channels, transformer layers, heads]");
       for (const auto& l : lv) {
-        if (!l.is_array() || l.size() != 3) throw InputError(where + ".diffusion.levels: expected [channels, transformer layers, heads]");
+        if (!l.is_array() || l.size() != 3 || !l[0].is_number_integer() || !l[1].is_number_integer() || !l[2].is_number_integer() ||
+            l[0].get<std::int64_t>() < 1 || l[0].get<std::int64_t>() > 65536 || l[1].get<std::int64_t>() < 0 || l[1].get<std::int64_t>() > 1000 ||
+            l[2].get<std::int64_t>() < 1 || l[2].get<std::int64_t>() > 1024)
+          throw InputError(where + ".diffusion.levels: expected [channels, transformer layers, heads] as whole numbers (channels 1-65536, layers 0-1000, heads 1-1024)");
         a.levels.push_back({l[0].get<std::int64_t>(), l[1].get<std::int64_t>(), l[2].get<std::int64_t>()});
       }
     }
@@ -345,7 +365,7 @@ VisionArch parse_vision(const json& j, const std::string& where) {
 
 }  // namespace
 
-GpuCatalog parse_gpu_catalog(std::string_view text, const std::string& origin) {
+GpuCatalog parse_gpu_catalog_unguarded(std::string_view text, const std::string& origin) {
   const json j = parse_json(text, origin);
   Obj o(j, origin);
   GpuCatalog cat;
@@ -364,7 +384,31 @@ GpuCatalog parse_gpu_catalog(std::string_view text, const std::string& origin) {
   return cat;
 }
 
-ModelSpec parse_hf_config(std::string_view text, const std::string& origin, const std::string& id) {
+// A config.json whose shape no model can have is bad input, with the key that breaks it (docs/method.md §1.3).
+void check_config_shape(const ModelSpec& m, const std::string& origin) {
+  auto bound = [&](const char* key, std::int64_t v, std::int64_t hi) {
+    if (v > hi) throw InputError(origin + ": field '" + key + "' = " + std::to_string(v) + " is beyond any model (at most " + std::to_string(hi) + ")");
+  };
+  bound("num_hidden_layers", m.layers + m.encoder_layers, 10000);
+  bound("hidden_size", m.hidden, 1000000);
+  bound("num_attention_heads", m.heads, 65536);
+  bound("head_dim", m.head_dim, 4096);
+  bound("intermediate_size", std::max(m.ffn, m.expert_ffn), 10000000);
+  bound("vocab_size", m.vocab, 100000000);
+  bound("max_position_embeddings", m.context, 100000000);
+  bound("num_local_experts", m.experts, 65536);
+  if (m.kv_heads < 1 || m.kv_heads > m.heads)
+    throw InputError(origin + ": field 'num_key_value_heads' = " + std::to_string(m.kv_heads) + " must be from 1 to num_attention_heads (" +
+                     std::to_string(m.heads) + ")");
+  if (!m.is_mla() && m.heads % m.kv_heads != 0)
+    throw InputError(origin + ": field 'num_key_value_heads' = " + std::to_string(m.kv_heads) + " must divide num_attention_heads (" +
+                     std::to_string(m.heads) + "): each KV head serves a whole group of query heads");
+  if (m.experts_per_token > m.experts)
+    throw InputError(origin + ": field 'num_experts_per_tok' = " + std::to_string(m.experts_per_token) + " exceeds the " +
+                     std::to_string(m.experts) + " experts");
+}
+
+ModelSpec parse_hf_config_unguarded(std::string_view text, const std::string& origin, const std::string& id) {
   const json c = parse_json(text, origin);
   if (!c.is_object()) throw InputError(origin + ": expected a JSON object (a Hugging Face config.json)");
   std::string type;
@@ -529,10 +573,11 @@ ModelSpec parse_hf_config(std::string_view text, const std::string& origin, cons
   }
   if (m.hidden <= 0 || m.heads <= 0 || m.layers <= 0 || m.vocab <= 0 || m.head_dim <= 0)
     throw InputError(origin + ": hidden size, heads, layers, head_dim and vocab_size must be positive");
+  check_config_shape(m, origin);
   return m;
 }
 
-ModelCatalog parse_model_catalog(std::string_view text, const std::string& origin) {
+ModelCatalog parse_model_catalog_unguarded(std::string_view text, const std::string& origin) {
   const json j = parse_json(text, origin);
   Obj o(j, origin);
   if (o.num("schema_version") != 1) throw InputError(origin + ".schema_version: unsupported version (valid: 1)");
@@ -601,20 +646,21 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
     else if (last == 't') mult = 1e12;
     if (mult != 1) body.pop_back();
   }
-  char* end = nullptr;
-  const double v = body.empty() ? 0 : std::strtod(body.c_str(), &end);
-  if (!body.empty() && end && *end == '\0' && std::isfinite(v) && v > 0 && (body[0] >= '0' && body[0] <= '9')) {
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v);  // decimal only: no hex, no inf
+  const bool number = !body.empty() && ec == std::errc() && ptr == body.data() + body.size();
+  if (number && std::isfinite(v) && v > 0 && (body[0] >= '0' && body[0] <= '9')) {
     const double params = v * mult;
     if (params < 1e6 || params > 1e13)
-      throw InputError("--model: a size must be between 1M and 10T parameters, got '" + arg + "'");
+      throw InputError("--model: a size must be between 1M and 10T parameters, got " + quote_input(arg));
     return generic_decoder(params, arg);
   }
   std::string hint = did_you_mean(id, catalog.ids());
-  throw InputError("--model: unknown model '" + arg + "' (a size such as 7B, a preset id, or a path to a config.json; " +
+  throw InputError("--model: unknown model " + quote_input(arg) + " (a size such as 7B, a preset id, or a path to a config.json; " +
                    (hint.empty() ? std::string("'gpuadvise models' lists the presets") : hint) + ")");
 }
 
-std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin) {
+std::vector<std::pair<std::string, double>> parse_price_file_unguarded(std::string_view text, const std::string& origin) {
   const json j = parse_json(text, origin);
   if (!j.is_object()) throw InputError(origin + ": expected an object of GPU id -> USD per GPU-hour");
   std::vector<std::pair<std::string, double>> out;
@@ -626,7 +672,7 @@ std::vector<std::pair<std::string, double>> parse_price_file(std::string_view te
   return out;
 }
 
-std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin) {
+std::vector<RawWorkload> parse_workload_file_unguarded(std::string_view text, const std::string& origin) {
   const json j = parse_json(text, origin);
   std::vector<const json*> items;
   if (j.is_array()) {
@@ -655,6 +701,37 @@ std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::s
     out.push_back(std::move(raw));
   }
   return out;
+}
+
+namespace {
+// A JSON value of the wrong type deep in a reader (nlohmann's type and range errors) is bad input of that
+// file: exit 2 with the file, not an internal error.
+template <typename F>
+auto json_guard(const std::string& origin, F&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    throw InputError(origin + ": a value has the wrong type or is out of range (" + (pos == std::string::npos ? what : what.substr(pos + 2)) + ")");
+  }
+}
+}  // namespace
+
+GpuCatalog parse_gpu_catalog(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_gpu_catalog_unguarded(text, origin); });
+}
+ModelCatalog parse_model_catalog(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_model_catalog_unguarded(text, origin); });
+}
+ModelSpec parse_hf_config(std::string_view text, const std::string& origin, const std::string& id) {
+  return json_guard(origin, [&] { return parse_hf_config_unguarded(text, origin, id); });
+}
+std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_price_file_unguarded(text, origin); });
+}
+std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_workload_file_unguarded(text, origin); });
 }
 
 }  // namespace gpuadvise

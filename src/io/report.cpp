@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -21,7 +22,14 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::int64_t bytes_int(double b) { return static_cast<std::int64_t>(std::llround(b)); }
+// Bytes as an integer for JSON: rounded, and saturated rather than cast out of range (a double beyond
+// int64 is undefined to convert; the input ranges keep real outputs far below).
+std::int64_t bytes_int(double b) {
+  if (!(b == b)) return 0;
+  if (b >= 9.2e18) return std::numeric_limits<std::int64_t>::max();
+  if (b <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(std::llround(b));
+}
 
 ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
 ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); }

@@ -1,0 +1,173 @@
+// Bad input is exit 2 with one line naming the field and the accepted range; outputs are finite; the
+// estimates move the way the physics says when one setting grows (docs/testing.md).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+
+#include "gpuadvise/perf.hpp"
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+using test::wl;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = std::string(GPUADVISE_SOURCE_DIR) + "/build-test-" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Every number in a JSON document is finite, and no memory, time or cost is negative (a headroom may be).
+void check_sane(const nlohmann::json& j, const std::string& path = "") {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) check_sane(it.value(), path + "/" + it.key());
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) check_sane(j[i], path + "/" + std::to_string(i));
+  } else if (j.is_number()) {
+    const double v = j.get<double>();
+    INFO(path << " = " << v);
+    CHECK(std::isfinite(v));
+    const bool may_be_negative = path.find("headroom") != std::string::npos;
+    if (!may_be_negative) CHECK(v >= 0.0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("hardening: out-of-range and non-finite numbers are bad input naming the field", "[hardening]") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"--tp", "4294967296", "--pp", "4294967296", "--gpus", "8"}, "--tp: expected an integer from 1 to 1,024"},
+      {{"--batch", "2147483647", "--seq-len", "2147483647"}, "--batch: expected an integer from 1 to 1,048,576"},
+      {{"--seq-len", "2147483647"}, "--seq-len: expected an integer from 1 to 16,777,216"},
+      {{"--batch", "1048576", "--seq-len", "16777216"}, "tokens per step is beyond any job"},
+      {{"--batch", "18446744073709551615"}, "got '18446744073709551615'"},
+      {{"--mode", "train", "--tokens", "1e308T"}, "--tokens: expected a count from 1 to 10,000,000,000,000,000"},
+      {{"--mode", "train", "--tokens", "1B", "--deadline", "1e308d"}, "--deadline: expected a duration from 1s to 100 years"},
+      {{"--mode", "train", "--tokens", "1B", "--budget", "inf"}, "--budget: expected a USD amount"},
+      {{"--model", "0x1p33"}, "--model: unknown model '0x1p33'"},
+      {{"--image-size", "4294967296", "--model", "resnet-50"}, "--image-size: expected pixels"},
+      {{"--mode", "inference", "--requests", "1e19", "--output-tokens", "10"}, "--requests: expected a count from 1 to"},
+      {{"--price", "h100-sxm-80gb=nan"}, "--price: expected a USD amount"},
+      {{"--max-gpus", "9e18"}, "--max-gpus: expected an integer from 1 to 4,096"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = test::run(args);
+    INFO(args.front() << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  const auto check = test::run({"check", "--model", "7B", "--gpu", "h100-sxm-80gb", "--max-gpus", "9e18"});
+  CHECK(check.code == 2);
+}
+
+TEST_CASE("hardening: a pasted megabyte is neither searched nor echoed whole", "[hardening]") {
+  const std::string huge(1000000, 'a');
+  const auto r = test::run({"--model", huge});
+  CHECK(r.code == 2);
+  CHECK(r.err.size() < 400);
+  CHECK(r.err.find("(1000000 characters)") != std::string::npos);
+}
+
+TEST_CASE("hardening: config.json shapes no model has are bad input naming the key", "[hardening]") {
+  const std::string base = R"("model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "intermediate_size": 11008, "vocab_size": 32000)";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {R"({"num_hidden_layers": 1e12, )" + base + "}", "'num_hidden_layers' = 1000000000000 is beyond any model"},
+      {R"({"num_hidden_layers": 32, "num_key_value_heads": 5, )" + base + "}", "'num_key_value_heads' = 5 must divide num_attention_heads (32)"},
+      {R"({"num_hidden_layers": 32, "num_key_value_heads": 64, )" + base + "}", "'num_key_value_heads' = 64 must be from 1 to num_attention_heads"},
+      {R"({"num_hidden_layers": 32, "max_position_embeddings": 1e300, )" + base + "}", "'max_position_embeddings' must be a whole number"},
+      {R"({"num_hidden_layers": "32", )" + base + "}", "'num_hidden_layers' must be a number, got a string"},
+      {R"({"num_hidden_layers": 32, "num_hidden_layers": 33, )" + base + "}", "key 'num_hidden_layers' appears twice"},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto path = write_temp("config.json", text);
+    const auto r = test::run({"estimate", "--model", path});
+    INFO(text << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
+}
+
+TEST_CASE("hardening: workload-file errors name the file and key", "[hardening]") {
+  const auto tp = test::run({"check", "--workload", "-", "--gpu", "h100-sxm-80gb"}, R"({"tp": 8})");
+  CHECK(tp.code == 2);
+  CHECK(tp.err.find("stdin.tp:") != std::string::npos);
+  const auto twice = test::run({"check", "--workload", "-", "--gpu", "h100-sxm-80gb"}, R"({"batch": 1, "batch": 2})");
+  CHECK(twice.code == 2);
+  CHECK(twice.err.find("key 'batch' appears twice") != std::string::npos);
+}
+
+TEST_CASE("hardening: outputs at the edges of the ranges are finite and non-negative", "[hardening]") {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--model", "7B", "--batch", "1024", "--seq-len", "16777216", "--format", "json"},
+           {"--model", "7B", "--batch", "1048576", "--seq-len", "16384", "--format", "json"},
+           {"--model", "7B", "--mode", "train", "--tokens", "1e16", "--format", "json"},
+           {"--model", "llama-3.1-405b", "--mode", "finetune", "--tokens", "1T", "--deadline", "1h", "--format", "json"},
+           {"--model", "1M", "--mode", "inference", "--requests", "1e15", "--output-tokens", "16777216", "--format", "json"},
+           {"estimate", "--model", "10T", "--mode", "train", "--gpus", "65536", "--nodes", "8192", "--sharding", "zero3", "--gpu", "b300-hgx-288gb",
+            "--tokens", "1e16", "--format", "json"}}) {
+    const auto r = test::run(args);
+    INFO(args[1] << " " << r.err);
+    REQUIRE(r.code == 0);
+    check_sane(r.json());
+  }
+}
+
+TEST_CASE("properties: memory grows with batch, sequence and rank, and falls with sharding", "[properties]") {
+  const auto m = test::model("llama-3.1-8b");
+  auto peak = [&](std::initializer_list<std::pair<const char*, std::string>> kv) { return estimate_memory(wl(kv), m, nullptr).device_peak; };
+  for (const char* mode : {"finetune", "lora", "qlora", "inference"}) {
+    INFO(mode);
+    double last = 0;
+    for (const char* b : {"1", "2", "4", "8", "16"}) {
+      const double p = peak({{"model", "llama-3.1-8b"}, {"mode", mode}, {"batch", b}});
+      CHECK(p >= last);
+      last = p;
+    }
+    last = 0;
+    for (const char* s : {"512", "1024", "2048", "4096", "8192"}) {
+      const double p = peak({{"model", "llama-3.1-8b"}, {"mode", mode}, {"seq_len", s}});
+      CHECK(p >= last);
+      last = p;
+    }
+  }
+  double last = 0;
+  for (const char* r : {"4", "8", "16", "64", "256"}) {
+    const double p = peak({{"model", "llama-3.1-8b"}, {"mode", "lora"}, {"lora_rank", r}});
+    CHECK(p >= last);
+    last = p;
+  }
+  // More sharding, or more shards, never needs more memory per GPU.
+  double previous = 1e300;
+  for (const char* z : {"none", "zero1", "zero2", "zero3"}) {
+    const double p = peak({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"gpus", "8"}, {"sharding", z}});
+    CHECK(p <= previous);
+    previous = p;
+  }
+  previous = 1e300;
+  for (const char* n : {"2", "4", "8", "16", "32"}) {
+    const double p = peak({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"gpus", n}, {"sharding", "zero3"}});
+    CHECK(p <= previous);
+    previous = p;
+  }
+}
+
+TEST_CASE("properties: inside one node more data-parallel GPUs never lower the total throughput", "[properties]") {
+  const auto m = test::model("llama-3.1-8b");
+  for (const char* id : {"h100-sxm-80gb", "rtx-4090-24gb", "l40s-48gb", "mi300x-192gb"}) {
+    const auto& g = *test::gpus().find(id);
+    double last = 0;
+    for (const char* n : {"1", "2", "4", "8"}) {
+      auto w = wl({{"model", "llama-3.1-8b"}, {"mode", "lora"}, {"gpus", n}});
+      if (std::string(n) == "1") w.sharding = Sharding::none;
+      const auto t = estimate_time(w, m, g, estimate_memory(w, m, &g));
+      REQUIRE(t.train_tokens_per_second_per_gpu);
+      const double total = *t.train_tokens_per_second_per_gpu * static_cast<double>(w.gpus);
+      INFO(id << " x" << n);
+      CHECK(total >= last);
+      last = total;
+    }
+  }
+}
