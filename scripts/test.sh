@@ -30,3 +30,7 @@ if [ "${GPUADVISE_SKIP_SANITIZERS:-0}" != "1" ]; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure --no-tests=error -j "$jobs")
 fi
 
+# A short fuzz pass of every reader and the whole pipeline (clang, libFuzzer, ASan + UBSan); docs/testing.md.
+if [ "${GPUADVISE_SKIP_FUZZ:-0}" != "1" ]; then
+  ./scripts/fuzz.sh "${GPUADVISE_FUZZ_SECONDS:-20}"
+fi

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "gpuadvise/perf.hpp"
 #include "helpers.hpp"
@@ -13,10 +15,11 @@ using test::wl;
 
 namespace {
 
+// A file in the temporary folder, unique to this process (ctest runs test binaries side by side).
 std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = std::string(GPUADVISE_SOURCE_DIR) + "/build-test-" + name;
+  const auto path = std::filesystem::temp_directory_path() / ("gpuadvise-test-" + std::to_string(::getpid()) + "-" + name);
   std::ofstream(path) << text;
-  return path;
+  return path.string();
 }
 
 // Every number in a JSON document is finite, and no memory, time or cost is negative (a headroom may be).

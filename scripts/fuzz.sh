@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses with clang under AddressSanitizer and UBSan and runs each for SECONDS
+# (default 20) from its seed corpus (tests/fixtures, tests/fuzz/seeds). A crash, a hang, a sanitizer report
+# or an internal error (exit 3 of the pipeline) fails the run; libFuzzer leaves the input as crash-*/timeout-*
+# in build-fuzz/findings. docs/testing.md says how to run it longer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+need=()
+command -v clang++ >/dev/null || need+=(clang)
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+if ((${#need[@]})); then
+  echo "fuzz: installing ${need[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUADVISE_FUZZ=ON -DGPUADVISE_BUILD_TESTS=ON \
+  "-DGPUADVISE_SANITIZE=address;undefined" >/dev/null
+targets=(workload config catalog units pipeline)
+cmake --build build-fuzz -j "$(nproc)" $(printf -- '--target fuzz_%s ' "${targets[@]}") >/dev/null
+mkdir -p build-fuzz/findings
+seeds() {
+  case "$1" in
+    workload) echo tests/fixtures/workloads ;;
+    config) echo tests/fixtures/models tests/fixtures/bad ../shared/fidelity/models ;;
+    catalog) echo tests/fixtures/catalog_two_gpus.json tests/fixtures/catalog_golden.json tests/fixtures/bad ;;
+    *) echo "tests/fuzz/seeds/$1" ;;
+  esac
+}
+for t in "${targets[@]}"; do
+  corpus="build-fuzz/corpus/$t"
+  mkdir -p "$corpus"
+  for s in $(seeds "$t"); do
+    [ -e "$s" ] || continue
+    if [ -d "$s" ]; then cp -n "$s"/* "$corpus"/ 2>/dev/null || true; else cp -n "$s" "$corpus"/; fi
+  done
+  log="build-fuzz/findings/$t.log"
+  if ! ./build-fuzz/tests/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+      -artifact_prefix="build-fuzz/findings/$t-" "$corpus" >"$log" 2>&1; then
+    echo "fuzz: $t found a problem (see $log):" >&2
+    tail -n 30 "$log" >&2
+    exit 1
+  fi
+  echo "fuzz: $t: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1), no finding"
+done
