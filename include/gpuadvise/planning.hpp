@@ -34,6 +34,7 @@ struct FitResult {
   std::int64_t value = 0;                // the largest value that fits; 0 when even 1 does not
   std::optional<Candidate> at;           // the estimate at that value
   std::optional<Candidate> next;         // the estimate at value + 1 (does not fit)
+  std::string limited_by;                // set when a limit other than memory stopped the search
 };
 
 // Largest --batch, --seq-len or concurrency that fits the GPU, by exponential then binary search.

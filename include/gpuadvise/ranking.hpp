@@ -59,6 +59,7 @@ struct Candidate {
   double headroom_bytes = 0;        // capacity − device peak per GPU
   JobCost cost;
   std::string why;                  // why this count and layout
+  std::string fit_reason;           // why it does not fit, in the engine's own terms (empty when it fits)
   std::optional<VideoPlan> video;   // --streams: the pipeline's capacity per GPU
   std::vector<std::string> notes;
 

@@ -386,7 +386,9 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
     const double flops = 2.0 * pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
     const double secs = fw.prefill_fixed_s + overhead + flops / (*peak * eta * tp);
     t.prefill_tokens_per_second = prompt * b / secs;
-    t.ttft_seconds = secs;
+    // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
+    // prompt, not the whole batch's (queueing at load is not modelled).
+    t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + flops / b / (*peak * eta * tp) : secs;
     t.utilization = eta;
   }
   if (bw > 0) {
@@ -443,7 +445,8 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
                                    : "host overhead (kernel launches)";
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
-      const double per_request = (t.ttft_seconds ? *t.ttft_seconds / b : 0.0) + *w.output_tokens * tpot / b;
+      const double prefill_share = t.prefill_tokens_per_second ? prompt / *t.prefill_tokens_per_second : 0.0;  // GPU time of one prompt
+      const double per_request = prefill_share + *w.output_tokens * tpot / b;
       t.requests_per_second = replicas / per_request;
       t.job_seconds = *w.requests / *t.requests_per_second;
     }

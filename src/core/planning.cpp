@@ -32,9 +32,11 @@ CheckResult check_workload(const Workload& w, const std::string& label, const Mo
     return r;
   }
   if (!c.fits)
-    r.failures.push_back(fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
-                                     c.memory.device_peak / 1e9, c.gpus, cap / 1e9));
-  if (a.min_headroom_pct && c.fits) {
+    r.failures.push_back(c.fit_reason.empty() || !c.memory.vllm
+                             ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
+                                           c.memory.device_peak / 1e9, c.gpus, cap / 1e9)
+                             : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason));
+  if (a.min_headroom_pct && c.fits && !c.memory.vllm) {  // vLLM takes its share by design: its pool decides
     const double pct = 100.0 * c.headroom_bytes / cap;
     if (pct < *a.min_headroom_pct)
       r.failures.push_back(fmt::format("{}: headroom {:.1f}% is below --min-headroom {:g}% ({:.2f} of {:.2f} GB free)", who, pct,
@@ -74,7 +76,10 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
     else x.batch = v;
     return evaluate(x, m, g, cost);
   };
-  const std::int64_t cap = what == Maximize::seq_len ? std::int64_t{1} << 24 : std::int64_t{1} << 20;
+  // A sequence never goes past the model's context (longer needs RoPE scaling, which the model was not
+  // trained for); other counts stop at the input ranges.
+  const std::int64_t cap = what == Maximize::seq_len ? (m.context > 0 ? std::min<std::int64_t>(m.context, std::int64_t{1} << 24) : std::int64_t{1} << 24)
+                                                     : std::int64_t{1} << 20;
   Candidate one = at(1);
   if (!one.fits) {
     r.next = one;
@@ -92,9 +97,23 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
     lo_c = c;
     hi *= 2;
   }
+  if (!hi_c && lo < cap) {  // the doubling passed the cap: try the cap itself
+    Candidate c = at(cap);
+    if (c.fits) {
+      lo = cap;
+      lo_c = c;
+    } else {
+      hi = cap;
+      hi_c = c;
+    }
+  }
   if (!hi_c) {  // fits up to the cap
     r.value = lo;
     r.at = lo_c;
+    if (what == Maximize::seq_len && m.context > 0 && lo == m.context)
+      r.limited_by = fmt::format("the model's context of {} tokens (longer needs RoPE scaling, e.g. YaRN, that the model was not trained for)", m.context);
+    else
+      r.limited_by = "the search's upper limit";
     return r;
   }
   while (hi - lo > 1) {

@@ -52,6 +52,43 @@ std::string layout_text(const Workload& w) {
 
 }  // namespace
 
+namespace {
+
+// vLLM's verdict in its own terms (method.md §6.2): the weights and the profiling run must leave a KV-cache
+// pool inside gpu_memory_utilization of the card; one sequence of the max model length (--seq-len) must fit
+// the pool (vLLM refuses to start otherwise); and the sequences in flight, each holding its prompt and output
+// (--input-tokens + --output-tokens, else the max model length), must fit it together. With a request count
+// and no --concurrency, the engine runs as many as the pool holds, up to its max_num_seqs of 256.
+void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
+  const VllmPool& pool = *c.memory.vllm;
+  const double max_len = static_cast<double>(c.memory.seq_len);
+  const double per_seq = (w.input_tokens && w.output_tokens) ? std::min(max_len, *w.input_tokens + *w.output_tokens) : max_len;
+  const double kv_seq = kv_tokens_avg(m, per_seq);
+  c.fit_reason.clear();
+  if (pool.kv_pool_bytes <= 0) {
+    c.fit_reason = fmt::format("weights {:.1f} GB per GPU and vLLM's profiling run leave no KV-cache pool in its {:.1f} GB budget "
+                               "(gpu_memory_utilization {:g})",
+                               c.memory.weights / 1e9, pool.budget_bytes / 1e9, pool.utilization);
+  } else if (kv_tokens_avg(m, max_len) > pool.max_tokens) {
+    c.fit_reason = fmt::format("one sequence of the max model length ({:.0f} tokens) needs {:.1f} GB of KV cache; vLLM's pool holds "
+                               "{:.1f} GB ({:.0f} tokens): lower --seq-len",
+                               max_len, kv_tokens_avg(m, max_len) * pool.kv_bytes_per_token / 1e9, pool.kv_pool_bytes / 1e9, pool.max_tokens);
+  } else {
+    if (!w.batch_given && w.requests && kv_seq > 0) {
+      c.planned.batch = static_cast<std::int64_t>(std::clamp(std::floor(pool.max_tokens / kv_seq), 1.0, 256.0));
+      c.notes.push_back(fmt::format("{} requests in flight: what vLLM's KV-cache pool holds at {:.0f} tokens each, up to max_num_seqs 256",
+                                    c.planned.batch, per_seq));
+    }
+    const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
+    if (need > pool.kv_pool_bytes)
+      c.fit_reason = fmt::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; vLLM's pool holds {:.1f} GB (at most {:.0f} at once)",
+                                 c.planned.batch, per_seq, need / 1e9, pool.kv_pool_bytes / 1e9, std::floor(pool.max_tokens / kv_seq));
+  }
+  c.fits = c.supported && c.fit_reason.empty();
+}
+
+}  // namespace
+
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
   // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
   // workload says how many.
@@ -72,13 +109,13 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
   }
   c.memory = estimate_memory(w, m, &g);
   c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
-  if (c.memory.vllm) {
-    const double need = static_cast<double>(w.batch) * c.memory.vllm->kv_bytes_per_token * static_cast<double>(c.memory.seq_len);
-    c.fits = c.supported && c.memory.vllm->kv_pool_bytes > 0 && need <= c.memory.vllm->kv_pool_bytes;
-  }
+  if (!c.fits && c.supported)
+    c.fit_reason = fmt::format("needs {:.1f} GB per GPU at the peak; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
+                               static_cast<double>(g.memory_bytes) / 1e9);
+  if (c.memory.vllm) serving_fit(c, w, m);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
-  c.time = estimate_time(w, m, g, c.memory);
-  c.cost = estimate_cost(w, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
+  c.time = estimate_time(c.planned, m, g, c.memory);
+  c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
   if (g.stack == "rocm") c.notes.push_back("AMD: runs through ROCm/HIP (" + g.gfx_target.value_or("?") + "), not CUDA; check your framework's ROCm support");
@@ -461,9 +498,12 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       return c;
     }
     const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
-    single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched (needs {:.1f} GB on one GPU of {:.1f} GB)", reach,
-                             reach > 1 ? "s" : "", g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
-                             single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+    const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
+                                    ? "on one GPU: " + single.fit_reason
+                                    : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+    single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
+                             g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
+                             one_gpu);
     if (!offload_short.empty()) single.why += "; " + offload_short;
     return single;
   }
@@ -597,7 +637,7 @@ Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catal
     std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job", fastest->cost.wall_hours)
                     : fastest->time.train_tokens_per_second_per_gpu ? fmt::format("{:.0f} tokens/s on {}", *fastest->time.train_tokens_per_second_per_gpu * static_cast<double>(fastest->gpus), fastest->layout)
                     : fastest->time.images_per_second ? fmt::format("{:.0f} images/s on {}", *fastest->time.images_per_second * static_cast<double>(fastest->gpus), fastest->layout)
-                    : fastest->time.decode_tokens_per_second ? fmt::format("{:.0f} tokens/s per sequence on {}", *fastest->time.decode_tokens_per_second, fastest->layout) : "";
+                    : fastest->time.decode_tokens_per_second ? fmt::format("{:.0f} output tokens/s ({} sequence{} at once) on {}", *fastest->time.decode_tokens_per_second * std::max(1.0, static_cast<double>(fastest->gpus) / static_cast<double>(fastest->planned.tp * fastest->planned.pp)), fastest->planned.batch, fastest->planned.batch == 1 ? "" : "s", fastest->layout) : "";
     if (fastest->time.job_seconds) t += " on " + fastest->layout;
     r.recommendations.push_back({"fastest", fastest->gpu->id, t});
   }

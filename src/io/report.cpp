@@ -243,6 +243,7 @@ ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
                {"micro_batch", c.planned.batch},
                {"grad_accum", c.planned.grad_accum},
                {"links", {{"tensor_parallel", link(c.links.tp_link)}, {"data_parallel", link(c.links.dp_link)}, {"pipeline", link(c.links.pp_link)}}}};
+  j["fit_reason"] = c.fit_reason.empty() ? ojson(nullptr) : ojson(c.fit_reason);
   j["tight"] = c.tight;
   j["nodes"] = c.nodes;
   j["stage"] = c.stage;
@@ -338,6 +339,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
     j["gpu"] = {{"id", on_gpu->gpu->id}, {"name", on_gpu->gpu->name}, {"capacity_bytes", on_gpu->gpu->memory_bytes},
                 {"capacity_basis", on_gpu->gpu->capacity_basis}};
     j["fits"] = on_gpu->fits;
+    j["fit_reason"] = on_gpu->fit_reason.empty() ? ojson(nullptr) : ojson(on_gpu->fit_reason);
     j["headroom_bytes"] = bytes_int(on_gpu->headroom_bytes);
     j["time"] = time_json(on_gpu->time);
     j["cost"] = cost_json(*on_gpu);
@@ -374,8 +376,14 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     std::string verdict = on_gpu->fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31");
     if (!on_gpu->supported) verdict = paint(style, "cannot run at this precision", "31");
     else if (!on_gpu->fits && on_gpu->video && on_gpu->headroom_bytes >= 0) verdict = paint(style, "cannot sustain one stream", "31");
-    out += fmt::format("\nOn {} ({} GB usable): {}, headroom {} GB\n", g.name, gbs(static_cast<double>(g.memory_bytes)), verdict,
-                       gbs(on_gpu->headroom_bytes));
+    if (on_gpu->memory.vllm) {
+      // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
+      out += fmt::format("\nOn {} ({} GB usable): {}{}\n", g.name, gbs(static_cast<double>(g.memory_bytes)), verdict,
+                         on_gpu->fit_reason.empty() ? "" : ": " + on_gpu->fit_reason);
+    } else {
+      out += fmt::format("\nOn {} ({} GB usable): {}, headroom {} GB\n", g.name, gbs(static_cast<double>(g.memory_bytes)), verdict,
+                         gbs(on_gpu->headroom_bytes));
+    }
     const auto& t = on_gpu->time;
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
     if (t.images_per_second) out += fmt::format("  {:.1f} images/s per GPU\n", *t.images_per_second);
@@ -656,6 +664,7 @@ std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, co
   }
   j["next_device_peak_bytes"] = r.next ? ojson(bytes_int(r.next->memory.device_peak)) : ojson(nullptr);
   j["capacity_bytes"] = g.memory_bytes;
+  j["limited_by"] = r.limited_by.empty() ? ojson(nullptr) : ojson(r.limited_by);
   return j.dump(2) + "\n";
 }
 
@@ -670,7 +679,7 @@ std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
                      to_string(w.mode), paint(style, std::to_string(r.value), "1"));
   out += fmt::format("  at {}: device peak {} GB, headroom {} GB\n", r.value, gbs(r.at->memory.device_peak), gbs(r.at->headroom_bytes));
   if (r.next) out += fmt::format("  at {}: {} GB, does not fit\n", r.value + 1, gbs(r.next->memory.device_peak));
-  else out += "  (the search stopped at its upper limit)\n";
+  else out += "  limited by " + (r.limited_by.empty() ? std::string("the search's upper limit") : r.limited_by) + ", not by memory\n";
   out += "\n";
   out += memory_breakdown(r.at->memory, style);
   return out;

@@ -1,0 +1,59 @@
+// Serving as people run it (docs/method.md §6.2, §8.3): --seq-len is vLLM's max model length, the KV cache
+// holds each request's prompt and output, a request count without --concurrency runs as many sequences as
+// the pool holds, TTFT is one request's, and the context bounds fit --maximize seq-len.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+
+namespace {
+nlohmann::json rank(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  const auto r = test::run(args);
+  REQUIRE(r.code == 0);
+  return r.json();
+}
+}  // namespace
+
+TEST_CASE("serving: the KV cache holds prompt and output of each request, not the max model length", "[serving]") {
+  // Mixtral 8x7B: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 128 KiB per token, 64 KiB per GPU at TP 2.
+  // 64 requests x (2,000 + 500) tokens x 64 KiB = 10.5 GB per GPU, inside the pool two H100s leave (weights
+  // 46.7 GB each in a 77 GB budget). Sizing every request at the 32,768-token max model length would need
+  // 137 GB per GPU (8 GPUs); one H100 cannot hold the 93 GB of weights in its 77 GB budget at all.
+  const auto j = rank({"--model", "mixtral-8x7b", "--mode", "inference", "--framework", "vllm", "--input-tokens", "2000", "--output-tokens", "500",
+                       "--concurrency", "64", "--seq-len", "32768", "--only", "h100-sxm-80gb"});
+  const auto& r = j["ranking"][0];
+  CHECK(r["fits"] == true);
+  CHECK(r["gpus"] == 2);
+  const double kv_per_token = r["memory"]["vllm"]["kv_bytes_per_token"].get<double>();
+  CHECK(kv_per_token == Approx(65536.0));
+  CHECK(64.0 * 2500.0 * kv_per_token < r["memory"]["vllm"]["kv_pool_bytes"].get<double>());
+  // One H100 fails in vLLM's terms, and says so.
+  const auto one = test::run({"estimate", "--model", "mixtral-8x7b", "--mode", "inference", "--framework", "vllm", "--gpu", "h100-sxm-80gb",
+                              "--format", "json"});
+  REQUIRE(one.code == 0);
+  CHECK(one.json()["fits"] == false);
+  CHECK(one.json()["fit_reason"].get<std::string>().find("leave no KV-cache pool in its") != std::string::npos);
+}
+
+TEST_CASE("serving: a request count without --concurrency runs as many sequences as the pool holds", "[serving]") {
+  // Llama 3.1 8B on one H100: 128 KiB of KV cache per token; the pool holds about 448,000 tokens = 584 requests of
+  // 768 tokens, capped at vLLM's max_num_seqs of 256. A million 512-in/256-out requests then take hours, not the
+  // 20.9 days of one request at a time.
+  const auto j = rank({"--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm", "--requests", "1M", "--input-tokens", "512",
+                       "--output-tokens", "256", "--only", "h100-sxm-80gb"});
+  const auto& r = j["ranking"][0];
+  CHECK(r["plan"]["micro_batch"] == 256);
+  CHECK(r["cost"]["hours"]["compute"].get<double>() < 24.0);
+  CHECK(r["time"]["ttft_seconds"].get<double>() < 0.1);  // one 512-token prompt, not 256 of them
+  const double tpot = r["time"]["tpot_seconds"].get<double>();
+  CHECK(r["time"]["decode_tokens_per_second"].get<double>() == Approx(256.0 / tpot));
+}
+
+TEST_CASE("serving: fit --maximize seq-len stops at the model's context and says why", "[serving]") {
+  const auto r = test::run({"fit", "--gpu", "h200-sxm-141gb", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm",
+                            "--maximize", "seq-len", "--format", "json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["value"] == 131072);
+  CHECK(r.json()["limited_by"].get<std::string>().find("context of 131072 tokens") != std::string::npos);
+}
