@@ -33,7 +33,7 @@ TEST_CASE("serving: the KV cache holds prompt and output of each request, not th
                               "--format", "json"});
   REQUIRE(one.code == 0);
   CHECK(one.json()["fits"] == false);
-  CHECK(one.json()["fit_reason"].get<std::string>().find("leave no KV-cache pool in its") != std::string::npos);
+  CHECK(one.json()["fit_reason"].get<std::string>().find("leave no KV-cache pool in vLLM's") != std::string::npos);
 }
 
 TEST_CASE("serving: a request count without --concurrency runs as many sequences as the pool holds", "[serving]") {
@@ -56,4 +56,33 @@ TEST_CASE("serving: fit --maximize seq-len stops at the model's context and says
   REQUIRE(r.code == 0);
   CHECK(r.json()["value"] == 131072);
   CHECK(r.json()["limited_by"].get<std::string>().find("context of 131072 tokens") != std::string::npos);
+}
+
+TEST_CASE("serving: SGLang and TensorRT-LLM size their pools their own way", "[serving]") {
+  // Llama 3.1 8B (16.06 GB of bf16 weights) on one H100 (81,559 MiB = 79.65 GiB):
+  // SGLang reserves 9.5 + 1/2 GiB on a card under 90 GiB: mem_fraction_static = (79.65 - 10) / 79.65 = 0.874;
+  // TensorRT-LLM's pool is 0.9 of the memory left after the engine loads.
+  auto pool = [](const char* engine) {
+    const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", engine, "--gpu", "h100-sxm-80gb",
+                              "--format", "json"});
+    REQUIRE(r.code == 0);
+    return r.json()["memory"]["vllm"];
+  };
+  const auto sgl = pool("sglang");
+  CHECK(sgl["engine"] == "sglang");
+  CHECK(sgl["gpu_memory_utilization"].get<double>() == Approx((79.65 - 10.0) / 79.65).epsilon(1e-3));
+  const double capacity = 81559.0 * 1048576.0;
+  const auto est = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", "sglang", "--gpu", "h100-sxm-80gb",
+                              "--format", "json"}).json();
+  const double weights = est["memory"]["components"]["weights"].get<double>();
+  CHECK(sgl["kv_pool_bytes"].get<double>() == Approx(capacity * sgl["gpu_memory_utilization"].get<double>() - weights).epsilon(1e-6));
+  const auto trt = pool("trtllm");
+  CHECK(trt["engine"] == "trtllm");
+  CHECK(trt["gpu_memory_utilization"].get<double>() == Approx(0.9));
+  CHECK(trt["kv_pool_bytes"].get<double>() < 0.9 * (capacity - weights));
+  // TensorRT-LLM runs on NVIDIA GPUs only.
+  const auto amd = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", "trtllm", "--gpu", "mi300x-192gb",
+                              "--format", "json"});
+  REQUIRE(amd.code == 0);
+  CHECK(amd.json()["fits"] == false);
 }

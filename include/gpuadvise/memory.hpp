@@ -34,7 +34,8 @@ ModelStates zero_model_states(double params, double weight_bytes, double grad_by
 double weight_bits(Precision p, bool double_quant);
 
 struct VllmPool {
-  double utilization = 0.9;
+  std::string engine = "vllm";    // vllm, sglang, trtllm
+  double utilization = 0.9;       // vLLM: of the card; SGLang: mem_fraction_static; TensorRT-LLM: of the free memory
   double budget_bytes = 0;        // utilization × capacity
   double kv_pool_bytes = 0;       // what is left for the KV cache
   double kv_bytes_per_token = 0;  // per GPU

@@ -17,7 +17,7 @@ enum class Checkpointing { none, full, selective };
 enum class Sharding { none, zero1, zero2, zero3 };
 enum class Offload { none, optimizer, optimizer_params };
 enum class MasterWeights { fp32, none };
-enum class Framework { hf, vllm, llamacpp, exllama, autoawq, litgpt, torchtune, torchtitan, megatron,
+enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, autoawq, litgpt, torchtune, torchtitan, megatron,
                        pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };
 
 std::string to_string(Mode v);
@@ -67,7 +67,8 @@ struct Workload {
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
   Offload offload = Offload::none;
-  double gpu_memory_utilization = 0.9;  // vLLM
+  double gpu_memory_utilization = 0.9;  // vLLM's share of the card (SGLang: mem_fraction_static; TensorRT-LLM: of the free memory)
+  bool gpu_memory_utilization_given = false;
   std::optional<std::string> gpu;
   // Job size.
   std::optional<double> tokens;

@@ -33,6 +33,22 @@ FrameworkProfile framework_profile(Framework f) {
       p.moe_layer_dispatch_s = 0.19e-3;
       p.source = "vllm/v1/worker/gpu_worker.py determine_available_memory; logits only for sampled positions";
       break;
+    case Framework::sglang:
+      // SGLang: weights and the KV pool take mem_fraction_static of the card; the rest holds activations and
+      // CUDA graphs. Decode speed as vLLM (CUDA graphs, the same fused-MoE kernels).
+      p = framework_profile(Framework::vllm);
+      p.id = Framework::sglang;
+      p.summary = "SGLang (radix-cache KV pool)";
+      p.source = "sglang/srt/server_args.py: mem_fraction_static = (gpu_mem - reserved_mem) / gpu_mem, reserved by GPU class";
+      break;
+    case Framework::trtllm:
+      // TensorRT-LLM: the KV pool takes kv_cache_free_gpu_mem_fraction (0.9) of the memory left after the engine
+      // (weights, activation workspace, runtime) is loaded; in-flight batching.
+      p = framework_profile(Framework::vllm);
+      p.id = Framework::trtllm;
+      p.summary = "TensorRT-LLM (paged KV cache, in-flight batching)";
+      p.source = "tensorrt_llm KvCacheConfig.free_gpu_memory_fraction (default 0.9 of the free memory after the engine loads)";
+      break;
     case Framework::llamacpp:
       p.summary = "llama.cpp (GGUF)";
       p.prompt_logits_all_positions = false;
@@ -147,7 +163,7 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
     valid = {Framework::pytorch, Framework::detectron2, Framework::mmdet, Framework::ultralytics, Framework::tensorrt};
     kind = "a vision model";
   } else {
-    valid = {Framework::hf,         Framework::vllm,       Framework::llamacpp, Framework::exllama, Framework::autoawq,
+    valid = {Framework::hf,         Framework::vllm,       Framework::sglang,   Framework::trtllm,  Framework::llamacpp, Framework::exllama, Framework::autoawq,
              Framework::litgpt,     Framework::torchtune,  Framework::torchtitan, Framework::megatron};
     kind = "a language model";
   }

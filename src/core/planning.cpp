@@ -194,7 +194,16 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
     else if (w.precision == Precision::bf16) cmd += " --dtype bfloat16";
     else if (w.precision == Precision::fp16) cmd += " --dtype float16";
     if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
-    h.vllm = cmd;
+    const Framework engine = w.effective_framework();
+    if (engine == Framework::sglang) {
+      h.notes.push_back(fmt::format("SGLang: python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}", repo, w.tp,
+                                    c.memory.seq_len, w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : ""));
+    } else if (engine == Framework::trtllm) {
+      h.notes.push_back(fmt::format("TensorRT-LLM: trtllm-serve {} --tp_size {} --pp_size {} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}",
+                                    repo, w.tp, w.pp, c.memory.seq_len, w.gpu_memory_utilization));
+    } else {
+      h.vllm = cmd;
+    }
     if (is_gguf(w.precision)) h.notes.push_back("GGUF weights: llama.cpp's llama-server -c " + std::to_string(c.memory.seq_len) + " -ngl 999");
     if (nodes > 1) h.notes.push_back(fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
   } else {

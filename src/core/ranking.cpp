@@ -61,28 +61,31 @@ namespace {
 // and no --concurrency, the engine runs as many as the pool holds, up to its max_num_seqs of 256.
 void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
   const VllmPool& pool = *c.memory.vllm;
+  const std::string engine = pool.engine == "sglang" ? "SGLang" : pool.engine == "trtllm" ? "TensorRT-LLM" : "vLLM";
+  const std::string knob = pool.engine == "sglang"   ? fmt::format("mem_fraction_static {:.3g}", pool.utilization)
+                           : pool.engine == "trtllm" ? fmt::format("kv_cache_free_gpu_mem_fraction {:g}", pool.utilization)
+                                                     : fmt::format("gpu_memory_utilization {:g}", pool.utilization);
   const double max_len = static_cast<double>(c.memory.seq_len);
   const double per_seq = (w.input_tokens && w.output_tokens) ? std::min(max_len, *w.input_tokens + *w.output_tokens) : max_len;
   const double kv_seq = kv_tokens_avg(m, per_seq);
   c.fit_reason.clear();
   if (pool.kv_pool_bytes <= 0) {
-    c.fit_reason = fmt::format("weights {:.1f} GB per GPU and vLLM's profiling run leave no KV-cache pool in its {:.1f} GB budget "
-                               "(gpu_memory_utilization {:g})",
-                               c.memory.weights / 1e9, pool.budget_bytes / 1e9, pool.utilization);
+    c.fit_reason = fmt::format("weights {:.1f} GB per GPU leave no KV-cache pool in {}'s {:.1f} GB budget ({})", c.memory.weights / 1e9, engine,
+                               pool.budget_bytes / 1e9, knob);
   } else if (kv_tokens_avg(m, max_len) > pool.max_tokens) {
-    c.fit_reason = fmt::format("one sequence of the max model length ({:.0f} tokens) needs {:.1f} GB of KV cache; vLLM's pool holds "
+    c.fit_reason = fmt::format("one sequence of the max model length ({:.0f} tokens) needs {:.1f} GB of KV cache; {}'s pool holds "
                                "{:.1f} GB ({:.0f} tokens): lower --seq-len",
-                               max_len, kv_tokens_avg(m, max_len) * pool.kv_bytes_per_token / 1e9, pool.kv_pool_bytes / 1e9, pool.max_tokens);
+                               max_len, kv_tokens_avg(m, max_len) * pool.kv_bytes_per_token / 1e9, engine, pool.kv_pool_bytes / 1e9, pool.max_tokens);
   } else {
     if (!w.batch_given && w.requests && kv_seq > 0) {
       c.planned.batch = static_cast<std::int64_t>(std::clamp(std::floor(pool.max_tokens / kv_seq), 1.0, 256.0));
-      c.notes.push_back(fmt::format("{} requests in flight: what vLLM's KV-cache pool holds at {:.0f} tokens each, up to max_num_seqs 256",
-                                    c.planned.batch, per_seq));
+      c.notes.push_back(fmt::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to 256 (vLLM's max_num_seqs)",
+                                    c.planned.batch, engine, per_seq));
     }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
     if (need > pool.kv_pool_bytes)
-      c.fit_reason = fmt::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; vLLM's pool holds {:.1f} GB (at most {:.0f} at once)",
-                                 c.planned.batch, per_seq, need / 1e9, pool.kv_pool_bytes / 1e9, std::floor(pool.max_tokens / kv_seq));
+      c.fit_reason = fmt::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; {}'s pool holds {:.1f} GB (at most {:.0f} at once)",
+                                 c.planned.batch, per_seq, need / 1e9, engine, pool.kv_pool_bytes / 1e9, std::floor(pool.max_tokens / kv_seq));
   }
   c.fits = c.supported && c.fit_reason.empty();
 }
@@ -103,9 +106,9 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
   c.supported = ps.supported;
   if (!ps.note.empty()) c.notes.push_back(ps.note);
   const Framework fw = w.effective_framework();
-  if (fw == Framework::tensorrt && g.stack != "cuda") {
+  if ((fw == Framework::tensorrt || fw == Framework::trtllm) && g.stack != "cuda") {
     c.supported = false;
-    c.notes.push_back("TensorRT and DeepStream run on NVIDIA GPUs only (CUDA)");
+    c.notes.push_back("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
   }
   c.memory = estimate_memory(w, m, &g);
   c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
@@ -303,9 +306,11 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
   } else if (chosen.gpus == 1) {
     why = single.fits && savers.empty() ? "fits on one GPU" : fmt::format("fits on one GPU{} ({:.1f} GB without)", with, single.memory.device_peak / 1e9);
   } else {
+    const std::string one = single.memory.vllm && !single.fit_reason.empty()
+                                ? "on one GPU " + single.fit_reason
+                                : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB", single.memory.device_peak / 1e9, cap);
     why = single.fits ? fmt::format("fits on one GPU, but {} GPUs{}", chosen.gpus, opts.deadline_seconds ? " meet the deadline" : " finish the job for less")
-                      : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB; {} GPUs{} fit{}", single.memory.device_peak / 1e9, cap,
-                                    chosen.gpus, chosen.nodes > 1 ? fmt::format(" in {} nodes", chosen.nodes) : "", with);
+                      : fmt::format("{}; {} GPUs{} fit{}", one, chosen.gpus, chosen.nodes > 1 ? fmt::format(" in {} nodes", chosen.nodes) : "", with);
   }
   if (fitting > 1)
     why += fmt::format("; the {} of {} plans that fit", order == RankBy::time ? "fastest" : order == RankBy::headroom ? "roomiest" : "best value", fitting);

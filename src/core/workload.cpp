@@ -46,7 +46,8 @@ const Names<Sharding> k_sharding{{{Sharding::none, "none"}, {Sharding::zero1, "z
 const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "optimizer"},
                                 {Offload::optimizer_params, "optimizer+params"}}};
 const Names<MasterWeights> k_master{{{MasterWeights::fp32, "fp32"}, {MasterWeights::none, "none"}}};
-const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::llamacpp, "llamacpp"},
+const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::sglang, "sglang"},
+                                     {Framework::trtllm, "trtllm"}, {Framework::llamacpp, "llamacpp"},
                                      {Framework::exllama, "exllama"}, {Framework::autoawq, "autoawq"},
                                      {Framework::litgpt, "litgpt"}, {Framework::torchtune, "torchtune"},
                                      {Framework::torchtitan, "torchtitan"}, {Framework::megatron, "megatron"},
@@ -293,12 +294,13 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
   if (auto* v = get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
   if (auto* v = get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
-  if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}});
+  if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
   if (auto* v = get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = get("gpu_memory_utilization")) {
     const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
     if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
     w.gpu_memory_utilization = u;
+    w.gpu_memory_utilization_given = true;
   }
   if (auto* v = get("gpu")) w.gpu = lower(v->value);
   if (auto* v = get("tokens")) w.tokens = parse_count(v->value, v->origin, k_max_job_tokens);

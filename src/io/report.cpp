@@ -119,6 +119,7 @@ ojson memory_json(const MemoryEstimate& mem, bool explain) {
                                                    : "runtime overhead of the given GPU";
   if (mem.vllm) {
     ojson v;
+    v["engine"] = mem.vllm->engine;
     v["gpu_memory_utilization"] = mem.vllm->utilization;
     v["budget_bytes"] = bytes_int(mem.vllm->budget_bytes);
     v["kv_pool_bytes"] = bytes_int(mem.vllm->kv_pool_bytes);
