@@ -335,3 +335,25 @@ TEST_CASE("video: check fails a plan whose frames arrive later than --max-latenc
   CHECK(late.code == 1);
   CHECK(late.out.find("more than --max-latency-ms 5") != std::string::npos);
 }
+
+TEST_CASE("vision: --images with --epochs is a training job and --images with --steps an image-generation job", "[vision][job]") {
+  // ImageNet-1k, 90 epochs: 1,281,167 x 90 images / (images/s per GPU x GPUs) / 3600 = the compute hours.
+  auto r = test::run({"estimate", "--model", "resnet-50", "--mode", "train", "--precision", "bf16", "--batch", "256", "--image-size", "224",
+                      "--images", "1281167", "--epochs", "90", "--gpu", "a100-sxm-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  const double ips = j["time"]["images_per_second"].get<double>();
+  CHECK(j["time"]["job_seconds"].get<double>() == Approx(1281167.0 * 90.0 / ips));
+  CHECK(j["cost"]["job_usd"].get<double>() > 0);
+  // SDXL: the denoising steps set the time per image; fewer steps, more images per second.
+  auto s30 = test::run({"estimate", "--model", "sdxl-base-1.0", "--mode", "inference", "--precision", "fp16", "--steps", "30", "--images", "1000",
+                        "--gpu", "a100-sxm-80gb", "--format", "json"});
+  auto s50 = test::run({"estimate", "--model", "sdxl-base-1.0", "--mode", "inference", "--precision", "fp16", "--steps", "50", "--images", "1000",
+                        "--gpu", "a100-sxm-80gb", "--format", "json"});
+  REQUIRE(s30.code == 0);
+  REQUIRE(s50.code == 0);
+  const double i30 = s30.json()["time"]["images_per_second"].get<double>(), i50 = s50.json()["time"]["images_per_second"].get<double>();
+  CHECK(i30 > i50);
+  CHECK(i30 / i50 < 50.0 / 30.0);  // the VAE decode does not shrink with the steps
+  CHECK(s30.json()["time"]["job_seconds"].get<double>() == Approx(1000.0 / i30));
+}

@@ -74,6 +74,7 @@ struct Workload {
   std::optional<double> tokens;
   std::optional<double> requests, input_tokens, output_tokens;
   std::optional<double> dataset_tokens, epochs;
+  std::optional<double> images;  // vision: images per epoch (training) or images to generate or process (inference)
   std::optional<std::int64_t> steps;
   std::optional<double> mfu;
   std::optional<std::string> name;  // for check: the workload's label
@@ -98,7 +99,7 @@ struct Workload {
   // A job size was given: training tokens (or data set and epochs, or steps), or inference requests with
   // their output tokens.
   bool has_job_size() const {
-    return mode != Mode::inference ? (tokens || dataset_tokens || steps) : (requests && output_tokens);
+    return mode != Mode::inference ? (tokens || dataset_tokens || steps || images) : ((requests && output_tokens) || images);
   }
   // Training tokens of the whole job, when a job size was given.
   std::optional<double> job_tokens(std::int64_t seq) const;

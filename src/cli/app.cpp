@@ -110,6 +110,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
   add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)")->group("Job size");
   add(app, wf, "requests", "--requests", "inference job: number of requests")->group("Job size");
+  add(app, wf, "images", "--images", "vision job: images per epoch (training, with --epochs) or images to generate or process")->group("Job size");
   add(app, wf, "input_tokens", "--input-tokens", "inference job: prompt tokens per request")->group("Job size");
   add(app, wf, "output_tokens", "--output-tokens", "inference job: generated tokens per request")->group("Job size");
   add(app, wf, "concurrency", "--concurrency", "inference: sequences in flight per model replica (same as --batch)")->group("Job size");

@@ -160,13 +160,15 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
         macs += 5.0 * 18.0 * C * C * T + 5.0 * static_cast<double>(a.levels[i].transformer_layers) * (18.0 * C * C * T + 2.0 * T * T * C);
       }
     }
-    const double steps = static_cast<double>(a.default_steps);
+    // Denoising steps: the pipeline's default, or --steps for an inference job.
+    const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
     const double flops = 2.0 * macs * (training ? 3.0 : steps * (a.cfg ? 2.0 : 1.0));
     const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
     // Inference ends with the VAE decode of every image, at the same utilisation.
     const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
     const double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (*peak * util);
     t.images_per_second = static_cast<double>(w.batch) / secs;
+    if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
     t.utilization = util;
     t.bound = "compute";
     t.notes.push_back(fmt::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
@@ -222,6 +224,8 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
     t.notes.push_back("small batches are bound by kernel launches and host-to-device transfers, not FLOPs");
   }
   t.images_per_second = b / secs;
+  // A job of --images (times --epochs in training) over every GPU of a data-parallel plan.
+  if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
   t.utilization = util;
   if (t.bound.empty()) t.bound = "compute";
   if (w.gpus > 1 && training && !gpu.has_nvlink()) t.notes.push_back("data parallel over PCIe: gradient all-reduce not hidden");

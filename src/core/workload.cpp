@@ -198,7 +198,7 @@ const std::vector<std::string>& workload_keys() {
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
-      "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "mfu", "setup_hours",
+      "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes"};
   return keys;
@@ -321,6 +321,7 @@ Workload build_workload(const RawWorkload& raw) {
     w.epochs = e;
   }
   if (auto* v = get("steps")) w.steps = parse_positive_int(*v, 1e12);
+  if (auto* v = get("images")) w.images = parse_count(v->value, v->origin, 1e12);
   auto non_negative = [&](const char* key, const char* what) -> std::optional<double> {
     const RawValue* v = get(key);
     if (!v) return std::nullopt;

@@ -491,7 +491,7 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   if (vision) header += fmt::format(" {:>9}", "img/s/GPU");
   if (video) header += fmt::format(" {:>11} {:>9} {:>10}", "streams/GPU", "limit", "$/stream-h");
   else if (inference) header += fmt::format(" {:>8} {:>7} {:>8}", "tok/s", "TTFT s", "TPOT ms");
-  else header += fmt::format(" {:>9}", "tok/s/GPU");
+  else if (!vision) header += fmt::format(" {:>9}", "tok/s/GPU");
   if (has_time) header += fmt::format(" {:>9} {:>10}", "job time", "job cost");
   if (has_time && inference) header += fmt::format(" {:>9}", "$/M tok");
   out += paint(style, header, "1") + "\n";
@@ -511,7 +511,7 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
       line += fmt::format(" {:>9} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes) + " GB" : "—",
                           c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
     if (vision) {
-      line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format("{:.0f}", *c.time.images_per_second) : "—");
+      line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format(fmt::runtime(*c.time.images_per_second < 10 ? "{:.2f}" : "{:.0f}"), *c.time.images_per_second) : "—");
       if (video)
         line += fmt::format(" {:>11} {:>9} {:>10}", c.video ? fmt::format("{:.0f}", c.video->streams_per_gpu) : "—", c.video ? c.video->limit : "—",
                             c.video && c.video->usd_per_stream_hour ? fmt::format("{:.3f}", *c.video->usd_per_stream_hour) : "—");
