@@ -197,3 +197,31 @@ TEST_CASE("cli: a framework of another kind of model is bad input naming the val
   CHECK(det.err.find("valid for yolov8-m: pytorch, detectron2, mmdet, ultralytics, tensorrt") != std::string::npos);
   CHECK(test::run({"estimate", "--model", "stable-diffusion-v1-4", "--mode", "inference", "--framework", "diffusers"}).code == 0);
 }
+
+TEST_CASE("cli: GPU and model names as people write them", "[cli][names]") {
+  // nvidia-smi and SkyPilot names, any case, spaces and underscores.
+  for (const auto& [name, id] : std::vector<std::pair<std::string, std::string>>{{"H100", "h100-sxm-80gb"},
+                                                                                 {"A100-80GB", "a100-sxm-80gb"},
+                                                                                 {"NVIDIA GeForce RTX 4090", "rtx-4090-24gb"},
+                                                                                 {"RTXPRO6000", "rtx-pro-6000-blackwell-se-96gb"},
+                                                                                 {"MI300X", "mi300x-192gb"},
+                                                                                 {"H100_SXM", "h100-sxm-80gb"}}) {
+    const auto r = test::run({"estimate", "--model", "7B", "--gpu", name, "--format", "json"});
+    INFO(name << ": " << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.json()["gpu"]["id"] == id);
+  }
+  // Hugging Face repo ids map to the preset of the same shape (instruct and chat variants share it).
+  for (const char* repo : {"meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B-Instruct"}) {
+    const auto r = test::run({"estimate", "--model", repo, "--format", "json"});
+    REQUIRE(r.code == 0);
+    CHECK(r.json()["model"]["id"] == "llama-3.1-8b");
+  }
+  const auto unknown = test::run({"estimate", "--model", "mistralai/Mistral-7B-v0.1"});
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.find("did you mean") != std::string::npos);
+  // A snapshot folder: its config.json.
+  const auto folder = test::run({"estimate", "--model", test::fixture("models/llama-3.1-8b-snapshot"), "--format", "json"});
+  REQUIRE(folder.code == 0);
+  CHECK(folder.json()["model"]["params"].get<double>() == Approx(8.03e9).epsilon(0.01));
+}

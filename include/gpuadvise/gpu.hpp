@@ -83,6 +83,9 @@ struct GpuCatalog {
   std::string version;
   std::vector<GpuSpec> gpus;
   const GpuSpec* find(const std::string& id) const;
+  // An id as people write it: any case, spaces or underscores, nvidia-smi and SkyPilot names ("H100",
+  // "A100-80GB", "NVIDIA GeForce RTX 4090", "RTXPRO6000"); nullptr when nothing matches.
+  const GpuSpec* resolve(const std::string& name) const;
   std::vector<std::string> ids() const;
 };
 

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -160,6 +161,16 @@ std::optional<std::string> read_file(const std::string& path, std::istream& in) 
     ss << in.rdbuf();
     return ss.str();
   }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    // A model snapshot folder: its config.json. Any other folder is not a file to read.
+    const auto config = std::filesystem::path(path) / "config.json";
+    if (!std::filesystem::is_regular_file(config, ec)) return std::nullopt;
+    std::ifstream f(config, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
   std::ifstream f(path, std::ios::binary);
   if (!f) return std::nullopt;
   std::stringstream ss;
@@ -220,7 +231,7 @@ ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream&
 }
 
 const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::string& flag = "--gpu") {
-  if (const GpuSpec* g = cat.find(id)) return *g;
+  if (const GpuSpec* g = cat.resolve(id)) return *g;
   std::string hint = did_you_mean(id, cat.ids());
   throw UserError{2, flag + ": unknown GPU '" + id + "' (" + (hint.empty() ? "'gpuadvise gpus' lists the catalogue" : hint) + ")"};
 }

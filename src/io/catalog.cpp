@@ -628,7 +628,23 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
   const bool looks_like_path = arg.find('/') != std::string::npos || arg.ends_with(".json");
   if (looks_like_path) {
     auto text = read_file(arg);
-    if (!text) throw InputError("--model: cannot read config file '" + arg + "'");
+    if (!text) {
+      // A Hugging Face repo id ("meta-llama/Llama-3.1-8B-Instruct"): the preset of the same shape, if there is one
+      // (chat and instruct variants share their base model's shape).
+      const auto slash = id.find('/');
+      if (slash != std::string::npos && id.find('/', slash + 1) == std::string::npos && !id.ends_with(".json") && id[0] != '.' && id[0] != '/') {
+        std::string name = id.substr(slash + 1);
+        for (const char* suffix : {"-instruct", "-chat", "-it", "-hf", "-base"})
+          if (name.ends_with(suffix)) name.resize(name.size() - std::string_view(suffix).size());
+        if (name.rfind("meta-", 0) == 0) name.erase(0, 5);
+        for (const std::string& candidate : {name, name + "-base-1.0"})
+          if (const ModelSpec* m = catalog.find(candidate)) return *m;
+        const std::string hint = did_you_mean(name, catalog.ids());
+        throw InputError("--model: " + quote_input(arg) + " is neither a readable config.json or snapshot folder nor a repo id with a preset (" +
+                         (hint.empty() ? std::string("'gpuadvise models' lists them") : hint) + "): download its config.json and pass the file");
+      }
+      throw InputError("--model: cannot read config file " + quote_input(arg));
+    }
     std::string name = arg;
     const auto slash = name.find_last_of('/');
     if (slash != std::string::npos) name = name.substr(slash + 1);
