@@ -80,7 +80,11 @@ TEST_CASE("cli: gpus lists the catalogue and shows one entry with its sources", 
   auto one = test::run({"gpus", "h100-sxm-80gb", "--format", "json"});
   REQUIRE(one.code == 0);
   CHECK(one.json()["gpu"]["memory"]["capacity_bytes"] == 85520809984LL);
-  auto bad = test::run({"gpus", "h100"});
+  // "H100" is a name people use (nvidia-smi, SkyPilot): the SXM part; a typo gets suggestions.
+  auto alias = test::run({"gpus", "H100", "--format", "json"});
+  REQUIRE(alias.code == 0);
+  CHECK(alias.json()["gpu"]["id"] == "h100-sxm-80gb");
+  auto bad = test::run({"gpus", "h101"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("did you mean") != std::string::npos);
 }
@@ -103,7 +107,7 @@ TEST_CASE("cli: bad input is one line naming the flag or field, exit 2", "[cli][
   bad_input({"--batch", "-3"}, "--batch");
   bad_input({"--seq-len", "abc"}, "--seq-len");
   bad_input({"--gpus", "3", "--tp", "2"}, "--gpus");
-  bad_input({"estimate", "--gpu", "h100-sxm"}, "did you mean 'h100-sxm-80gb'");
+  bad_input({"estimate", "--gpu", "h100-sxm-8gb"}, "did you mean 'h100-sxm-80gb'");
   bad_input({"--model", "llama-3.1-8"}, "did you mean");
   bad_input({"--model", "no/such/config.json"}, "--model: cannot read");
   bad_input({"--optimizer", "adam9"}, "--optimizer");
