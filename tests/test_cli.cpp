@@ -84,7 +84,7 @@ TEST_CASE("cli: gpus lists the catalogue and shows one entry with its sources", 
   auto alias = test::run({"gpus", "H100", "--format", "json"});
   REQUIRE(alias.code == 0);
   CHECK(alias.json()["gpu"]["id"] == "h100-sxm-80gb");
-  auto bad = test::run({"gpus", "h101"});
+  auto bad = test::run({"gpus", "h100-sxm-8gb"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("did you mean") != std::string::npos);
 }
