@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages gpuadvise builds and tests with, when any is missing (run as root).
 set -euo pipefail
-packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev catch2 python3 python3-jsonschema)
+# Extra packages may be named on the command line (scripts/fuzz.sh adds clang and its fuzzer runtime).
+packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev catch2 python3 python3-jsonschema "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

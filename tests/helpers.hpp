@@ -81,6 +81,15 @@ inline std::vector<std::pair<nlohmann::json, double>> data_case_errors(const std
   return out;
 }
 
+// A command's JSON output (exit 0 required).
+inline nlohmann::json run_json(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  const auto r = run(args);
+  if (r.code != 0) throw std::runtime_error("exit " + std::to_string(r.code) + ": " + r.err);
+  return r.json();
+}
+
 inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }
 
 }  // namespace test

@@ -13,13 +13,7 @@ using test::wl;
 
 namespace {
 
-nlohmann::json rank_json(std::vector<std::string> args) {
-  args.push_back("--format");
-  args.push_back("json");
-  const auto r = test::run(args);
-  REQUIRE(r.code == 0);
-  return r.json();
-}
+nlohmann::json rank_json(std::vector<std::string> args) { return test::run_json(std::move(args)); }
 
 const nlohmann::json& row(const nlohmann::json& j, const std::string& gpu) {
   for (const auto& r : j["ranking"])

@@ -6,13 +6,7 @@
 #include "helpers.hpp"
 
 namespace {
-nlohmann::json rank(std::vector<std::string> args) {
-  args.push_back("--format");
-  args.push_back("json");
-  const auto r = test::run(args);
-  REQUIRE(r.code == 0);
-  return r.json();
-}
+nlohmann::json rank(std::vector<std::string> args) { return test::run_json(std::move(args)); }
 }  // namespace
 
 TEST_CASE("serving: the KV cache holds prompt and output of each request, not the max model length", "[serving]") {

@@ -34,21 +34,19 @@ FrameworkProfile framework_profile(Framework f) {
       p.source = "vllm/v1/worker/gpu_worker.py determine_available_memory; logits only for sampled positions";
       break;
     case Framework::sglang:
-      // SGLang: weights and the KV pool take mem_fraction_static of the card; the rest holds activations and
-      // CUDA graphs. Decode speed as vLLM (CUDA graphs, the same fused-MoE kernels).
+    case Framework::trtllm: {
+      // SGLang: weights and the KV pool take mem_fraction_static of the card, the rest holds activations and CUDA
+      // graphs. TensorRT-LLM: the KV pool takes kv_cache_free_gpu_mem_fraction (0.9) of the memory left after the
+      // engine (weights, activation workspace, runtime) loads; in-flight batching. Both decode as vLLM does (CUDA
+      // graphs, the same fused-MoE kernels); the pools differ (memory.cpp, method.md §6.2).
+      const bool sglang = f == Framework::sglang;
       p = framework_profile(Framework::vllm);
-      p.id = Framework::sglang;
-      p.summary = "SGLang (radix-cache KV pool)";
-      p.source = "sglang/srt/server_args.py: mem_fraction_static = (gpu_mem - reserved_mem) / gpu_mem, reserved by GPU class";
+      p.id = f;
+      p.summary = sglang ? "SGLang (radix-cache KV pool)" : "TensorRT-LLM (paged KV cache, in-flight batching)";
+      p.source = sglang ? "sglang/srt/server_args.py: mem_fraction_static = (gpu_mem - reserved_mem) / gpu_mem, reserved by GPU class"
+                        : "tensorrt_llm KvCacheConfig.free_gpu_memory_fraction (default 0.9 of the free memory after the engine loads)";
       break;
-    case Framework::trtllm:
-      // TensorRT-LLM: the KV pool takes kv_cache_free_gpu_mem_fraction (0.9) of the memory left after the engine
-      // (weights, activation workspace, runtime) is loaded; in-flight batching.
-      p = framework_profile(Framework::vllm);
-      p.id = Framework::trtllm;
-      p.summary = "TensorRT-LLM (paged KV cache, in-flight batching)";
-      p.source = "tensorrt_llm KvCacheConfig.free_gpu_memory_fraction (default 0.9 of the free memory after the engine loads)";
-      break;
+    }
     case Framework::llamacpp:
       p.summary = "llama.cpp (GGUF)";
       p.prompt_logits_all_positions = false;

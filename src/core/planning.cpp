@@ -97,16 +97,17 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
     lo_c = c;
     hi *= 2;
   }
-  if (!hi_c && lo < cap) {  // the doubling passed the cap: try the cap itself
-    Candidate c = at(cap);
+  // Moves the bound the candidate at v belongs to.
+  auto take = [&](std::int64_t v, Candidate c) {
     if (c.fits) {
-      lo = cap;
-      lo_c = c;
+      lo = v;
+      lo_c = std::move(c);
     } else {
-      hi = cap;
-      hi_c = c;
+      hi = v;
+      hi_c = std::move(c);
     }
-  }
+  };
+  if (!hi_c && lo < cap) take(cap, at(cap));  // the doubling passed the cap: try the cap itself
   if (!hi_c) {  // fits up to the cap
     r.value = lo;
     r.at = lo_c;
@@ -118,14 +119,7 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
   }
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
-    Candidate c = at(mid);
-    if (c.fits) {
-      lo = mid;
-      lo_c = c;
-    } else {
-      hi = mid;
-      hi_c = c;
-    }
+    take(mid, at(mid));
   }
   r.value = lo;
   r.at = lo_c;
