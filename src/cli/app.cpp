@@ -105,6 +105,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks [1]")->group(g);
   add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]")->group(g);
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs")->group(g);
+  add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)")->group(g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]")->group(g);
   add(app, wf, "framework", "--framework,--engine", "hf vllm sglang trtllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);

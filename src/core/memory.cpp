@@ -439,6 +439,11 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   e.params_active = pc.active;
   const std::int64_t s_len = effective_seq_len(w, m);
   e.seq_len = s_len;
+  // Past the trained context the model needs RoPE scaling (YaRN, NTK); published long-context runs do it, so
+  // it is said, not refused (method.md, "Input ranges").
+  if (w.seq_len && m.context > 0 && *w.seq_len > m.context && !m.relative_attention_bias)
+    e.notes.push_back(fmt::format("--seq-len {} is beyond the model's trained context of {} tokens: it needs RoPE scaling (e.g. YaRN){}",
+                                  *w.seq_len, m.context, w.rope_scaling ? ", as --rope-scaling says" : "; --rope-scaling says it is meant"));
   const double s = d(s_len), b = d(w.batch), tp = d(w.tp), pp = d(w.pp), dp = d(w.data_parallel());
   const bool training = is_training(w.mode);
   const double act_b = activation_bytes(w.precision);

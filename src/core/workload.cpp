@@ -197,7 +197,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes"};
@@ -285,6 +285,7 @@ Workload build_workload(const RawWorkload& raw) {
   }
   if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
   if (auto* v = get("allow_quantization")) w.allow_quantization = parse_bool(*v);
+  if (auto* v = get("rope_scaling")) w.rope_scaling = parse_bool(*v);
   if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
   if (auto* v = get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
   if (auto* v = get("gpus")) w.gpus = parse_positive_int(*v, k_max_gpus);
@@ -302,7 +303,11 @@ Workload build_workload(const RawWorkload& raw) {
     w.gpu_memory_utilization = u;
     w.gpu_memory_utilization_given = true;
   }
-  if (auto* v = get("gpu")) w.gpu = lower(v->value);
+  if (auto* v = get("gpu")) {
+    if (v->value.find_first_not_of(" \t") == std::string::npos)
+      throw InputError(v->origin + ": expected a GPU id or name such as h100-sxm-80gb or H100 ('gpuadvise gpus' lists them), got ''");
+    w.gpu = lower(v->value);
+  }
   if (auto* v = get("tokens")) w.tokens = parse_count(v->value, v->origin, k_max_job_tokens);
   if (auto* v = get("requests")) w.requests = parse_count(v->value, v->origin, 1e15);
   if (auto* v = get("input_tokens")) w.input_tokens = parse_count(v->value, v->origin, k_max_seq_len);
