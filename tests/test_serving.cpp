@@ -80,3 +80,28 @@ TEST_CASE("serving: SGLang and TensorRT-LLM size their pools their own way", "[s
   REQUIRE(amd.code == 0);
   CHECK(amd.json()["fits"] == false);
 }
+
+TEST_CASE("serving: latency targets pick the largest concurrency that meets them", "[serving]") {
+  // TPOT grows with the sequences in flight (their KV cache is read every step): the chosen concurrency meets
+  // --max-tpot-ms, and one more sequence would not (unless the pool's limit came first).
+  const auto run = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm", "--requests", "1M",
+                                  "--input-tokens", "512", "--output-tokens", "3500", "--gpu", "h100-sxm-80gb"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_json(args);
+  };
+  const auto free_run = run({});
+  const auto capped = run({"--max-tpot-ms", "9"});
+  const double tpot = capped["time"]["tpot_seconds"].get<double>() * 1e3;
+  CHECK(tpot <= 9.0);
+  const double b = capped["time"]["decode_tokens_per_second"].get<double>() * tpot / 1e3;
+  const double b_free = free_run["time"]["decode_tokens_per_second"].get<double>() * free_run["time"]["tpot_seconds"].get<double>();
+  CHECK(b < b_free);
+  const auto next = test::run_json({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm", "--input-tokens", "512",
+                                    "--output-tokens", "3500", "--gpu", "h100-sxm-80gb", "--concurrency", std::to_string(static_cast<long long>(std::llround(b)) + 1)});
+  CHECK(next["time"]["tpot_seconds"].get<double>() * 1e3 > 9.0);
+  // A target no concurrency meets does not fit, and says why.
+  const auto none = run({"--max-tpot-ms", "1"});
+  CHECK(none["fits"] == false);
+  CHECK(none["fit_reason"].get<std::string>().find("miss --max-tpot-ms 1") != std::string::npos);
+}

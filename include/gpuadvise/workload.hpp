@@ -96,6 +96,8 @@ struct Workload {
   std::int64_t infer_every = 1;
   std::string tracker = "none";  // none, sort, bytetrack: a CPU-side multi-object tracker per stream
   std::optional<double> max_latency_ms;
+  // Serving targets: the largest concurrency whose time to first token and time per output token meet them.
+  std::optional<double> max_ttft_ms, max_tpot_ms;
 
   // A job size was given: training tokens (or data set and epochs, or steps), or inference requests with
   // their output tokens.

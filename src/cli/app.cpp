@@ -127,6 +127,8 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "codec", "--codec", "h264 | hevc | av1 [h264]")->group(v);
   add(app, wf, "infer_every", "--infer-every", "run the model on every K-th frame [1]")->group(v);
   add(app, wf, "max_latency_ms", "--max-latency-ms", "end-to-end latency budget")->group(v);
+  add(app, wf, "max_ttft_ms", "--max-ttft-ms", "serving: time to first token a request may wait (ms)")->group("Job size");
+  add(app, wf, "max_tpot_ms", "--max-tpot-ms", "serving: time per output token (ms)")->group("Job size");
   add(app, wf, "tracker", "--tracker", "none | sort | bytetrack: CPU-side tracking of every inferred frame [none]")->group(v);
   const std::string c = "Cost";
   add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]")->group(c);

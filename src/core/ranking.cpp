@@ -90,6 +90,47 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
   c.fits = c.supported && c.fit_reason.empty();
 }
 
+// Serving targets (method.md §8.3): TPOT grows with the sequences in flight, so the largest concurrency whose
+// TPOT and TTFT meet --max-tpot-ms and --max-ttft-ms is found by bisection up to what the pool holds (or the
+// concurrency asked, which must meet them); the cost per token follows from it.
+void meet_latency_targets(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
+  const Workload& w = c.planned;
+  auto meets = [&](const TimeEstimate& t) {
+    return (!w.max_tpot_ms || (t.tpot_seconds && *t.tpot_seconds * 1e3 <= *w.max_tpot_ms)) &&
+           (!w.max_ttft_ms || (t.ttft_seconds && *t.ttft_seconds * 1e3 <= *w.max_ttft_ms));
+  };
+  auto at = [&](std::int64_t b) {
+    Workload p = w;
+    p.batch = b;
+    return estimate_time(p, m, g, c.memory);
+  };
+  auto targets = [&]() {
+    std::string s;
+    if (w.max_tpot_ms) s += fmt::format("--max-tpot-ms {:g}", *w.max_tpot_ms);
+    if (w.max_ttft_ms) s += fmt::format("{}--max-ttft-ms {:g}", s.empty() ? "" : " and ", *w.max_ttft_ms);
+    return s;
+  };
+  if (meets(c.time)) {
+    if (w.batch_given) return;
+  } else if (w.batch_given || !meets(at(1))) {
+    const TimeEstimate t = w.batch_given ? c.time : at(1);
+    c.fits = false;
+    c.fit_reason = fmt::format("{} sequence{} in flight: TPOT {:.1f} ms, TTFT {:.0f} ms miss {}", w.batch_given ? w.batch : 1,
+                               (w.batch_given ? w.batch : 1) == 1 ? "" : "s", t.tpot_seconds.value_or(0) * 1e3, t.ttft_seconds.value_or(0) * 1e3,
+                               targets());
+    return;
+  }
+  std::int64_t lo = 1, hi = w.batch;  // meets at lo, the pool's limit at hi
+  if (meets(c.time)) lo = hi;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (meets(at(mid)) ? lo : hi) = mid;
+  }
+  c.planned.batch = lo;
+  c.time = at(lo);
+  c.notes.push_back(fmt::format("{} sequences in flight: the most that meet {}", lo, targets()));
+}
+
 }  // namespace
 
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
@@ -118,6 +159,7 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
   if (c.memory.vllm) serving_fit(c, w, m);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
   c.time = estimate_time(c.planned, m, g, c.memory);
+  if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) meet_latency_targets(c, m, g);
   c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");

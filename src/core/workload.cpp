@@ -200,7 +200,7 @@ const std::vector<std::string>& workload_keys() {
       "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
-      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes"};
+      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms"};
   return keys;
 }
 
@@ -384,6 +384,16 @@ Workload build_workload(const RawWorkload& raw) {
     const std::string t = lower(v->value);
     if (t != "none" && t != "sort" && t != "bytetrack") throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: none, sort, bytetrack)");
     w.tracker = t;
+  }
+  for (const char* key : {"max_ttft_ms", "max_tpot_ms"})
+    if (auto* v = get(key)) {
+      const double l = parse_number(v->value, v->origin, "milliseconds in (0, 10,000,000]");
+      if (!(l > 0 && l <= 1e7)) throw InputError(v->origin + ": expected milliseconds in (0, 10,000,000], got '" + v->value + "'");
+      (std::string(key) == "max_ttft_ms" ? w.max_ttft_ms : w.max_tpot_ms) = l;
+    }
+  if ((w.max_ttft_ms || w.max_tpot_ms) && w.mode != Mode::inference) {
+    const auto* v = get("max_ttft_ms") ? get("max_ttft_ms") : get("max_tpot_ms");
+    throw InputError(v->origin + ": serving latency targets apply to --mode inference");
   }
   if (auto* v = get("max_latency_ms")) {
     const double l = parse_number(v->value, v->origin, "milliseconds > 0");
