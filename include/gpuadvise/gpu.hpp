@@ -1,6 +1,7 @@
 #pragma once
 // A GPU of the catalogue: memory, bandwidth, dense peak throughput per precision, interconnect,
 // software stack, prices. Every value keeps its source in data/gpus.json; unknowns stay empty.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -71,8 +72,12 @@ struct GpuSpec {
   bool multi_node() const { return node.network_gbit_per_gpu.value_or(0) > 0; }
   // Dense peak FLOP/s for a compute precision; empty when the GPU lacks it or it is unknown.
   std::optional<double> peak_flops(const std::string& key) const;
-  // Some provider whose name contains `provider` (any case) rents this GPU, priced or not.
-  bool offered_by(const std::string& provider) const;
+  // The first offer of a provider whose name contains `provider` (any case), priced or not; nullptr if none.
+  const PriceOffer* offer_from(const std::string& provider) const;
+  bool offered_by(const std::string& provider) const { return offer_from(provider) != nullptr; }
+  // One fast link (NVLink/NVSwitch, xGMI, a bridge, Gaudi's scale-up RoCE) joins every GPU of a group of
+  // this size inside a node.
+  bool fast_link_joins(std::int64_t group) const { return has_nvlink() && group <= std::max(1, node.fast_link_gpus); }
   // The lowest on-demand price with a number, if any.
   const PriceOffer* cheapest_offer(const std::string& provider = "") const;
   // CUDA compute capability as a number (8.0, 9.0 ...), 0 when not a CUDA GPU.

@@ -42,8 +42,7 @@ struct TimeEstimate {
 // recomputation, less for LoRA (no weight gradients of the frozen base).
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
 
-// Collective bandwidth per GPU for `gpus` GPUs of a kind inside one node (method.md §8.4).
-double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus, bool may_cross_nodes);
+// Collective bandwidth per GPU for a group of GPUs inside one node, and between nodes (method.md §8.4).
 double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group);
 double inter_node_bytes_per_s(const GpuSpec& g);
 

@@ -239,15 +239,23 @@ const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::
   throw UserError{2, flag + ": unknown GPU '" + id + "' (" + (hint.empty() ? "'gpuadvise gpus' lists the catalogue" : hint) + ")"};
 }
 
+// A number on the command line within [lo, hi] (whole when `integer`; `lo_open`: above lo; `hi_open`: below
+// hi): one error line naming the flag and `what` otherwise.
+double flag_number(const std::string& text, const std::string& flag, const std::string& what, double lo, double hi,
+                   bool integer = false, bool lo_open = false, bool hi_open = false) {
+  const double v = parse_decimal(text, flag, what);
+  const bool low_ok = lo_open ? v > lo : v >= lo, high_ok = hi_open ? v < hi : v <= hi;
+  if (!low_ok || !high_ok || (integer && v != std::floor(v))) throw UserError{2, flag + ": expected " + what + ", got '" + text + "'"};
+  return v;
+}
+
 std::pair<std::string, double> parse_id_usd(const std::string& text, const std::string& flag, const GpuCatalog& cat) {
   const auto eq = text.find('=');
   if (eq == std::string::npos) throw UserError{2, flag + ": expected ID=USD (e.g. h100-sxm-80gb=2.50), got '" + text + "'"};
   const std::string id = text.substr(0, eq);
   const GpuSpec& g = gpu_for(id, cat, flag);
   const std::string num = text.substr(eq + 1);
-  const double v = parse_decimal(num, flag, "a USD amount from 0 to 1e9 after '='");
-  if (!(v >= 0 && v <= 1e9)) throw UserError{2, flag + ": expected a USD amount from 0 to 1e9 after '=', got '" + num + "'"};
-  return {g.id, v};
+  return {g.id, flag_number(num, flag, "a USD amount from 0 to 1e9 after '='", 0, 1e9)};
 }
 
 CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istream& in) {
@@ -437,11 +445,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       CheckAssertions a;
       auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
         if (text.empty()) return std::nullopt;
-        const std::string what = integer ? "an integer from 1 to 4,096" : "a number from 0 to 1e12";
-        const double v = parse_decimal(text, flag, what);
-        if (!(v >= 0 && v <= 1e12) || (integer && (v < 1 || v > 4096 || v != std::floor(v))))
-          throw UserError{2, std::string(flag) + ": expected " + what + ", got '" + text + "'"};
-        return v;
+        return integer ? flag_number(text, flag, "an integer from 1 to 4,096", 1, 4096, true) : flag_number(text, flag, "a number from 0 to 1e12", 0, 1e12);
       };
       a.min_headroom_pct = num(min_headroom, "--min-headroom", false);
       if (a.min_headroom_pct && *a.min_headroom_pct >= 100) throw UserError{2, "--min-headroom: expected a percentage below 100, got '" + min_headroom + "'"};
@@ -528,19 +532,13 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
     ro.cost = cost_options(rank_cf, cat, in);
     if (!deadline.empty()) ro.deadline_seconds = parse_duration(deadline, "--deadline");
     if (!budget.empty()) {
-      const double b = parse_decimal(budget, "--budget", "a USD amount above 0 up to 1e12");
-      if (!(b > 0 && b <= 1e12)) throw UserError{2, "--budget: expected a USD amount above 0 up to 1e12, got '" + budget + "'"};
-      ro.budget_usd = b;
+      ro.budget_usd = flag_number(budget, "--budget", "a USD amount above 0 up to 1e12", 0, 1e12, false, true);
     }
     if (!rank_min_headroom.empty()) {
-      const double h = parse_decimal(rank_min_headroom, "--min-headroom", "a percentage from 0 to below 100");
-      if (!(h >= 0 && h < 100)) throw UserError{2, "--min-headroom: expected a percentage from 0 to below 100, got '" + rank_min_headroom + "'"};
-      ro.min_headroom_pct = h;
+      ro.min_headroom_pct = flag_number(rank_min_headroom, "--min-headroom", "a percentage from 0 to below 100", 0, 100, false, false, true);
     }
     if (!rank_max_gpus.empty()) {
-      const double n = parse_decimal(rank_max_gpus, "--max-gpus", "an integer from 1 to 4,096");
-      if (!(n >= 1 && n <= 4096) || n != std::floor(n)) throw UserError{2, "--max-gpus: expected an integer from 1 to 4,096, got '" + rank_max_gpus + "'"};
-      ro.max_gpus = static_cast<std::int64_t>(n);
+      ro.max_gpus = static_cast<std::int64_t>(flag_number(rank_max_gpus, "--max-gpus", "an integer from 1 to 4,096", 1, 4096, true));
     }
     for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only").id);
     if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);

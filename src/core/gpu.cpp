@@ -34,10 +34,10 @@ bool contains_nocase(const std::string& hay, const std::string& needle) {
 }
 }  // namespace
 
-bool GpuSpec::offered_by(const std::string& provider) const {
+const PriceOffer* GpuSpec::offer_from(const std::string& provider) const {
   for (const auto& p : prices)
-    if (contains_nocase(p.provider, provider)) return true;
-  return false;
+    if (contains_nocase(p.provider, provider)) return &p;
+  return nullptr;
 }
 
 const PriceOffer* GpuSpec::cheapest_offer(const std::string& provider) const {

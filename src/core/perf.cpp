@@ -33,8 +33,7 @@ double default_train_mfu(const GpuSpec& g, const std::string& key) {
 double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
   double pcie = 16e9 * std::pow(2.0, std::max(0, g.pcie_gen.value_or(4) - 3));
   if (g.node.pcie_p2p == false) pcie /= 2.0;
-  const bool fast = g.has_nvlink() && group <= std::max(1, g.node.fast_link_gpus);
-  const double one_way = fast ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
+  const double one_way = g.fast_link_joins(group) ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
   return one_way * 0.8;
 }
 
@@ -52,7 +51,7 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
   LinkPlan l;
   const std::int64_t per_node = w.gpus_per_node();
   auto intra_name = [&](std::int64_t group) {
-    return g.has_nvlink() && group <= std::max(1, g.node.fast_link_gpus)
+    return g.fast_link_joins(group)
                ? fmt::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0))
                : pcie_name(g);
   };
@@ -79,9 +78,6 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
   }
   return l;
 }
-
-// Kept for callers that size one collective over `gpus` GPUs in one node.
-double link_bytes_per_s(const GpuSpec& g, std::int64_t gpus, bool) { return intra_node_bytes_per_s(g, gpus); }
 
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const ParamCounts pc = count_params(m);
@@ -410,8 +406,8 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
     if (w.tp > 1) {
       // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
       // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
-      const double lat = (gpu.has_nvlink() && (gpu.segment == Segment::datacenter_module || w.tp <= 2)) ? 20e-6 : 60e-6;
-      t_tp_decode = 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / link_bytes_per_s(gpu, w.tp, false));
+      const double lat = gpu.fast_link_joins(w.tp) ? 20e-6 : 60e-6;
+      t_tp_decode = 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
       step += t_tp_decode;
     }
     if (cuda_core_quant && fp32_peak) {

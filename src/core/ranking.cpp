@@ -166,7 +166,7 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
   if (g.stack == "rocm") c.notes.push_back("AMD: runs through ROCm/HIP (" + g.gfx_target.value_or("?") + "), not CUDA; check your framework's ROCm support");
   if (g.stack == "synapseai") c.notes.push_back("Intel Gaudi: runs through the Gaudi software stack (SynapseAI), not CUDA");
   if (g.needs_server_chassis) c.notes.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
-  if (w.gpus > 1 && !(g.has_nvlink() && w.gpus_per_node() <= std::max(1, g.node.fast_link_gpus)))
+  if (w.gpus > 1 && !g.fast_link_joins(w.gpus_per_node()))
     c.notes.push_back(g.node.pcie_p2p == false
                           ? "no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly"
                           : "no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
@@ -309,16 +309,41 @@ std::string stage_of(const Workload& p) {
   return p.nodes > 1 ? "several nodes" : "one node";
 }
 
+// The plan's work per second and its unit: images (every GPU), training tokens (every GPU) or output tokens
+// (every replica); empty when the throughput is unknown.
+struct WorkRate {
+  std::optional<double> per_second;
+  std::string unit;  // as value_of names it
+  double scale = 1e6;
+};
+
+WorkRate work_rate(const Candidate& c) {
+  const Workload& w = c.planned;
+  const double gpus = static_cast<double>(c.gpus);
+  WorkRate r;
+  if (c.time.images_per_second) {
+    r.unit = "k images";
+    r.per_second = *c.time.images_per_second * gpus;
+    r.scale = 1e3;
+  } else if (is_training(w.mode)) {
+    r.unit = "M training tokens";
+    if (c.time.train_tokens_per_second_per_gpu) r.per_second = *c.time.train_tokens_per_second_per_gpu * gpus;
+  } else {
+    r.unit = "M output tokens";
+    if (c.time.decode_tokens_per_second) r.per_second = *c.time.decode_tokens_per_second * std::max(1.0, gpus / static_cast<double>(w.tp * w.pp));
+  }
+  return r;
+}
+
 // Lower is better: the order's figure, with unknowns last.
 double score(const Candidate& c, RankBy order) {
   constexpr double unknown = 1e300;
   switch (order) {
-    case RankBy::time:
+    case RankBy::time: {
       if (c.time.job_seconds) return *c.time.job_seconds;
-      if (c.time.train_tokens_per_second_per_gpu) return 1.0 / (*c.time.train_tokens_per_second_per_gpu * static_cast<double>(c.gpus));
-      if (c.time.images_per_second) return 1.0 / (*c.time.images_per_second * static_cast<double>(c.gpus));
-      if (c.time.decode_tokens_per_second) return 1.0 / *c.time.decode_tokens_per_second;
-      return unknown;
+      const auto rate = work_rate(c).per_second;
+      return rate ? 1.0 / *rate : unknown;
+    }
     case RankBy::cost:
       if (c.cost.total_usd) return *c.cost.total_usd;
       if (c.usd_per_hour()) return *c.usd_per_hour();
@@ -414,27 +439,14 @@ std::optional<double> value_of(const Candidate& c, std::string& unit, std::strin
     }
     return need_price();
   }
-  // The plan's work per second and its unit: images, training tokens, or output tokens of every replica.
-  const double gpus = static_cast<double>(c.gpus);
-  std::optional<double> rate;
-  double scale = 1e6;
-  if (c.time.images_per_second) {
-    unit = "k images";
-    rate = *c.time.images_per_second * gpus;
-    scale = 1e3;
-  } else if (is_training(w.mode)) {
-    unit = "M training tokens";
-    if (c.time.train_tokens_per_second_per_gpu) rate = *c.time.train_tokens_per_second_per_gpu * gpus;
-  } else {
-    unit = "M output tokens";
-    if (c.time.decode_tokens_per_second) rate = *c.time.decode_tokens_per_second * std::max(1.0, gpus / static_cast<double>(w.tp * w.pp));
-  }
-  if (!rate) {
+  const WorkRate rate = work_rate(c);
+  unit = rate.unit;
+  if (!rate.per_second) {
     why_unknown = "throughput unknown";
     return std::nullopt;
   }
   if (!hourly) return need_price();
-  return *hourly / (*rate * 3600.0) * scale;
+  return *hourly / (*rate.per_second * 3600.0) * rate.scale;
 }
 
 namespace {
@@ -446,16 +458,10 @@ void finish_candidate(Candidate& c, const GpuSpec& g, const RankOptions& opts) {
   const bool engine_pool = c.memory.vllm.has_value();  // vLLM takes its share by design: its pool decides
   c.tight = c.fits && !engine_pool && c.headroom_bytes < opts.min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
   c.value_usd = value_of(c, c.value_unit, c.unranked);
-  if (!c.usd_per_gpu_hour() && !opts.cost.provider.empty()) {
-    // The provider rents this GPU but no price could be sourced: say so rather than guess.
-    for (const auto& offer : g.prices)
-      if (!offer.usd_per_gpu_hour && g.offered_by(opts.cost.provider) && offer.provider.size() &&
-          std::search(offer.provider.begin(), offer.provider.end(), opts.cost.provider.begin(), opts.cost.provider.end(),
-                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); }) != offer.provider.end()) {
-        c.unranked = offer.provider + " rents it, but no price could be sourced (" + offer.note + ")";
-        break;
-      }
-  }
+  if (!c.usd_per_gpu_hour() && !opts.cost.provider.empty())
+    if (const PriceOffer* offer = g.offer_from(opts.cost.provider); offer && !offer->usd_per_gpu_hour)
+      // The provider rents this GPU but no price could be sourced: say so rather than guess.
+      c.unranked = offer->provider + " rents it, but no price could be sourced (" + offer->note + ")";
 }
 
 }  // namespace
@@ -681,11 +687,13 @@ Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catal
     r.recommendations.push_back({"best value", best_value->gpu->id,
                                  fmt::format("{} per {} on {}", money(*best_value->value_usd), best_value->value_unit, best_value->layout)});
   if (fastest) {
-    std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job", fastest->cost.wall_hours)
-                    : fastest->time.train_tokens_per_second_per_gpu ? fmt::format("{:.0f} tokens/s on {}", *fastest->time.train_tokens_per_second_per_gpu * static_cast<double>(fastest->gpus), fastest->layout)
-                    : fastest->time.images_per_second ? fmt::format("{:.0f} images/s on {}", *fastest->time.images_per_second * static_cast<double>(fastest->gpus), fastest->layout)
-                    : fastest->time.decode_tokens_per_second ? fmt::format("{:.0f} output tokens/s ({} sequence{} at once) on {}", *fastest->time.decode_tokens_per_second * std::max(1.0, static_cast<double>(fastest->gpus) / static_cast<double>(fastest->planned.tp * fastest->planned.pp)), fastest->planned.batch, fastest->planned.batch == 1 ? "" : "s", fastest->layout) : "";
-    if (fastest->time.job_seconds) t += " on " + fastest->layout;
+    const WorkRate rate = work_rate(*fastest);
+    const std::int64_t b = fastest->planned.batch;
+    const std::string what = rate.unit == "k images"            ? "images/s"
+                             : rate.unit == "M training tokens" ? "tokens/s"
+                                                                : fmt::format("output tokens/s ({} sequence{} at once)", b, b == 1 ? "" : "s");
+    const std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job on {}", fastest->cost.wall_hours, fastest->layout)
+                                                    : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
     r.recommendations.push_back({"fastest", fastest->gpu->id, t});
   }
   if (single_card)
