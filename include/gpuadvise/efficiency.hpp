@@ -1,6 +1,6 @@
 #pragma once
 // Achieved efficiency per GPU architecture family (docs/method.md §8.2): the share of the dense peak that
-// training reaches and the share of peak bandwidth that decode reaches, each with the public results it
+// training's matmuls reach and the share of peak bandwidth that decode reaches, each with the public results it
 // comes from. One table, read by the time model; nothing here is keyed on a compute-capability threshold.
 #include <string>
 
@@ -16,9 +16,9 @@ std::string to_string(GpuFamily f);
 
 struct FamilyEfficiency {
   GpuFamily family = GpuFamily::unknown;
-  // Dense bf16/fp16 training: model FLOPs over the dense peak at hidden size 4096 (the size factor of
-  // method.md §8.2 scales it for other widths).
-  double train_mfu = 0.4;
+  // Dense bf16/fp16 training: the share of the dense tensor peak that the projection matmuls reach. The
+  // attention, elementwise traffic, loss, optimizer step and communication are timed beside it (perf.cpp).
+  double matmul_efficiency = 0.4;
   // Achieved share of peak memory bandwidth in single-batch decode.
   double decode_bandwidth = 0.8;
   const char* basis = "";  // the rows or published results it was taken from, and whether it was fitted

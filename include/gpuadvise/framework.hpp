@@ -48,6 +48,9 @@ struct FrameworkProfile {
   // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than
   // tensor cores: their compute adds to the bandwidth time at the fp32 (CUDA-core) rate.
   bool quant_matmul_cuda_cores = false;
+  // Training: norms, rotary embeddings, activations and residual adds run as fused kernels (one read and one
+  // write per tensor) rather than PyTorch's eager op-by-op kernels (method.md §8.2). --compile sets it.
+  bool fused_elementwise = false;
   std::string source;
 };
 

@@ -41,6 +41,11 @@ struct TimeEstimate {
 // Training FLOPs per token: 6·N_active + attention 12·L·a·d·s·(1/2 causal) (method.md §8.1), more with
 // recomputation, less for LoRA (no weight gradients of the frozen base).
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
+// The attention (scores and values) share of train_flops_per_token.
+double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
+// Memory-bound (elementwise) bytes moved per token in one training step: norms, residual adds, rotary
+// embeddings, activations, LoRA adapters (method.md §8.2). `fused`: one read and one write per tensor.
+double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len, bool fused);
 
 // Collective bandwidth per GPU for a group of GPUs inside one node, and between nodes (method.md §8.4).
 double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group);

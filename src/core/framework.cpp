@@ -108,6 +108,7 @@ FrameworkProfile framework_profile(Framework f) {
       break;
     case Framework::megatron:
       p.summary = "Megatron-LM";
+      p.fused_elementwise = true;  // Transformer Engine / apex fused norms, fused RoPE, bias-SwiGLU fusion
       p.train_logits_bytes_per_element = 8.0;
       p.amp_fp32_params = false;
       p.mixed_grad_bytes = 4.0;

@@ -17,10 +17,13 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 // Achievable utilisation of the hardware FLOPs of dense training (method.md §8.2): the family's share of the
 // dense peak (efficiency.cpp's table, from public results per architecture family), FP8 quoted against the
 // FP8 peak ~0.25 ([MOSAIC] 14-30%), fp32 without tensor cores close to the (low) fp32 peak.
-double default_train_mfu(const GpuSpec& g, const std::string& key) {
-  if (key == "fp8") return 0.25;
+double matmul_efficiency_for(const GpuSpec& g, const std::string& key) {
+  // FP8 GEMMs (Transformer Engine) reach a smaller share of their doubled peak than 16-bit ones: 0.75 of the
+  // family's 16-bit share (NeMo 24.07 Llama 2 7B SFT on H100: 749 TFLOP/s per GPU model-wide, 38 % of the
+  // FP8 peak, with the attention and elementwise work at 16 bits).
+  if (key == "fp8") return 1.0 * family_efficiency(gpu_family(g)).matmul_efficiency;
   if (key == "fp32") return 0.5;
-  return family_efficiency(gpu_family(g)).train_mfu;
+  return family_efficiency(gpu_family(g)).matmul_efficiency;
 }
 }  // namespace
 
@@ -79,19 +82,96 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
   return l;
 }
 
+namespace {
+// Attention scores and values: 4·s·a·d FLOPs per token per layer forward, half of it masked for causal
+// decoders ([PALM] App. B counts 12·L·H·Q·T for forward+backward without the causal halving).
+double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
+  return 4.0 * d(m.layers + m.encoder_layers) * d(m.heads * m.head_dim) * d(seq_len) * (m.architecture == Architecture::decoder ? 0.5 : 1.0);
+}
+}  // namespace
+
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const ParamCounts pc = count_params(m);
   const double n = pc.active;
-  // Attention scores and values: 4·s·a·d FLOPs per token per layer forward, half of it masked for causal
-  // decoders ([PALM] App. B counts 12·L·H·Q·T for forward+backward without the causal halving).
-  const double attn_fwd = 4.0 * d(m.layers + m.encoder_layers) * d(m.heads * m.head_dim) * d(seq_len) *
-                          (m.architecture == Architecture::decoder ? 0.5 : 1.0);
+  const double attn_fwd = attention_fwd_flops(m, seq_len);
   const double fwd = 2.0 * n + attn_fwd;
   double total = 3.0 * fwd;  // forward + backward (input and weight gradients)
-  if (w.mode == Mode::lora || w.mode == Mode::qlora) total = 2.0 * fwd;  // forward + input gradients only
+  // LoRA: the frozen projections need no weight gradients (forward + input gradients: 2x their forward); the
+  // attention has no weights, so its backward is whole.
+  if (w.mode == Mode::lora || w.mode == Mode::qlora) total = 2.0 * 2.0 * n + 3.0 * attn_fwd;
   if (w.checkpointing == Checkpointing::full) total += fwd;
   else if (w.checkpointing == Checkpointing::selective) total += attn_fwd;
   return total;
+}
+
+double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
+  // The attention share of train_flops_per_token: forward + backward, and the recomputed forward.
+  return attention_fwd_flops(m, seq_len) * (3.0 + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0));
+}
+
+namespace {
+// Input plus output elements of the adapted projections, per token and layer (a MoE token passes k experts).
+double adapter_io_elements(const Workload& w, const ModelSpec& m) {
+  const LoraTargets& t = w.lora_targets;
+  const double h = d(m.hidden), qd = d(m.heads * m.head_dim), kvd = d(m.kv_heads * m.head_dim);
+  const double f = m.is_moe() ? d(m.experts_per_token * m.expert_ffn) : d(m.ffn);
+  double io = 0;
+  if (t.q) io += h + qd;
+  if (t.k) io += h + kvd;
+  if (t.v) io += h + kvd;
+  if (t.o) io += qd + h;
+  if (t.gate && m.gated_mlp) io += h + f;
+  if (t.up) io += h + f;
+  if (t.down) io += f + h;
+  return io;
+}
+}  // namespace
+
+double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len, bool fused) {
+  // Memory-bound work beside the matmuls, per token and layer (method.md §8.2), counted from the kernels the
+  // layer runs in 16-bit: PyTorch eager runs each op as its own kernel that reads its inputs and writes its
+  // output; a fused kernel (torch.compile, Megatron/Transformer Engine) reads and writes each tensor once.
+  //   norm:      Hugging Face's eager RMSNorm upcasts to fp32 and runs cast, pow, mean, mul, cast, scale:
+  //              36 bytes per element; F.layer_norm is one kernel (4); fused 4.
+  //   residual:  two adds per layer, read 2 write 1: 6 bytes per element each; fused into the norm: 2.
+  //   rotary:    q·cos + rotate_half(q)·sin (slice, neg, cat, two muls, add) over q and k: 20 bytes per
+  //              element eager, 4 fused.
+  //   MLP:       SwiGLU act(gate)·up: 10 bytes per intermediate element eager, 6 fused; GELU 4.
+  // The backward reads the saved inputs and the incoming gradient and writes the input gradient: twice the
+  // forward's traffic. Full recomputation runs the forward again.
+  const double h = d(m.hidden), act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
+  const double qk = d(m.heads * m.head_dim + m.kv_heads * m.head_dim);
+  const bool rope = m.architecture == Architecture::decoder && !m.learned_positions && m.family != "mpt" && m.family != "bloom";
+  double f = d(m.ffn);
+  if (m.is_moe()) f = d(m.experts_per_token * m.expert_ffn + m.shared_experts * m.shared_expert_ffn);
+  const double norm = m.layer_norm || fused ? 4.0 : 36.0;
+  double fwd = d(m.norms_per_layer) * norm * h + 2.0 * (fused ? 2.0 : 6.0) * h + (rope ? (fused ? 4.0 : 20.0) * qk : 0.0) +
+               (m.gated_mlp ? (fused ? 6.0 : 10.0) : 4.0) * f;
+  // Eager attention materialises the scores of every head: write, fp32 softmax (read, write), read for the
+  // value product: about 16 bytes per score, s scores per token and head.
+  if (!w.flash_attention) fwd += 16.0 * d(m.heads) * d(seq_len);
+  double passes = 3.0;  // forward + backward
+  if (w.checkpointing == Checkpointing::full) passes += 1.0;
+  double bytes = fwd * passes;
+  // LoRA adapters (PEFT and every framework alike): per adapted projection the adapter reads its input, adds
+  // its output to the base output (read 2, write 1), and in the backward reads the output gradient twice,
+  // the input again for A's gradient and adds its input gradient to the base's: about 12 bytes per input
+  // element and 12 per output element.
+  if (w.mode == Mode::lora || w.mode == Mode::qlora) bytes += 12.0 * adapter_io_elements(w, m) * (w.checkpointing == Checkpointing::full ? 1.2 : 1.0);
+  // FP8 training (Transformer Engine) casts every projection's input and output gradient to FP8 and keeps a
+  // transposed copy for the weight gradient: about 10 bytes per input and output element of each projection
+  // eager, 4 where the cast is fused into the norm or activation before it.
+  if (w.precision == Precision::fp8) {
+    Workload all = w;
+    all.lora_targets = LoraTargets{};
+    bytes += (fused ? 4.0 : 10.0) * adapter_io_elements(all, m);
+  }
+  bytes *= d(m.layers + m.encoder_layers);
+  // The loss over the vocabulary, per token: eager cross-entropy writes 16-bit logits, upcasts them (read 2,
+  // write 4), runs log-softmax (read 4, write 4) and its backward (read 4, write 4) and casts the gradient
+  // back (read 4, write 2): about 30 bytes per vocabulary entry; a fused or chunked loss about 8.
+  bytes += d(m.vocab) * (fused ? 8.0 : 30.0);
+  return bytes * act_b;
 }
 
 namespace {
@@ -248,18 +328,38 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
       t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: training time unknown");
       return t;
     }
-    // Smaller matmuls reach a smaller share of the peak and the non-matmul work weighs more in small
-    // models: utilisation scales with h/(h + 640), normalised at h = 4096 (fitted on llm-foundry's
-    // MPT-125M to MPT-30B throughput tables, [MOSAIC]).
-    const double hd = d(m.hidden);
-    const double size_factor = (hd / (hd + 640.0)) / (4096.0 / (4096.0 + 640.0));
-    double mfu = w.mfu.value_or(std::min(0.75, default_train_mfu(gpu, ps.compute_key) * size_factor));
-    if (w.mode == Mode::qlora && !w.mfu) mfu *= 0.7;  // 4-bit dequantisation in every matmul ([QLORA] §5 speed notes)
+    // Time per token from the hardware up (method.md §8.2): the matmul FLOPs at the family's achieved share
+    // of the dense peak, plus the memory-bound elementwise traffic at 80 % of the peak bandwidth (it is what
+    // makes small models and bandwidth-poor cards reach a smaller share of their peak), plus QLoRA's
+    // dequantisation of every 4-bit weight before each use. A given --mfu replaces all of it.
     const double fpt = train_flops_per_token(w, m, mem.seq_len);
     t.train_flops_per_token = fpt;
+    const double tokens_step = d(w.batch) * s;
+    const double bw_bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * 0.8;
+    // Fused attention (FlashAttention-2) reaches a smaller share of the peak than large GEMMs, the less the
+    // smaller the head dimension its inner products run over: head_dim/(head_dim + 64) of the matmul share
+    // (0.5 at 64, 0.67 at 128; [FA2] Fig. 5-6, method.md §8.2).
+    const double attn = train_attention_flops_per_token(w, m, mem.seq_len);
+    const double e_mm = matmul_efficiency_for(gpu, ps.compute_key);
+    const double e_attn = d(m.head_dim) / (d(m.head_dim) + 64.0);
+    // FP8 training quantises the projections only; the attention runs in 16 bits.
+    double attn_peak = *peak;
+    if (ps.compute_key == "fp8") attn_peak = gpu.peak_flops("bf16").value_or(*peak / 2.0);
+    const double e_attn_mm = ps.compute_key == "fp8" ? family_efficiency(gpu_family(gpu)).matmul_efficiency : e_mm;
+    double token_s = (fpt - attn) / (*peak * e_mm) + attn / (attn_peak * e_attn_mm * e_attn);
+    if (bw_bytes > 0) {
+      const bool fused = w.compile || framework_profile(w.effective_framework()).fused_elementwise;
+      token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;
+      if (w.mode == Mode::qlora) {
+        // bitsandbytes/torchao dequantise each NF4 weight to 16 bits before each matmul: read 0.5 byte, write
+        // 2 and read them back, in the forward, the backward and a recomputed forward ([QLORA] §3).
+        const double uses = w.checkpointing == Checkpointing::full ? 3.0 : 2.0;
+        token_s += 4.5 * pc.linear * uses / tokens_step / bw_bytes;
+      }
+    }
+    const double mfu = w.mfu.value_or(fpt / (*peak * token_s));
     // One micro-batch of `batch` sequences runs through a model-parallel group of tp·pp GPUs; each GPU does
     // 1/(tp·pp) of its FLOPs.
-    const double tokens_step = d(w.batch) * s;
     const double t_compute = tokens_step * fpt / (model_par * *peak * mfu);
     // Communication (method.md §8.4, NCCL ring costs) on the links the plan uses (plan_links).
     const LinkPlan links = plan_links(gpu, w);
