@@ -128,6 +128,32 @@ TEST_CASE("generation: every pipeline component is resident, the peak is a denoi
   CHECK(x.activations / 1e9 > 10.7);
 }
 
+TEST_CASE("generation: LoRA, QLoRA, checkpointing and cached latents each change a FLUX training peak as the write-up measures", "[vision][diffusion]") {
+  // Hugging Face's FLUX QLoRA write-up (2025-06-19): rank 4, 8-bit AdamW, gradient checkpointing, cached
+  // latents and text embeddings, batch 1, 512x512, RTX 4090: "~9 GB" peak; bf16 LoRA the same way "26 GB".
+  // By hand (method.md §12.4): NF4 denoiser 11.9e9 x 4.5/8 = 6.694 GB; adapters 4 x 57 x 6144 x 4 = 5.60 M;
+  // activations (1024 + 512 tokens) x 3072 x 2 B x 57 = 0.538 GB plus one block's 16 x T x h x 2 B = 0.151 GB.
+  const ModelSpec flux = test::model("flux-1-dev");
+  auto peak = [&](std::initializer_list<std::pair<const char*, std::string>> kv) {
+    return estimate_memory(wl(kv), flux, test::gpus().find("rtx-4090-24gb"));
+  };
+  const auto q = peak({{"mode", "qlora"}, {"lora_rank", "4"}, {"optimizer", "adamw-8bit"}, {"gradient_checkpointing", "full"},
+                       {"cache_latents", "true"}, {"image_size", "512"}});
+  CHECK(q.params_trainable == Approx(4.0 * 57 * 6144 * 4));
+  CHECK(q.weights / 1e9 == Approx(6.694 + 5.6e6 * 4 / 1e9).epsilon(0.002));
+  CHECK(q.activations / 1e9 == Approx(0.538 + 0.151).epsilon(0.01));
+  CHECK(q.device_peak / 1e9 == Approx(9.0).epsilon(0.15));  // measured "~9 GB"
+  const auto l = peak({{"mode", "lora"}, {"lora_rank", "4"}, {"optimizer", "adamw-8bit"}, {"gradient_checkpointing", "full"},
+                       {"cache_latents", "true"}, {"image_size", "512"}});
+  CHECK(l.device_peak / 1e9 == Approx(26.0).epsilon(0.1));  // measured "26 GB"
+  // Each setting moves the peak: without checkpointing every block's working set stays; without cached
+  // latents the T5-XXL and CLIP text encoders (4.88 B parameters, 16-bit) and the VAE are resident.
+  const auto no_ckpt = peak({{"mode", "qlora"}, {"lora_rank", "4"}, {"cache_latents", "true"}, {"image_size", "512"}});
+  CHECK(no_ckpt.activations > 5.0 * q.activations);
+  const auto no_cache = peak({{"mode", "qlora"}, {"lora_rank", "4"}, {"gradient_checkpointing", "full"}, {"image_size", "512"}});
+  CHECK((no_cache.weights - q.weights) / 1e9 == Approx((4.88306e9 + 83.82e6) * 2 / 1e9).epsilon(0.001));
+}
+
 TEST_CASE("vision: architectures counted block by block agree with their published sizes", "[vision]") {
   // Published: SegFormer-B0 3.8 M and B5 84.7 M (Xie et al. 2021), ConvNeXt-T 28.6 M (torchvision),
   // Swin-T 28.3 M (torchvision), EfficientNet-B0 5.3 M (torchvision), DETR-R50 41 M (Carion et al.),

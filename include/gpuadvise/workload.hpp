@@ -54,7 +54,8 @@ struct Workload {
   std::optional<std::int64_t> classes;  // vision: the data set's classes, overriding the preset's
   Checkpointing checkpointing = Checkpointing::none;
   bool flash_attention = true;
-  bool compile = false;  // torch.compile: fused elementwise kernels (training time, method.md §8.2)
+  bool compile = false;
+  bool cache_latents = false;  // image generation training: latents and text embeddings precomputed (no text encoders or VAE resident)  // torch.compile: fused elementwise kernels (training time, method.md §8.2)
   std::int64_t lora_rank = 16;
   LoraTargets lora_targets;
   std::int64_t gpus = 1;

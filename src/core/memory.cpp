@@ -311,13 +311,26 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
     return per_image_batch * (keep_for_backward ? saved : attn_peak + feats);
   };
   const double b_eff = b * (a.cfg && !training ? 2.0 : 1.0);
+  const bool ckpt = training && w.checkpointing != Checkpointing::none;
   double denoiser_bytes;
   if (a.backbone == "dit") {
     const double T = (lat_w / 2.0) * (lat_h / 2.0) + static_cast<double>(a.dit_text_tokens), h = static_cast<double>(a.dit_hidden);
     const double per = T * h * 16.0 + (eager ? static_cast<double>(a.dit_heads) * T * T * 2.0 : 0.0);
-    denoiser_bytes = b_eff * per * act_b * (training ? static_cast<double>(a.dit_blocks) : 1.0);
+    // Training keeps every block's working set for the backward; with gradient checkpointing (diffusers'
+    // enable_gradient_checkpointing) only each block's input, plus one block recomputed at a time.
+    const double blocks = static_cast<double>(a.dit_blocks);
+    denoiser_bytes = b_eff * act_b * (!training ? per : ckpt ? T * h * blocks + per : per * blocks);
   } else {
-    denoiser_bytes = unet_saved(b_eff, training) * act_b;
+    denoiser_bytes = unet_saved(b_eff, training && !ckpt) * act_b;
+    if (ckpt) {
+      // Checkpointed UNet blocks keep their inputs (about one C·T map per ResNet and transformer block).
+      double inputs = 0;
+      for (std::size_t i = 0; i < a.levels.size(); ++i) {
+        const double scale = std::pow(2.0, static_cast<double>(i));
+        inputs += (5.0 + 5.0 * static_cast<double>(a.levels[i].transformer_layers)) * static_cast<double>(a.levels[i].channels) * (lat_w / scale) * (lat_h / scale);
+      }
+      denoiser_bytes += b_eff * inputs * act_b;
+    }
   }
   if (!training) {
     // VAE decode: 128-channel maps at full resolution (input, norm, activation, conv output) and the
@@ -331,14 +344,28 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
                          fmt::format("denoiser {:.2f} GB, VAE {:.2f} GB", denoiser_bytes / k_gb, vae / k_gb), e.activations, "method.md §12.4"});
     return;
   }
-  // Training the denoiser (full or LoRA); text encoders and VAE frozen.
+  // Training the denoiser (full, LoRA or QLoRA); text encoders and VAE frozen, and not resident at all when the
+  // latents and text embeddings are cached beforehand (--cache-latents, diffusers' --cache_latents and
+  // precomputed prompt embeddings: the FLUX QLoRA write-up).
   const bool lora = w.mode == Mode::lora || w.mode == Mode::qlora;
   const bool mixed = is_16bit_or_lower(w.precision) && w.effective_master_weights() == MasterWeights::fp32;
-  const double trainable = lora ? a.denoiser_params * 0.001 : a.denoiser_params;  // adapters on attention projections
+  // LoRA adapters on the attention projections (q, k, v, out): r·(d_in + d_out) each ([LORA] §4). A DiT block
+  // has one attention of width h (FLUX's double-stream blocks two: counted as one, the single-stream blocks
+  // fuse theirs); a UNet transformer layer a self- and a cross-attention of width C.
+  double adapter = 0;
+  if (a.backbone == "dit") {
+    adapter = 4.0 * static_cast<double>(a.dit_blocks) * 2.0 * static_cast<double>(a.dit_hidden);
+  } else {
+    for (const auto& lv : a.levels) adapter += 8.0 * static_cast<double>(lv.transformer_layers) * 2.0 * static_cast<double>(lv.channels);
+  }
+  const double trainable = lora ? adapter * static_cast<double>(w.lora_rank) : a.denoiser_params;
+  // QLoRA: the frozen denoiser in NF4 ([QLORA] §3), the rest in 16 bits.
+  const double base_b = w.mode == Mode::qlora ? weight_bits(Precision::nf4, w.double_quant) / 8.0 : den_b;
   const double pw = mixed ? 4.0 : den_b;
   const double opt = optimizer_state_bytes(w.optimizer, 4.0, 4.0);
   e.params_trainable = trainable;
-  e.weights = (lora ? a.denoiser_params * den_b + trainable * pw : a.denoiser_params * pw) + (a.text_encoder_params + a.vae_params) * other_b;
+  const double frozen_others = w.cache_latents ? 0.0 : (a.text_encoder_params + a.vae_params) * (w.mode == Mode::qlora ? 2.0 : other_b);
+  e.weights = (lora ? a.denoiser_params * base_b + trainable * pw : a.denoiser_params * pw) + frozen_others;
   e.gradients = trainable * pw;
   e.optimizer_states = trainable * opt;
   e.activations = denoiser_bytes;

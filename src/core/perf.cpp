@@ -238,7 +238,11 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
     }
     // Denoising steps: the pipeline's default, or --steps for an inference job.
     const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
-    const double flops = 2.0 * macs * (training ? 3.0 : steps * (a.cfg ? 2.0 : 1.0));
+    // Training: forward + backward (LoRA/QLoRA skip the frozen weights' gradients: 2x the forward), and a
+    // recomputed forward with gradient checkpointing.
+    const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+    const double train_passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
+    const double flops = 2.0 * macs * (training ? train_passes : steps * (a.cfg ? 2.0 : 1.0));
     const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
     // Inference ends with the VAE decode of every image, at the same utilisation.
     const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);

@@ -196,7 +196,7 @@ std::optional<double> Workload::job_tokens(std::int64_t seq) const {
 const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
-      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "lora_rank", "lora_targets", "gpus",
+      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "cache_latents", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
@@ -285,6 +285,7 @@ Workload build_workload(const RawWorkload& raw) {
   }
   if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
   if (auto* v = get("compile")) w.compile = parse_bool(*v);
+  if (auto* v = get("cache_latents")) w.cache_latents = parse_bool(*v);
   if (auto* v = get("allow_quantization")) w.allow_quantization = parse_bool(*v);
   if (auto* v = get("rope_scaling")) w.rope_scaling = parse_bool(*v);
   if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
