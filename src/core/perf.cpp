@@ -180,6 +180,16 @@ namespace {
 // detectron2's two ResNeXt-101-32x8d training rows (method.md §12.3).
 constexpr double k_grouped_conv_efficiency = 0.3;
 
+// Convolutional networks on tensor cores (estimate_vision_time, method.md §12.3): the convolutions' share of
+// the dense tensor peak, the share of their FLOPs that runs at the CUDA-core (fp32) rate beside them, and the
+// factor on the feature-map passes. Fitted together on the calibration rows (NVIDIA ResNet-50 T4/V100/A100,
+// detectron2 V100).
+constexpr double k_conv_tensor_share = 0.7;
+constexpr double k_conv_cuda_share = 0.06;
+constexpr double k_conv_traffic_share = 0.8;
+// ViTs: share of the family's matmul share (efficiency.cpp) reached model-wide (attention, norms, GELU).
+constexpr double k_vit_share = 0.7;
+
 // VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
 // block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
 // resolution, then four up levels of three ResNet blocks (two 3x3 convs each, a 1x1 shortcut where the width
@@ -265,30 +275,56 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
   // Utilisation: fp32 on CUDA cores 0.65 (large convolutions); tensor cores 0.2 for convolutional networks
   // (memory-bound norms and activations), 0.5 for ViTs (large matmuls); fitted on NVIDIA's ResNet-50 rows,
   // detectron2's MODEL_ZOO and torchao's ViT-H rows (method.md §12.3).
-  double util = ps.compute_key == "fp32" ? 0.65 : (a.backbone == "vit" ? 0.5 : 0.2);
+  // Convolutional networks on tensor cores are timed from the hardware up (method.md §12.3), as the sum of
+  //   the convolutions at k_conv_tensor_share of the dense tensor peak,
+  //   the CUDA-core work beside them (norm and activation arithmetic, epilogues, index math):
+  //     k_conv_cuda_share of the FLOPs at the fp32 (CUDA-core) peak. It is what makes data-centre chips, with
+  //     8-16x more tensor than CUDA-core FLOPs, reach a smaller share of their tensor peak than GeForce cards
+  //     (2x),
+  //   the feature-map traffic: each element written and read about 14 x 0.8 times in a training step
+  //     (forward, norm and activation passes, backward reads, gradient writes) and 6 x 0.8 in inference, at
+  //     70 % of peak bandwidth.
+  // The three coefficients were fitted together on the calibration rows (NVIDIA's ResNet-50 rows on T4, V100,
+  // A100; detectron2's V100 rows); timm's RTX 3090/4090/5090 rows and Lambda's rows are held out.
+  // fp32 on CUDA cores (0.65 of the fp32 peak) and ViTs (0.5: large matmuls, torchao's ViT-H rows) keep one
+  // utilisation.
+  const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit";
+  // ViTs are large matmuls: the family's matmul share (§8.2's table) x k_vit_share for their attention and
+  // elementwise work (fitted on torchao's ViT-H rows on an RTX 4070 Ti SUPER, with the optimizer step below).
+  const double vit_util = family_efficiency(gpu_family(gpu)).matmul_efficiency * k_vit_share;
+  double util = ps.compute_key == "fp32" ? 0.65 : (a.backbone == "vit" ? vit_util : k_conv_tensor_share);
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
   double secs = b * flops / (*peak * util);
-  // Convolutional networks are often bound by activation traffic: each feature-map element is written and
-  // read about 14 times in a training step (forward, norm and activation passes, backward reads, gradient
-  // writes) and 6 times in inference, at 70 % of peak bandwidth (fitted on NVIDIA's ResNet-50 T4 and V100
-  // rows, method.md §12.3).
+  const auto cuda_peak = gpu.peak_flops("fp32");
+  if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
   if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
     const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
     const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
     // The YOLO count keeps three maps per Conv unit where the ResNet count this was fitted on keeps about
     // two (conv and norm inputs): the same traffic per layer is 2/3 as many passes per counted element.
-    double passes = (training ? 14.0 : 6.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
+    double passes = (training ? 14.0 : 3.75) * (tensor_convs ? k_conv_traffic_share : 1.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
     // TensorRT fuses each convolution with its norm and activation: one of the three maps per unit is
-    // written and read (method.md §12.3).
+    // written and read (method.md §12.3); torch.compile fuses the norm and activation into one pass.
     if (w.framework == Framework::tensorrt) passes /= 3.0;
+    else if (w.compile) passes /= 2.0;
     const double bytes = b * traffic.saved_elements * act_b * passes;
     const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
-    if (t_bw > secs) {
+    if (tensor_convs && !w.mfu) {
+      // On tensor cores the traffic adds to the convolutions (they do not overlap: separate kernels).
+      if (t_bw > secs) t.bound = "memory bandwidth (feature-map traffic)";
+      secs += t_bw;
+    } else if (t_bw > secs) {
       secs = t_bw;
       t.bound = "memory bandwidth (feature-map traffic)";
     }
+  }
+  // Training: the optimizer step is memory traffic, as in §8.2 (AdamW with fp32 weights about 30 bytes per
+  // trained parameter, 8-bit AdamW 18, SGD 12, at 80 % of peak bandwidth), once per step of `batch` images.
+  if (training && !w.mfu && gpu.bandwidth_gb_per_s) {
+    const double opt_bytes = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
+    secs += vc.params * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / static_cast<double>(w.grad_accum);
   }
   // Detection inference post-processing per image: two-stage detectors 13 ms (proposal NMS, ROI ops, mask
   // paste; MMDetection rows on a V100), single-stage detectors (YOLO, RetinaNet) about 1 ms of NMS
