@@ -154,6 +154,54 @@ TEST_CASE("generation: LoRA, QLoRA, checkpointing and cached latents each change
   CHECK((no_cache.weights - q.weights) / 1e9 == Approx((4.88306e9 + 83.82e6) * 2 / 1e9).epsilon(0.001));
 }
 
+TEST_CASE("generation: diffusers' CPU offload and VAE tiling bring FLUX.1-dev inference onto a 24 GB card, at their PCIe cost", "[vision][diffusion]") {
+  // By hand (method.md §12.4), FLUX.1-dev bf16 at 1024x1024: denoiser 11.9e9 x 2 = 23.8 GB, T5-XXL + CLIP-L
+  // 4.883e9 x 2 = 9.77 GB, VAE 0.17 GB; one denoising step keeps 16 x T x h x 2 B with T = 64 x 64 + 512 text
+  // tokens = 4608, h = 3072: 0.453 GB; the VAE decode 128 x 1024^2 x 4 x 2 B = 1.07 GB.
+  const ModelSpec flux = test::model("flux-1-dev");
+  const auto* g = test::gpus().find("rtx-4090-24gb");
+  auto est = [&](std::initializer_list<std::pair<const char*, std::string>> kv) { return estimate_memory(wl(kv), flux, g); };
+  const auto all = est({{"mode", "inference"}, {"image_size", "1024"}});
+  CHECK(all.weights / 1e9 == Approx(23.8 + 9.766 + 0.168).epsilon(0.002));
+  // Model offload: the denoiser alone with its step.
+  const auto model = est({{"mode", "inference"}, {"image_size", "1024"}, {"offload", "model"}});
+  CHECK(model.tensor_peak / 1e9 == Approx(23.8 + 0.453).epsilon(0.003));
+  // Sequential offload: one of 57 blocks resident (0.418 GB) and the larger working set, the VAE's.
+  const auto seq = est({{"mode", "inference"}, {"image_size", "1024"}, {"offload", "sequential"}});
+  CHECK(seq.tensor_peak / 1e9 == Approx(23.8 / 57 + 1.074).epsilon(0.003));
+  // VAE tiling decodes 512x512 tiles: a quarter of the decode's maps at 1024x1024.
+  const auto tiled = est({{"mode", "inference"}, {"image_size", "1024"}, {"offload", "sequential"}, {"vae_tiling", "true"}});
+  CHECK(tiled.tensor_peak / 1e9 == Approx(23.8 / 57 + 0.453).epsilon(0.003));
+  // Time: model offload moves every component once per call over PCIe 4.0 (32 GB/s x 0.8 = 25.6 GB/s):
+  // 33.7 GB, 1.32 s; sequential offload the denoiser at each of 50 steps: 1,200 GB, 46.9 s.
+  const auto t_all = estimate_time(wl({{"mode", "inference"}, {"image_size", "1024"}}), flux, *g, all);
+  const auto t_model = estimate_time(wl({{"mode", "inference"}, {"image_size", "1024"}, {"offload", "model"}}), flux, *g, model);
+  const auto t_seq = estimate_time(wl({{"mode", "inference"}, {"image_size", "1024"}, {"offload", "sequential"}}), flux, *g, seq);
+  CHECK(1.0 / *t_model.images_per_second - 1.0 / *t_all.images_per_second == Approx(33.73 / 25.6).epsilon(0.01));
+  CHECK(1.0 / *t_seq.images_per_second - 1.0 / *t_all.images_per_second == Approx((23.8 * 50 + 9.934) / 25.6).epsilon(0.01));
+  // The ranking picks the cheapest option that fits the card: at the default 5 % margin the model-offload peak
+  // (24.8 GB of 25.8) is tight, so a 4090 runs sequential offload; a 32 GB RTX 5090 runs model offload.
+  auto r = test::run({"--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--format", "json"});
+  REQUIRE(r.code == 0);
+  int seen = 0;
+  const nlohmann::json ranked = r.json();
+  for (const auto& row : ranked["ranking"]) {
+    if (row["gpu"] == "rtx-4090-24gb") {
+      CHECK(row["layout"].get<std::string>().find("sequential CPU offload") != std::string::npos);
+      ++seen;
+    }
+    if (row["gpu"] == "rtx-5090-32gb") {
+      CHECK(row["layout"].get<std::string>().find("model CPU offload") != std::string::npos);
+      ++seen;
+    }
+  }
+  CHECK(seen == 2);
+  // Offload modes belong to their domain: diffusers' to image generation, ZeRO's to language-model training.
+  CHECK(test::run({"estimate", "--model", "llama-2-7b", "--offload", "model"}).code == 2);
+  CHECK(test::run({"estimate", "--model", "flux-1-dev", "--offload", "optimizer"}).code == 2);
+  CHECK(test::run({"estimate", "--model", "llama-2-7b", "--vae-tiling"}).code == 2);
+}
+
 TEST_CASE("vision: architectures counted block by block agree with their published sizes", "[vision]") {
   // Published: SegFormer-B0 3.8 M and B5 84.7 M (Xie et al. 2021), ConvNeXt-T 28.6 M (torchvision),
   // Swin-T 28.3 M (torchvision), EfficientNet-B0 5.3 M (torchvision), DETR-R50 41 M (Carion et al.),

@@ -15,7 +15,10 @@ enum class Precision { fp32, tf32, fp16, bf16, fp8, int8, int4, nf4, q8_0, q6_k,
 enum class Optimizer { adamw, adamw_8bit, adafactor, sgd, sgd_momentum };
 enum class Checkpointing { none, full, selective };
 enum class Sharding { none, zero1, zero2, zero3 };
-enum class Offload { none, optimizer, optimizer_params };
+// Training: ZeRO-style optimizer (and parameter) offload. Image-generation inference: diffusers'
+// enable_model_cpu_offload (one component on the GPU at a time) and enable_sequential_cpu_offload (weights
+// streamed per submodule).
+enum class Offload { none, optimizer, optimizer_params, model, sequential };
 enum class MasterWeights { fp32, none };
 enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, autoawq, litgpt, torchtune, torchtitan, megatron,
                        pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };
@@ -55,7 +58,8 @@ struct Workload {
   Checkpointing checkpointing = Checkpointing::none;
   bool flash_attention = true;
   bool compile = false;
-  bool cache_latents = false;  // image generation training: latents and text embeddings precomputed (no text encoders or VAE resident)  // torch.compile: fused elementwise kernels (training time, method.md §8.2)
+  bool cache_latents = false;
+  bool vae_tiling = false;  // image generation: the VAE decodes in tiles (diffusers enable_vae_tiling)  // image generation training: latents and text embeddings precomputed (no text encoders or VAE resident)  // torch.compile: fused elementwise kernels (training time, method.md §8.2)
   std::int64_t lora_rank = 16;
   LoraTargets lora_targets;
   std::int64_t gpus = 1;

@@ -98,6 +98,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores")->group(g);
   add_switch(app, wf, "compile", "--compile", "true", "torch.compile: fused norms, activations and residual adds (training time)")->group(g);
   add_switch(app, wf, "cache_latents", "--cache-latents", "true", "image-generation training on precomputed latents and text embeddings (no text encoders or VAE resident)")->group(g);
+  add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)")->group(g);
   add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]")->group(g);
   add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]")->group(g);
   add(app, wf, "gpus", "--gpus", "GPUs in the job [1]")->group(g);

@@ -131,6 +131,16 @@ FrameworkProfile framework_profile(Framework f) {
 
 void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if (w.classes && !m.vision) throw InputError("--classes: applies to vision models; " + m.id + " is a language model");
+  const bool generation = m.vision && m.vision->task == "generation";
+  if ((w.offload == Offload::model || w.offload == Offload::sequential) && (!generation || is_training(w.mode)))
+    throw InputError("--offload: " + to_string(w.offload) + " is diffusers' pipeline offload for image-generation inference (valid for " + m.id +
+                     (is_training(w.mode) ? " in training: none, optimizer, optimizer+params)" : ": none)"));
+  if ((w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) && (generation || m.vision))
+    throw InputError("--offload: " + to_string(w.offload) + " is ZeRO optimizer offload for language-model training (valid for " + m.id +
+                     (generation && !is_training(w.mode) ? ": none, model, sequential)" : ": none)"));
+  if (w.vae_tiling && !generation) throw InputError("--vae-tiling: applies to image-generation pipelines; " + m.id + " has no VAE");
+  if (w.cache_latents && !(generation && is_training(w.mode)))
+    throw InputError("--cache-latents: applies to training an image-generation pipeline (" + m.id + (generation ? " in inference)" : " is not one)"));
   if (!m.vision && w.tp > 1 && m.heads > 0) {
     // Tensor parallelism splits the attention heads: the degree must divide them and the KV heads (inference
     // may replicate KV heads instead when the degree is a multiple of them, as vLLM does). method.md §9.

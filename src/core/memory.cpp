@@ -335,10 +335,40 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
   if (!training) {
     // VAE decode: 128-channel maps at full resolution (input, norm, activation, conv output) and the
     // mid-block attention over the latent pixels.
-    const double Tl = lat_w * lat_h;
-    const double vae = b * (128.0 * W * H * 4.0 + (eager ? Tl * Tl * 2.0 : 0.0)) * act_b;
-    e.weights = a.denoiser_params * den_b + (a.text_encoder_params + a.vae_params) * other_b;
+    // --vae-tiling (diffusers enable_vae_tiling) decodes 512x512 tiles (AutoencoderKL's tile_sample_min_size)
+    // one at a time, with their overlap: the maps of one tile, not of the image.
+    const double px = w.vae_tiling ? std::min(W * H, 512.0 * 512.0) : W * H;
+    const double Tl = px / 64.0;
+    const double vae = b * (128.0 * px * 4.0 + (eager ? Tl * Tl * 2.0 : 0.0)) * act_b;
+    const double den_w = a.denoiser_params * den_b, text_w = a.text_encoder_params * other_b, vae_w = a.vae_params * other_b;
+    e.weights = den_w + text_w + vae_w;
     e.activations = std::max(denoiser_bytes, vae);
+    if (w.offload == Offload::model) {
+      // enable_model_cpu_offload: one component on the GPU at a time (text encoders, then the denoiser, then the
+      // VAE), each moved in from host memory when its turn comes: the peak is the largest component with its
+      // working set.
+      const double den_phase = den_w + denoiser_bytes, vae_phase = vae_w + vae;
+      e.weights = std::max({den_w, text_w, vae_w});
+      e.activations = std::max({den_phase, vae_phase, text_w}) - e.weights;
+      e.peak_phase = den_phase >= vae_phase ? "a denoising step (model CPU offload: the denoiser alone on the GPU)"
+                                            : "the VAE decode (model CPU offload: the VAE alone on the GPU)";
+      e.explain.push_back({"weights", "model CPU offload: the largest component resident",
+                           fmt::format("denoiser {:.2f} GB, text encoders {:.2f} GB, VAE {:.2f} GB", den_w / k_gb, text_w / k_gb, vae_w / k_gb), e.weights,
+                           "method.md §12.4"});
+      return;
+    }
+    if (w.offload == Offload::sequential) {
+      // enable_sequential_cpu_offload: every submodule's weights stream in just before it runs: about one
+      // transformer block (or UNet level) resident.
+      const double unit = a.backbone == "dit" ? den_w / std::max(1.0, static_cast<double>(a.dit_blocks))
+                                              : den_w / std::max<double>(1.0, static_cast<double>(a.levels.size()) * 2.0);
+      e.weights = unit;
+      e.activations = std::max(denoiser_bytes, vae);
+      e.peak_phase = "a denoising step (sequential CPU offload: one block's weights resident)";
+      e.explain.push_back({"weights", "sequential CPU offload: one block's weights resident", fmt::format("{:.2f} GB", unit / k_gb), e.weights,
+                           "method.md §12.4"});
+      return;
+    }
     e.peak_phase = denoiser_bytes >= vae ? "a denoising step at the highest-resolution attention" : "the VAE decode at full resolution";
     e.explain.push_back({"activations", "max(denoiser step (x2 with classifier-free guidance), VAE decode)",
                          fmt::format("denoiser {:.2f} GB, VAE {:.2f} GB", denoiser_bytes / k_gb, vae / k_gb), e.activations, "method.md §12.4"});
@@ -384,7 +414,7 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
     e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
     e.device_low = e.tensor_peak - 0.25 * e.activations + e.runtime * 0.6;
     e.device_high = e.device_peak + 0.25 * e.activations + 0.5 * e.allocator_reserve;
-    e.explain.insert(e.explain.begin(), {"weights", "denoiser + text encoders + VAE, all resident",
+    if (w.offload == Offload::none) e.explain.insert(e.explain.begin(), {"weights", "denoiser + text encoders + VAE, all resident",
                                          fmt::format("{:.2f} B + {:.2f} B + {:.2f} B parameters", m.vision->denoiser_params / 1e9,
                                                      m.vision->text_encoder_params / 1e9, m.vision->vae_params / 1e9),
                                          e.weights, "method.md §12.4"});

@@ -256,7 +256,19 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
     const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
     // Inference ends with the VAE decode of every image, at the same utilisation.
     const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
-    const double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (*peak * util);
+    double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (*peak * util);
+    if (!training && (w.offload == Offload::model || w.offload == Offload::sequential)) {
+      // diffusers' CPU offload moves weights over PCIe from host memory (method.md §12.4): model offload each
+      // component once per pipeline call; sequential offload the denoiser at every step (and the rest once).
+      const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
+      const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+      const double den_w = a.denoiser_params * bits, rest_w = (a.text_encoder_params + a.vae_params) * (quant ? 2.0 : bits);
+      const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
+      const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
+      secs += moved / pcie;
+      t.notes.push_back(fmt::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
+                                    w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
+    }
     t.images_per_second = static_cast<double>(w.batch) / secs;
     if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
     t.utilization = util;

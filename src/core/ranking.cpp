@@ -26,11 +26,14 @@ namespace {
 
 std::string layout_text(const Workload& w) {
   const std::string off = w.offload == Offload::optimizer ? " + optimizer offload"
-                          : w.offload == Offload::optimizer_params ? " + CPU offload" : "";
+                          : w.offload == Offload::optimizer_params ? " + CPU offload"
+                          : w.offload == Offload::model ? " + model CPU offload"
+                          : w.offload == Offload::sequential ? " + sequential CPU offload" : "";
   std::string extra;
   if (w.checkpointing != Checkpointing::none) extra += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
   if (w.grad_accum > 1) extra += fmt::format(", micro-batch {} x {}", w.batch, w.grad_accum);
   if (w.allow_quantization && is_weight_only_quant(w.precision)) extra += ", " + to_string(w.precision) + " weights";
+  if (w.vae_tiling) extra += ", tiled VAE";
   if (w.gpus == 1) return "single GPU" + off + extra;
   std::vector<std::string> parts;
   if (w.tp > 1) parts.push_back(fmt::format("tensor parallel {}", w.tp));
@@ -367,7 +370,12 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
     savers.push_back(fmt::format("micro-batch {} x {} accumulation steps", p.batch, p.grad_accum));
   const std::string with = savers.empty() ? "" : " with " + fmt::format("{}", fmt::join(savers, " and "));
   const double cap = static_cast<double>(chosen.gpu->memory_bytes) / 1e9;
-  if (chosen.planned.offload != Offload::none) {
+  if (chosen.planned.offload == Offload::model || chosen.planned.offload == Offload::sequential) {
+    why = fmt::format("one GPU needs {:.1f} GB of {:.1f} GB with every component resident; diffusers' {} CPU offload keeps {} on it{}",
+                      single.memory.device_peak / 1e9, cap, chosen.planned.offload == Offload::model ? "model" : "sequential",
+                      chosen.planned.offload == Offload::model ? "one component at a time" : "one block at a time (slow: the denoiser crosses PCIe every step)",
+                      chosen.planned.vae_tiling && !single.planned.vae_tiling ? " and the VAE decodes in tiles" : "");
+  } else if (chosen.planned.offload != Offload::none) {
     why = fmt::format("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB; the optimizer states move to "
                       "CPU memory (slow)", opts.max_gpus, single.memory.device_peak / 1e9, cap);
   } else if (chosen.gpus == 1) {
@@ -538,6 +546,20 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       try_layout(with_layout(w, 1, 1, 1, 1, Sharding::none, off));
       for (std::int64_t n = 2; n <= std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node()) && fits.empty(); n *= 2)
         try_layout(with_layout(w, n, 1, 1, 1, Sharding::zero3, off));
+      if (!fits.empty()) break;
+    }
+  }
+  if (fits.empty() && !is_training(w.mode) && m.vision && m.vision->task == "generation" && w.offload == Offload::none) {
+    // diffusers' memory options, cheapest first (method.md §12.4): model CPU offload, then tiled VAE decoding
+    // with it, then sequential CPU offload (slow: the denoiser crosses PCIe at every step).
+    for (Offload off : {Offload::model, Offload::sequential}) {
+      for (bool tiling : {w.vae_tiling, true}) {
+        Workload p = w;
+        p.offload = off;
+        p.vae_tiling = tiling;
+        try_layout(p);
+        if (!fits.empty()) break;
+      }
       if (!fits.empty()) break;
     }
   }

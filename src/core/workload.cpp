@@ -44,7 +44,7 @@ const Names<Checkpointing> k_ckpt{{{Checkpointing::none, "none"}, {Checkpointing
 const Names<Sharding> k_sharding{{{Sharding::none, "none"}, {Sharding::zero1, "zero1"}, {Sharding::zero2, "zero2"},
                                   {Sharding::zero3, "zero3"}}};
 const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "optimizer"},
-                                {Offload::optimizer_params, "optimizer+params"}}};
+                                {Offload::optimizer_params, "optimizer+params"}, {Offload::model, "model"}, {Offload::sequential, "sequential"}}};
 const Names<MasterWeights> k_master{{{MasterWeights::fp32, "fp32"}, {MasterWeights::none, "none"}}};
 const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::sglang, "sglang"},
                                      {Framework::trtllm, "trtllm"}, {Framework::llamacpp, "llamacpp"},
@@ -196,7 +196,7 @@ std::optional<double> Workload::job_tokens(std::int64_t seq) const {
 const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
-      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "cache_latents", "lora_rank", "lora_targets", "gpus",
+      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
@@ -286,6 +286,7 @@ Workload build_workload(const RawWorkload& raw) {
   if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
   if (auto* v = get("compile")) w.compile = parse_bool(*v);
   if (auto* v = get("cache_latents")) w.cache_latents = parse_bool(*v);
+  if (auto* v = get("vae_tiling")) w.vae_tiling = parse_bool(*v);
   if (auto* v = get("allow_quantization")) w.allow_quantization = parse_bool(*v);
   if (auto* v = get("rope_scaling")) w.rope_scaling = parse_bool(*v);
   if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);

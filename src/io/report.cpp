@@ -50,6 +50,7 @@ ojson workload_json(const Workload& w, std::int64_t seq_len, const ModelSpec* m 
   j["flash_attention"] = w.flash_attention;
   j["compile"] = w.compile;
   j["cache_latents"] = w.cache_latents;
+  j["vae_tiling"] = w.vae_tiling;
   j["lora_rank"] = w.lora_rank;
   j["lora_targets"] = w.lora_targets.spec;
   j["gpus"] = w.gpus;
