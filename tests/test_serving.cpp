@@ -105,3 +105,29 @@ TEST_CASE("serving: latency targets pick the largest concurrency that meets them
   CHECK(none["fits"] == false);
   CHECK(none["fit_reason"].get<std::string>().find("miss --max-tpot-ms 1") != std::string::npos);
 }
+
+TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and tokens are priced apart as providers do", "[serving]") {
+  // Llama 3.1 8B on one H100 under vLLM, a million 512-in/256-out requests at the pool's 256 in flight.
+  // TTFT (method.md §8.3): its own prefill, plus half a step waiting for the running iteration and the step its
+  // prompt joins: own + 1.5 x TPOT. At one request in flight no one else is in the step: its prefill alone.
+  const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--requests", "1M", "--input-tokens", "512",
+                            "--output-tokens", "256", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  const double tpot = j["time"]["tpot_seconds"].get<double>(), ttft = j["time"]["ttft_seconds"].get<double>();
+  const auto one = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--concurrency", "1", "--input-tokens", "512",
+                              "--output-tokens", "256", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(one.code == 0);
+  const double own = one.json()["time"]["ttft_seconds"].get<double>();
+  CHECK(ttft == Approx(own + 1.5 * tpot));
+  // Priced apart: the job's cost split by the GPU time each part takes. A request's prompt takes
+  // 512 / prefill tokens/s of the GPU; its output 256 x TPOT / 256 sequences in flight.
+  const double prefill = j["time"]["prefill_tokens_per_second"].get<double>();
+  const double share = (512.0 / prefill) / (512.0 / prefill + 256.0 * tpot / 256.0);
+  const double job = j["cost"]["job_usd"].get<double>();
+  CHECK(j["cost"]["usd_per_million_input_tokens"].get<double>() == Approx(job * share / (1e6 * 512) * 1e6));
+  CHECK(j["cost"]["usd_per_million_output_tokens_apart"].get<double>() == Approx(job * (1.0 - share) / (1e6 * 256) * 1e6));
+  // The two parts add up to the job.
+  CHECK(j["cost"]["usd_per_million_input_tokens"].get<double>() * 512 + j["cost"]["usd_per_million_output_tokens_apart"].get<double>() * 256 ==
+        Approx(job / 1e6 * 1e6));
+}

@@ -36,7 +36,10 @@ struct JobCost {
   double wall_hours = 0;         // everything billed, per GPU
   double gpu_hours = 0;          // wall × GPUs
   std::optional<double> compute_usd, extras_usd, total_usd;
-  std::optional<double> usd_per_million_output_tokens;
+  std::optional<double> usd_per_million_output_tokens;  // the whole job over its output tokens
+  // Priced apart as providers do: the job's cost split by the GPU time prompts (prefill) and outputs (decode)
+  // take, each over its own tokens.
+  std::optional<double> usd_per_million_input_tokens, usd_per_million_output_tokens_apart;
   std::optional<double> energy_usd, amortization_usd;  // owned
   std::vector<std::string> notes;
 };

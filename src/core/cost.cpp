@@ -81,8 +81,13 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
   }
   c.extras_usd = extras;
   c.total_usd = *c.compute_usd + extras;
-  if (!is_training(w.mode) && w.requests && w.output_tokens)
+  if (!is_training(w.mode) && w.requests && w.output_tokens) {
     c.usd_per_million_output_tokens = *c.total_usd / (*w.requests * *w.output_tokens) * 1e6;
+    if (time.input_time_share && w.input_tokens && *w.input_tokens > 0) {
+      c.usd_per_million_input_tokens = *c.total_usd * *time.input_time_share / (*w.requests * *w.input_tokens) * 1e6;
+      c.usd_per_million_output_tokens_apart = *c.total_usd * (1.0 - *time.input_time_share) / (*w.requests * *w.output_tokens) * 1e6;
+    }
+  }
   return c;
 }
 

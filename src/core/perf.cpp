@@ -588,6 +588,15 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
     }
     t.tpot_seconds = tpot;
     t.decode_tokens_per_second = b / tpot;
+    if (fw.kv_pool && b > 1 && t.ttft_seconds) {
+      // At load a new request first waits for the running scheduler iteration to end (half a step on average),
+      // then its prompt is batched with the other sequences' decode into one longer step: its own prefill plus
+      // a decode step (vLLM/SGLang continuous batching with chunked prefill; method.md §8.3).
+      const double own = *t.ttft_seconds;
+      t.ttft_seconds = own + 1.5 * tpot;
+      t.notes.push_back(fmt::format("time to first token at {} in flight: {:.0f} ms of its own prefill + {:.0f} ms waiting for and sharing a "
+                                    "scheduler step", w.batch, own * 1e3, 1.5 * tpot * 1e3));
+    }
     t.bandwidth_efficiency = eta_mem;
     const double t_weights = step - overhead - t_tp_decode - t_moe;
     const double biggest = std::max({t_weights, overhead, t_tp_decode, t_moe});
@@ -600,6 +609,7 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
       const double prefill_share = t.prefill_tokens_per_second ? prompt / *t.prefill_tokens_per_second : 0.0;  // GPU time of one prompt
       const double per_request = prefill_share + *w.output_tokens * tpot / b;
       t.requests_per_second = replicas / per_request;
+      t.input_time_share = prefill_share / per_request;
       t.job_seconds = *w.requests / *t.requests_per_second;
     }
   }

@@ -173,6 +173,8 @@ ojson cost_json(const Candidate& c) {
   j["compute_usd"] = opt(k.compute_usd);
   j["extras_usd"] = opt(k.extras_usd);
   j["usd_per_million_output_tokens"] = opt(k.usd_per_million_output_tokens);
+  j["usd_per_million_input_tokens"] = opt(k.usd_per_million_input_tokens);
+  j["usd_per_million_output_tokens_apart"] = opt(k.usd_per_million_output_tokens_apart);
   if (k.compute_hours > 0) {
     j["hours"] = {{"compute", k.compute_hours}, {"setup", k.setup_hours}, {"checkpoint_writes", k.checkpoint_hours},
                   {"expected_rework", k.rework_hours}, {"wall", k.wall_hours}, {"gpu_hours", k.gpu_hours}};
@@ -425,6 +427,9 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
       out += fmt::format("  price: ${:.2f}/GPU-h ({}{}); give --tokens or --requests for the job's cost\n", *k.price.usd_per_gpu_hour,
                          k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
     if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
+    if (k.usd_per_million_input_tokens && k.usd_per_million_output_tokens_apart)
+      out += fmt::format("  priced apart by the GPU time each takes: ${:.3f} per million input tokens, ${:.3f} per million output tokens\n",
+                         *k.usd_per_million_input_tokens, *k.usd_per_million_output_tokens_apart);
     for (const auto& n : on_gpu->notes) out += "  note: " + n + "\n";
     for (const auto& n : on_gpu->time.notes)
       if (std::find(on_gpu->notes.begin(), on_gpu->notes.end(), n) == on_gpu->notes.end()) out += "  note: " + n + "\n";
