@@ -3,6 +3,7 @@
 // the pool holds, TTFT is one request's, and the context bounds fit --maximize seq-len.
 #include <catch2/catch.hpp>
 
+#include "gpuadvise/memory.hpp"
 #include "helpers.hpp"
 
 namespace {
@@ -130,4 +131,27 @@ TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and toke
   // The two parts add up to the job.
   CHECK(j["cost"]["usd_per_million_input_tokens"].get<double>() * 512 + j["cost"]["usd_per_million_output_tokens_apart"].get<double>() * 256 ==
         Approx(job / 1e6 * 1e6));
+}
+
+TEST_CASE("serving: a model whose layers the stages do not divide is split unevenly across nodes, as vLLM does", "[serving]") {
+  // DeepSeek-V3 has 61 layers: over 2 pipeline stages vLLM's get_pp_indices gives 31 + 30, so the larger stage
+  // holds 31/61 of the layers (not 1/2). FP8 weights of 671 B parameters do not fit 8 H100s (77 GB each under
+  // vLLM's 0.9), so the ranking plans 2 nodes: tensor parallel 8 in each, pipeline stages across.
+  const gpuadvise::ModelSpec ds = test::model("deepseek-v3");
+  auto mem = [&](const char* pp) {
+    return gpuadvise::estimate_memory(test::wl({{"model", "deepseek-v3"}, {"mode", "inference"}, {"precision", "fp8"}, {"framework", "vllm"},
+                                     {"gpus", "16"}, {"tp", "8"}, {"pp", pp}, {"nodes", "2"}}),
+                           ds, test::gpus().find("h100-sxm-80gb"));
+  };
+  CHECK(mem("2").weights / mem("1").weights == Approx(31.0 / 61.0).epsilon(0.01));
+  const auto j = test::run_json({"--model", "deepseek-v3", "--mode", "inference", "--framework", "vllm", "--precision", "fp8", "--input-tokens",
+                                 "2000", "--output-tokens", "500", "--concurrency", "32", "--only", "h100-sxm-80gb"});
+  const auto& r = j["ranking"][0];
+  CHECK(r["fits"] == true);
+  CHECK(r["gpus"] == 16);
+  CHECK(r["nodes"] == 2);
+  CHECK(r["plan"]["tp"] == 8);
+  CHECK(r["plan"]["pp"] == 2);
+  // Training splits evenly: an uneven --pp is bad input there.
+  CHECK(test::run({"estimate", "--model", "deepseek-v3", "--mode", "train", "--pp", "2", "--gpus", "2"}).code == 2);
 }

@@ -159,8 +159,13 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if (w.ep > 1 && (!m.is_moe() || m.experts % w.ep != 0))
     throw InputError("--ep: " + std::to_string(w.ep) + (m.is_moe() ? " does not divide " + m.id + "'s " + std::to_string(m.experts) + " experts"
                                                                     : ": " + m.id + " has no experts (expert parallelism applies to mixture-of-experts models)"));
-  if (!m.vision && w.pp > 1 && m.layers > 0 && (m.layers + m.encoder_layers) % w.pp != 0)
-    throw InputError("--pp: " + std::to_string(w.pp) + " stages do not divide " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers");
+  // Training frameworks (Megatron-LM, DeepSpeed) split the layers evenly; serving engines (vLLM's
+  // get_pp_indices) put the remainder on some stages.
+  if (!m.vision && w.pp > 1 && m.layers > 0 && is_training(w.mode) && (m.layers + m.encoder_layers) % w.pp != 0)
+    throw InputError("--pp: " + std::to_string(w.pp) + " stages do not divide " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) +
+                     " layers (training splits them evenly; inference engines accept an uneven split)");
+  if (!m.vision && w.pp > m.layers + m.encoder_layers && m.layers > 0)
+    throw InputError("--pp: " + std::to_string(w.pp) + " stages for " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers (at most one layer per stage)");
   if (!w.framework) return;
   const Framework f = *w.framework;
   std::vector<Framework> valid;

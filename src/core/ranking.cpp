@@ -215,7 +215,8 @@ Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, s
 // parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
 // divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
 // family over every GPU, tensor parallel inside each node with data parallel or pipeline stages across.
-// Inference splits with tensor parallelism inside a node and pipeline stages across nodes.
+// Inference splits with tensor parallelism inside a node and pipeline stages across nodes (unevenly where the
+// stages do not divide the layers, as serving engines do).
 std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n) {
   std::vector<Workload> out;
   const std::int64_t per_node = g.gpus_per_node();
@@ -254,7 +255,9 @@ std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const Gp
   }
   if (m.vision) return out;
   if (nodes == 1 && tp_divides(m, n, false)) out.push_back(with_layout(w, n, 1, n, 1, Sharding::none, Offload::none));
-  if (nodes > 1 && tp_divides(m, per_node, false) && layers % nodes == 0)
+  // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
+  // layers over 2 nodes are 31 + 30.
+  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes)
     out.push_back(with_layout(w, n, nodes, per_node, nodes, Sharding::none, Offload::none));
   return out;
 }
