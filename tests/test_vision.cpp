@@ -431,3 +431,13 @@ TEST_CASE("vision: --images with --epochs is a training job and --images with --
   CHECK(i30 / i50 < 50.0 / 30.0);  // the VAE decode does not shrink with the steps
   CHECK(s30.json()["time"]["job_seconds"].get<double>() == Approx(1000.0 / i30));
 }
+
+TEST_CASE("generation: an image job is priced per thousand images", "[vision][diffusion][job]") {
+  // SDXL, 10,000 images at 30 steps on one H100: the job's cost over its images, x 1,000.
+  const auto r = test::run({"estimate", "--model", "sdxl-base-1.0", "--mode", "inference", "--images", "10000", "--steps", "30", "--gpu",
+                            "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  CHECK(j["cost"]["usd_per_thousand_images"].get<double>() == Approx(j["cost"]["job_usd"].get<double>() / 10000.0 * 1000.0));
+  CHECK(j["time"]["images_per_second"].get<double>() > 0.0);
+}

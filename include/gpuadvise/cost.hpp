@@ -40,6 +40,7 @@ struct JobCost {
   // Priced apart as providers do: the job's cost split by the GPU time prompts (prefill) and outputs (decode)
   // take, each over its own tokens.
   std::optional<double> usd_per_million_input_tokens, usd_per_million_output_tokens_apart;
+  std::optional<double> usd_per_thousand_images;  // image jobs (--images) in inference
   std::optional<double> energy_usd, amortization_usd;  // owned
   std::vector<std::string> notes;
 };

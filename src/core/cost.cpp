@@ -81,6 +81,7 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
   }
   c.extras_usd = extras;
   c.total_usd = *c.compute_usd + extras;
+  if (!is_training(w.mode) && w.images && *w.images > 0) c.usd_per_thousand_images = *c.total_usd / *w.images * 1000.0;
   if (!is_training(w.mode) && w.requests && w.output_tokens) {
     c.usd_per_million_output_tokens = *c.total_usd / (*w.requests * *w.output_tokens) * 1e6;
     if (time.input_time_share && w.input_tokens && *w.input_tokens > 0) {

@@ -639,6 +639,10 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     band.metric = "images_per_second";
     value = *t.images_per_second;
     spread = std::max(spread, 0.25);
+    if (!w.mfu)
+      drivers = m.vision && m.vision->task == "generation"
+                    ? "the denoiser's share of the peak (0.55: FLUX on an H100, SDXL on an A100; method.md §12.4)"
+                    : "the convolutions' and CUDA-core shares and the feature-map traffic (method.md §12.3; held-out timm rows: median 15 %)";
   } else if (t.decode_tokens_per_second) {
     band.metric = "decode_tokens_per_second";
     value = *t.decode_tokens_per_second;

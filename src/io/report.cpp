@@ -174,6 +174,7 @@ ojson cost_json(const Candidate& c) {
   j["extras_usd"] = opt(k.extras_usd);
   j["usd_per_million_output_tokens"] = opt(k.usd_per_million_output_tokens);
   j["usd_per_million_input_tokens"] = opt(k.usd_per_million_input_tokens);
+  j["usd_per_thousand_images"] = opt(k.usd_per_thousand_images);
   j["usd_per_million_output_tokens_apart"] = opt(k.usd_per_million_output_tokens_apart);
   if (k.compute_hours > 0) {
     j["hours"] = {{"compute", k.compute_hours}, {"setup", k.setup_hours}, {"checkpoint_writes", k.checkpoint_hours},
@@ -427,6 +428,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
       out += fmt::format("  price: ${:.2f}/GPU-h ({}{}); give --tokens or --requests for the job's cost\n", *k.price.usd_per_gpu_hour,
                          k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
     if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
+    if (k.usd_per_thousand_images) out += fmt::format("  ${:.3f} per thousand images\n", *k.usd_per_thousand_images);
     if (k.usd_per_million_input_tokens && k.usd_per_million_output_tokens_apart)
       out += fmt::format("  priced apart by the GPU time each takes: ${:.3f} per million input tokens, ${:.3f} per million output tokens\n",
                          *k.usd_per_million_input_tokens, *k.usd_per_million_output_tokens_apart);
