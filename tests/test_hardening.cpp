@@ -100,6 +100,19 @@ TEST_CASE("hardening: workload-file errors name the file and key", "[hardening]"
   const auto twice = test::run({"check", "--workload", "-", "--gpu", "h100-sxm-80gb"}, R"({"batch": 1, "batch": 2})");
   CHECK(twice.code == 2);
   CHECK(twice.err.find("key 'batch' appears twice") != std::string::npos);
+  // Errors found only against the model (unknown model, a framework or offload of another domain, uneven
+  // training stages, vision-only keys) name the file and key too, not a flag the user never typed.
+  for (const auto& [body, key] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"model": "no-such-model"})", "stdin.model:"},
+           {R"({"model": "llama-2-7b", "framework": "detectron2"})", "stdin.framework:"},
+           {R"({"model": "llama-2-7b", "mode": "train", "gpus": 5, "pp": 5})", "stdin.pp:"},
+           {R"({"model": "llama-2-7b", "classes": 10})", "stdin.classes:"},
+           {R"({"model": "flux-1-dev", "offload": "optimizer"})", "stdin.offload:"}}) {
+    const auto r = test::run({"estimate", "--workload", "-"}, body);
+    INFO(body << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(key) != std::string::npos);
+  }
 }
 
 TEST_CASE("hardening: outputs at the edges of the ranges are finite and non-negative", "[hardening]") {

@@ -115,6 +115,15 @@ struct Workload {
 
   MasterWeights effective_master_weights() const;
   Framework effective_framework() const;
+  // Where each given setting came from ("--tp", or "file.json.tp"), for errors found later (against the model).
+  std::map<std::string, std::string> origins;
+  std::string where(const std::string& key) const {
+    auto it = origins.find(key);
+    if (it != origins.end()) return it->second;
+    std::string flag = "--" + key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
+  }
   std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };

@@ -231,9 +231,17 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
 ModelCatalog load_models() { return parse_model_catalog(bundled_model_catalog(), "bundled data/models.json"); }
 
 ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in) {
-  ModelSpec m = resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
-  check_workload_fits_model(w, m);
-  return m;
+  const std::string where = w.where("model");
+  try {
+    ModelSpec m = resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
+    check_workload_fits_model(w, m);
+    return m;
+  } catch (const InputError& e) {
+    // The model reader names the flag; a model from a workload file is named by its file and key.
+    const std::string msg = e.what();
+    if (where != "--model" && msg.rfind("--model: ", 0) == 0) throw InputError(where + msg.substr(7));
+    throw;
+  }
 }
 
 const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::string& flag = "--gpu") {

@@ -130,17 +130,17 @@ FrameworkProfile framework_profile(Framework f) {
 }
 
 void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
-  if (w.classes && !m.vision) throw InputError("--classes: applies to vision models; " + m.id + " is a language model");
+  if (w.classes && !m.vision) throw InputError(w.where("classes") + ": applies to vision models; " + m.id + " is a language model");
   const bool generation = m.vision && m.vision->task == "generation";
   if ((w.offload == Offload::model || w.offload == Offload::sequential) && (!generation || is_training(w.mode)))
-    throw InputError("--offload: " + to_string(w.offload) + " is diffusers' pipeline offload for image-generation inference (valid for " + m.id +
+    throw InputError(w.where("offload") + ": " + to_string(w.offload) + " is diffusers' pipeline offload for image-generation inference (valid for " + m.id +
                      (is_training(w.mode) ? " in training: none, optimizer, optimizer+params)" : ": none)"));
   if ((w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) && (generation || m.vision))
-    throw InputError("--offload: " + to_string(w.offload) + " is ZeRO optimizer offload for language-model training (valid for " + m.id +
+    throw InputError(w.where("offload") + ": " + to_string(w.offload) + " is ZeRO optimizer offload for language-model training (valid for " + m.id +
                      (generation && !is_training(w.mode) ? ": none, model, sequential)" : ": none)"));
-  if (w.vae_tiling && !generation) throw InputError("--vae-tiling: applies to image-generation pipelines; " + m.id + " has no VAE");
+  if (w.vae_tiling && !generation) throw InputError(w.where("vae_tiling") + ": applies to image-generation pipelines; " + m.id + " has no VAE");
   if (w.cache_latents && !(generation && is_training(w.mode)))
-    throw InputError("--cache-latents: applies to training an image-generation pipeline (" + m.id + (generation ? " in inference)" : " is not one)"));
+    throw InputError(w.where("cache_latents") + ": applies to training an image-generation pipeline (" + m.id + (generation ? " in inference)" : " is not one)"));
   if (!m.vision && w.tp > 1 && m.heads > 0) {
     // Tensor parallelism splits the attention heads: the degree must divide them and the KV heads (inference
     // may replicate KV heads instead when the degree is a multiple of them, as vLLM does). method.md §9.
@@ -152,20 +152,20 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
     if (std::find(ok.begin(), ok.end(), w.tp) == ok.end()) {
       std::string list;
       for (auto t : ok) list += (list.empty() ? "" : ", ") + std::to_string(t);
-      throw InputError("--tp: " + std::to_string(w.tp) + " does not divide " + m.id + "'s " + std::to_string(m.heads) + " attention heads and " +
+      throw InputError(w.where("tp") + ": " + std::to_string(w.tp) + " does not divide " + m.id + "'s " + std::to_string(m.heads) + " attention heads and " +
                        std::to_string(m.kv_heads) + " KV heads (valid: " + list + ")");
     }
   }
   if (w.ep > 1 && (!m.is_moe() || m.experts % w.ep != 0))
-    throw InputError("--ep: " + std::to_string(w.ep) + (m.is_moe() ? " does not divide " + m.id + "'s " + std::to_string(m.experts) + " experts"
+    throw InputError(w.where("ep") + ": " + std::to_string(w.ep) + (m.is_moe() ? " does not divide " + m.id + "'s " + std::to_string(m.experts) + " experts"
                                                                     : ": " + m.id + " has no experts (expert parallelism applies to mixture-of-experts models)"));
   // Training frameworks (Megatron-LM, DeepSpeed) split the layers evenly; serving engines (vLLM's
   // get_pp_indices) put the remainder on some stages.
   if (!m.vision && w.pp > 1 && m.layers > 0 && is_training(w.mode) && (m.layers + m.encoder_layers) % w.pp != 0)
-    throw InputError("--pp: " + std::to_string(w.pp) + " stages do not divide " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) +
+    throw InputError(w.where("pp") + ": " + std::to_string(w.pp) + " stages do not divide " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) +
                      " layers (training splits them evenly; inference engines accept an uneven split)");
   if (!m.vision && w.pp > m.layers + m.encoder_layers && m.layers > 0)
-    throw InputError("--pp: " + std::to_string(w.pp) + " stages for " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers (at most one layer per stage)");
+    throw InputError(w.where("pp") + ": " + std::to_string(w.pp) + " stages for " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers (at most one layer per stage)");
   if (!w.framework) return;
   const Framework f = *w.framework;
   std::vector<Framework> valid;
@@ -184,7 +184,7 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if (std::find(valid.begin(), valid.end(), f) != valid.end()) return;
   std::string names;
   for (const Framework v : valid) names += (names.empty() ? "" : ", ") + to_string(v);
-  throw InputError("--framework: " + to_string(f) + " does not run " + kind + " (valid for " + m.id + ": " + names + ")");
+  throw InputError(w.where("framework") + ": " + to_string(f) + " does not run " + kind + " (valid for " + m.id + ": " + names + ")");
 }
 
 }  // namespace gpuadvise

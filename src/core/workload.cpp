@@ -248,6 +248,7 @@ Workload build_workload(const RawWorkload& raw) {
                        (hint.empty() ? "" : "; " + hint));
     }
   }
+  for (const auto& [key, value] : raw) w.origins[key] = value.origin;
   auto get = [&](const std::string& key) -> const RawValue* {
     auto it = raw.find(key);
     return it == raw.end() ? nullptr : &it->second;
