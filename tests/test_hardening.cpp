@@ -187,3 +187,27 @@ TEST_CASE("properties: inside one node more data-parallel GPUs never lower the t
     }
   }
 }
+
+TEST_CASE("hardening: a setting that has no effect for the model and mode is bad input naming it", "[hardening]") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"--model", "7B", "--optimizer", "sgd"}, "--optimizer: applies to training"},
+      {{"--model", "7B", "--tokens", "1B"}, "--tokens: applies to training"},
+      {{"--model", "7B", "--requests", "1000"}, "--requests: a request count needs --output-tokens"},
+      {{"--model", "7B", "--image-size", "512"}, "--image-size: applies to vision models"},
+      {{"--model", "resnet-50", "--seq-len", "4096"}, "--seq-len: applies to language models"},
+      {{"--model", "7B", "--mode", "finetune", "--lora-rank", "8"}, "--lora-rank: applies to --mode lora or qlora"},
+      {{"--model", "7B", "--mode", "train", "--concurrency", "8"}, "--concurrency: applies to inference"},
+      {{"--model", "7B", "--double-quant"}, "--double-quant: applies to NF4 weights"},
+      {{"--model", "7B", "--compile"}, "--compile: is timed for training and for vision inference"}};
+  for (const auto& [args, msg] : cases) {
+    std::vector<std::string> full{"estimate"};
+    full.insert(full.end(), args.begin(), args.end());
+    const auto r = test::run(full);
+    INFO(args[1] << " " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(msg) != std::string::npos);
+  }
+  // Where they apply, the same settings are accepted.
+  CHECK(test::run({"estimate", "--model", "7B", "--mode", "lora", "--lora-rank", "8", "--optimizer", "sgd", "--tokens", "1B"}).code == 0);
+  CHECK(test::run({"estimate", "--model", "resnet-50", "--mode", "inference", "--compile", "--batch", "64"}).code == 0);
+}

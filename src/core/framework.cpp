@@ -129,7 +129,46 @@ FrameworkProfile framework_profile(Framework f) {
   return p;
 }
 
+namespace {
+// Settings that have no effect for this model and mode are bad input, not silently dropped (method.md "Input
+// ranges"): each given key is checked against where it applies.
+void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
+  const bool training = is_training(w.mode);
+  const bool generation = m.vision && m.vision->task == "generation";
+  const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+  const std::string mode = to_string(w.mode);
+  auto given = [&](const char* key) { return w.origins.count(key) > 0; };
+  auto refuse = [&](const char* key, const std::string& why) { throw InputError(w.where(key) + ": " + why); };
+  for (const char* key : {"optimizer", "master_weights", "gradient_checkpointing", "grad_accum", "tokens", "dataset_tokens", "checkpoint_every"})
+    if (given(key) && !training) refuse(key, "applies to training (--mode train, finetune, lora or qlora), not --mode " + mode);
+  // torch.compile's fusion is timed in training and in vision inference (the feature-map passes).
+  if (given("compile") && !training && !(m.vision && !generation))
+    refuse("compile", "is timed for training and for vision inference, not --mode " + mode + " of " + m.id);
+  if (given("epochs") && !training) refuse("epochs", "applies to training (a training job of --images or --dataset-tokens), not --mode " + mode);
+  for (const char* key : {"lora_rank", "lora_targets"})
+    if (given(key) && !adapters) refuse(key, "applies to --mode lora or qlora, not --mode " + mode);
+  if (given("double_quant") && w.mode != Mode::qlora && w.precision != Precision::nf4)
+    refuse("double_quant", "applies to NF4 weights (--mode qlora or --precision nf4)");
+  for (const char* key : {"requests", "input_tokens", "output_tokens", "concurrency", "kv_precision", "gpu_memory_utilization", "max_ttft_ms",
+                          "max_tpot_ms"})
+    if (given(key) && training) refuse(key, "applies to inference (--mode inference), not --mode " + mode);
+  if (m.vision) {
+    for (const char* key : {"requests", "input_tokens", "output_tokens", "concurrency", "kv_precision", "max_ttft_ms", "max_tpot_ms",
+                            "rope_scaling", "tp", "pp", "ep", "seq_len", "tokens", "dataset_tokens"})
+      if (given(key)) refuse(key, "applies to language models; " + m.id + " is " + (generation ? "an image-generation pipeline" : "a vision model") +
+                                      (std::string(key) == "seq_len" ? " (its input size is --image-size)" : ""));
+  } else {
+    for (const char* key : {"image_size", "images", "streams", "fps", "resolution", "codec", "infer_every", "max_latency_ms", "tracker"})
+      if (given(key)) refuse(key, "applies to vision models; " + m.id + " is a language model");
+    if (given("steps") && !training) refuse("steps", "for a language model it is a training job size (optimizer steps), not --mode " + mode);
+  }
+  if (given("requests") && !w.output_tokens)
+    refuse("requests", "a request count needs --output-tokens (and --input-tokens) to size the job");
+}
+}  // namespace
+
 void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
+  check_no_silent_settings(w, m);
   if (w.classes && !m.vision) throw InputError(w.where("classes") + ": applies to vision models; " + m.id + " is a language model");
   const bool generation = m.vision && m.vision->task == "generation";
   if ((w.offload == Offload::model || w.offload == Offload::sequential) && (!generation || is_training(w.mode)))
