@@ -229,3 +229,32 @@ TEST_CASE("cli: GPU and model names as people write them", "[cli][names]") {
   REQUIRE(folder.code == 0);
   CHECK(folder.json()["model"]["params"].get<double>() == Approx(8.03e9).epsilon(0.01));
 }
+
+TEST_CASE("cli: --format markdown gives a table a CI comment can show, and -q leaves only the exit status", "[cli]") {
+  const auto rank = test::run({"--model", "7B", "--mode", "finetune", "--format", "markdown"});
+  REQUIRE(rank.code == 0);
+  CHECK(rank.out.find("| # | GPU | fits | GPUs | layout |") != std::string::npos);
+  CHECK(rank.out.find("|--:|---|") != std::string::npos);
+  const auto chk = test::run({"check", "--model", "7B", "--gpu", "h100-sxm-80gb", "--format", "markdown"});
+  REQUIRE(chk.code == 0);
+  CHECK(chk.out.find("| ✅ pass | workload | `h100-sxm-80gb` |") != std::string::npos);
+  const auto est = test::run({"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb", "--format", "markdown"});
+  REQUIRE(est.code == 0);
+  CHECK(est.out.find("| weights | 14.00 |") != std::string::npos);
+  // Commands without a table of their own are fenced, so the columns stay aligned.
+  const auto gpus = test::run({"gpus", "--format", "markdown"});
+  REQUIRE(gpus.code == 0);
+  CHECK(gpus.out.find("```text") != std::string::npos);
+  // -q: nothing on stdout; the exit status carries the answer (a 70B in bf16 does not fit one RTX 4090).
+  const auto quiet_fail = test::run({"check", "--model", "70B", "--gpu", "rtx-4090-24gb", "-q"});
+  CHECK(quiet_fail.code == 1);
+  CHECK(quiet_fail.out.empty());
+  const auto quiet_pass = test::run({"check", "--model", "7B", "--gpu", "h100-sxm-80gb", "--quiet"});
+  CHECK(quiet_pass.code == 0);
+  CHECK(quiet_pass.out.empty());
+  // Errors still reach stderr under -q.
+  const auto quiet_bad = test::run({"check", "--model", "7B", "--gpu", "no-such-gpu", "-q"});
+  CHECK(quiet_bad.code == 2);
+  CHECK_FALSE(quiet_bad.err.empty());
+  CHECK(test::run({"--model", "7B", "--format", "yaml"}).err.find("valid: table, json, markdown, csv") != std::string::npos);
+}

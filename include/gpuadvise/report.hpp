@@ -28,6 +28,12 @@ std::string ranking_csv(const Ranking& r);
 
 std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a);
 std::string check_table(const std::vector<CheckResult>& results, const Style& style);
+// Markdown for CI comments and notes: real tables for the ranking, an estimate and checks; any other text
+// output fenced as a code block.
+std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r);
+std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem);
+std::string check_markdown(const std::vector<CheckResult>& results);
+std::string fenced_markdown(const std::string& title, const std::string& text);
 std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r);
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 

@@ -56,6 +56,7 @@ struct OutputFlags {
   bool hints = false;
   std::string catalog;
   int verbose = 0;
+  bool quiet = false;
 };
 
 CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help) {
@@ -153,7 +154,8 @@ void add_cost_flags(CLI::App* app, CostFlags& cf) {
 }
 
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
-  app->add_option("--format", of.format, "table | json | csv [table]")->group("Output");
+  app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv (the ranking) [table]")->group("Output");
+  app->add_flag("-q,--quiet", of.quiet, "print nothing on stdout: the exit status is the answer (check: 0 pass, 1 fail)")->group("Output");
   app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->group("Output");
   if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
   app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
@@ -198,8 +200,8 @@ bool use_color(const std::string& mode) {
 }
 
 void check_format(const std::string& f, bool csv_ok) {
-  if (f == "table" || f == "json" || (csv_ok && f == "csv")) return;
-  throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json" + std::string(csv_ok ? ", csv)" : ")")};
+  if (f == "table" || f == "json" || f == "markdown" || f == "md" || (csv_ok && f == "csv")) return;
+  throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json, markdown" + std::string(csv_ok ? ", csv)" : ")")};
 }
 
 std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in) {
@@ -326,7 +328,8 @@ Exit status: 0 ok (also when nothing fits: the output says so), 1 a check failed
 
 }  // namespace
 
-int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, std::ostream& err) {
+int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err) {
+  std::ostream* out_ptr = &out_stream;  // -q swaps it for a sink once the flags are parsed
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(err);
   auto logger = std::make_shared<spdlog::logger>("gpuadvise", sink);
   logger->set_pattern("gpuadvise: %l: %v");
@@ -409,13 +412,13 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
-      out << app.help();
+      out_stream << app.help();
       return 0;
     } catch (const CLI::CallForAllHelp&) {
-      out << app.help("", CLI::AppFormatMode::All);
+      out_stream << app.help("", CLI::AppFormatMode::All);
       return 0;
     } catch (const CLI::CallForVersion& e) {
-      out << e.what() << "\n";
+      out_stream << e.what() << "\n";
       return 0;
     } catch (const CLI::ParseError& e) {
       std::string msg = e.what();
@@ -431,22 +434,26 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
     Style style{color, of.explain, of.hints};
+    // -q: the answer is the exit status; nothing reaches stdout.
+    std::ostringstream quiet_sink;
+    if (of.quiet) out_ptr = &quiet_sink;
+    const bool md = of.format == "markdown" || of.format == "md";
 
     if (gpus->parsed()) {
       check_format(of.format, false);
       const GpuCatalog cat = load_gpus(of, in);
       if (!gpu_id.empty()) {
         const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
-        out << (of.format == "json" ? gpu_json(g) : gpu_detail_table(g));
+        (*out_ptr) << (of.format == "json" ? gpu_json(g) : md ? fenced_markdown(g.id, gpu_detail_table(g)) : gpu_detail_table(g));
       } else {
-        out << (of.format == "json" ? gpus_json(cat) : gpus_table(cat));
+        (*out_ptr) << (of.format == "json" ? gpus_json(cat) : md ? fenced_markdown("GPU catalogue", gpus_table(cat)) : gpus_table(cat));
       }
       return 0;
     }
     if (models->parsed()) {
       check_format(of.format, false);
       const ModelCatalog cat = load_models();
-      out << (of.format == "json" ? models_json(cat) : models_table(cat));
+      (*out_ptr) << (of.format == "json" ? models_json(cat) : md ? fenced_markdown("Model presets", models_table(cat)) : models_table(cat));
       return 0;
     }
 
@@ -476,7 +483,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
         const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
         for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
       }
-      out << (of.format == "json" ? check_json(results, a) : check_table(results, style));
+      (*out_ptr) << (of.format == "json" ? check_json(results, a) : md ? check_markdown(results) : check_table(results, style));
       for (const auto& r : results)
         if (!r.passed()) return 1;
       return 0;
@@ -500,7 +507,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       const GpuCatalog cat = load_gpus(of, in);
       const GpuSpec& g = gpu_for(fit_gpu, cat);
       const FitResult r = fit_max(w, model, g, what, CostOptions{});
-      out << (of.format == "json" ? fit_json(w, model, g, r) : fit_table(w, model, g, r, style));
+      (*out_ptr) << (of.format == "json" ? fit_json(w, model, g, r) : md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, style));
       return 0;
     }
 
@@ -526,8 +533,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
       } else {
         mem = estimate_memory(w, model, nullptr);
       }
-      out << (of.format == "json" ? estimate_json(w, model, cand ? &*cand : nullptr, mem, cat.version)
-                                  : estimate_table(w, model, cand ? &*cand : nullptr, mem, style));
+      (*out_ptr) << (of.format == "json" ? estimate_json(w, model, cand ? &*cand : nullptr, mem, cat.version)
+              : md                  ? estimate_markdown(w, model, cand ? &*cand : nullptr, mem)
+                                    : estimate_table(w, model, cand ? &*cand : nullptr, mem, style));
       return 0;
     }
 
@@ -554,9 +562,10 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out, 
     for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only").id);
     if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);
     const Ranking r = rank_gpus(w, model, cat, ro);
-    if (of.format == "json") out << ranking_json(w, model, r, cat.version);
-    else if (of.format == "csv") out << ranking_csv(r);
-    else out << ranking_table(w, model, r, style);
+    if (of.format == "json") (*out_ptr) << ranking_json(w, model, r, cat.version);
+    else if (of.format == "csv") (*out_ptr) << ranking_csv(r);
+    else if (md) (*out_ptr) << ranking_markdown(w, model, r);
+    else (*out_ptr) << ranking_table(w, model, r, style);
     return 0;
   } catch (const UserError& e) {
     err << "gpuadvise: error: " << e.message << "\n";
