@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpuadvise/cost.hpp"
+#include "gpuadvise/system.hpp"
 #include "gpuadvise/video.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
@@ -61,6 +62,7 @@ struct Candidate {
   std::string why;                  // why this count and layout
   std::string fit_reason;           // why it does not fit, in the engine's own terms (empty when it fits)
   std::optional<VideoPlan> video;   // --streams: the pipeline's capacity per GPU
+  SystemNeeds system;               // host memory, CPU cores, checkpoint and disk (method.md §13)
   std::vector<std::string> notes;
 
   std::optional<double> usd_per_gpu_hour() const { return cost.price.usd_per_gpu_hour; }

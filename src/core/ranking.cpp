@@ -175,6 +175,8 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
                           : "no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
   if (w.nodes > 1) c.notes.push_back(fmt::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
   if (g.capacity_basis == "nominal") c.notes.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
+  c.system = system_needs(c.planned, m, g, c.memory);
+  for (const auto& n : c.system.notes) c.notes.push_back(n);
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
   if (w.streams && m.vision && !is_training(w.mode)) {
     c.video = plan_video(w, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour);
@@ -292,21 +294,6 @@ std::vector<Workload> with_savers(const Workload& p) {
     if (micro == 1) break;
   }
   return out;
-}
-
-// Host memory a CPU-offloaded plan needs in its node (DeepSpeed's memory guide, [DS-MEM] / servers.md
-// Table 3): 16 B per trainable parameter (fp32 master weights, gradients, Adam moments) plus 2 B per parameter
-// when the 16-bit parameters move too, x1.5 for pinned buffers and fragmentation.
-double offload_host_bytes(const Workload& p, const MemoryEstimate& mem) {
-  const double per_param = p.offload == Offload::optimizer_params ? 2.0 * mem.params_total : 0.0;
-  return (16.0 * mem.params_trainable + per_param) * 1.5;
-}
-
-// The host memory of the node: the catalogue's, else what a common node of the class has (an 8-GPU server
-// 2 TB, as the DGX-class H200 MLPerf node; a workstation 400 GB, as Lambda's 4x A6000).
-double host_ram_bytes(const GpuSpec& g) {
-  if (g.node.host_ram_gb) return *g.node.host_ram_gb * 1e9;
-  return (g.segment == Segment::consumer || g.segment == Segment::workstation ? 400.0 : 2048.0) * 1e9;
 }
 
 std::string stage_of(const Workload& p) {
@@ -519,9 +506,9 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
                         : evaluate(p, m, g, opts.cost);
       finish_candidate(c, g, opts);
       if (!c.fits) continue;
-      if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > host_ram_bytes(g)) {
+      if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
         offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
-                                    offload_host_bytes(p, c.memory) / 1e9, host_ram_bytes(g) / 1e9);
+                                    offload_host_bytes(p, c.memory) / 1e9, node_host_ram_bytes(g) / 1e9);
         continue;
       }
       if (c.tight) {

@@ -141,6 +141,17 @@ ojson memory_json(const MemoryEstimate& mem, bool explain) {
   return j;
 }
 
+ojson system_json(const SystemNeeds& s) {
+  ojson j;
+  j["host_ram_bytes"] = bytes_int(s.host_ram_bytes);
+  j["cpu_cores"] = s.cpu_cores;
+  j["checkpoint_bytes"] = s.checkpoint_bytes ? ojson(bytes_int(*s.checkpoint_bytes)) : ojson(nullptr);
+  j["disk_bytes"] = bytes_int(s.disk_bytes);
+  j["basis"] = s.basis;
+  j["notes"] = s.notes;
+  return j;
+}
+
 ojson time_json(const TimeEstimate& t) {
   ojson j;
   j["train_tokens_per_second_per_gpu"] = opt(t.train_tokens_per_second_per_gpu);
@@ -267,6 +278,7 @@ ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
   j["time"] = time_json(c.time);
   j["cost"] = cost_json(c);
   j["launch_hints"] = c.fits ? hints_json(c, m) : ojson(nullptr);
+  j["system"] = system_json(c.system);
   if (c.video) j["video"] = video_json(*c.video);
   ojson notes = ojson::array();
   for (const auto& n : c.notes) notes.push_back(n);
@@ -351,6 +363,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
     j["time"] = time_json(on_gpu->time);
     j["cost"] = cost_json(*on_gpu);
     j["launch_hints"] = on_gpu->fits ? hints_json(*on_gpu, m) : ojson(nullptr);
+    j["system"] = system_json(on_gpu->system);
     if (on_gpu->video) j["video"] = video_json(*on_gpu->video);
   }
   ojson notes = ojson::array();
@@ -418,6 +431,11 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                                                                               : "decode tokens/s",
                          t.band->drivers);
     const JobCost& k = on_gpu->cost;
+    {
+      const SystemNeeds& sn = on_gpu->system;
+      out += fmt::format("  system: {:.0f} GB host RAM and {:.0f} CPU cores per node{}, {:.0f} GB disk\n", sn.host_ram_bytes / k_gb, sn.cpu_cores,
+                         sn.checkpoint_bytes ? fmt::format(", {:.1f} GB per checkpoint", *sn.checkpoint_bytes / k_gb) : "", sn.disk_bytes / k_gb);
+    }
     if (t.job_seconds)
       out += fmt::format("  job: {} of compute; billed {} per GPU (setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
                          hours(*t.job_seconds), hours(k.wall_hours * 3600), k.setup_hours, k.checkpoint_hours, k.rework_hours);

@@ -1,0 +1,102 @@
+// System requirements beside the GPUs: docs/method.md §13.
+#include "gpuadvise/system.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace gpuadvise {
+
+namespace {
+double d(std::int64_t v) { return static_cast<double>(v); }
+constexpr double k_gb = 1e9;
+}  // namespace
+
+// 16 B per trainable parameter (fp32 master weights, gradients, Adam moments) plus 2 B per parameter when the
+// 16-bit parameters move too, x1.5 for pinned buffers and fragmentation ([DS-MEM]).
+double offload_host_bytes(const Workload& p, const MemoryEstimate& mem) {
+  const double per_param = p.offload == Offload::optimizer_params ? 2.0 * mem.params_total : 0.0;
+  return (16.0 * mem.params_trainable + per_param) * 1.5;
+}
+
+// The catalogue's node memory, else what a common node of the class has: an 8-GPU server 2 TB (the DGX-class
+// H200 MLPerf node), a workstation 400 GB (Lambda's 4x A6000); servers.md Table 2.
+double node_host_ram_bytes(const GpuSpec& g) {
+  if (g.node.host_ram_gb) return *g.node.host_ram_gb * 1e9;
+  return (g.segment == Segment::consumer || g.segment == Segment::workstation ? 400.0 : 2048.0) * 1e9;
+}
+
+SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem) {
+  SystemNeeds s;
+  const bool training = is_training(w.mode);
+  const double nodes = d(std::max<std::int64_t>(1, w.nodes));
+  const double ranks = std::min(d(w.gpus), d(g.gpus_per_node()));  // processes (GPUs) per node
+  const double mp = d(std::max<std::int64_t>(1, w.tp * w.pp));
+  const double params = mem.params_total;
+
+  // Host memory per node.
+  if (training && w.offload != Offload::none) {
+    s.host_ram_bytes = offload_host_bytes(w, mem) / nodes;
+    s.basis.push_back("host RAM: DeepSpeed offload, (16 B per trainable parameter + 2 B per offloaded parameter) x 1.5 ([DS-MEM])");
+  } else if (training && w.sharding == Sharding::zero3) {
+    // Sharded initialisation (zero.Init, FSDP on the meta device): the 16-bit checkpoint streams in once per
+    // node and each rank keeps its shard.
+    s.host_ram_bytes = params * 2.0 / nodes;
+    s.basis.push_back("host RAM: sharded initialisation loads the 16-bit checkpoint once per node, 2 B per parameter");
+  } else if (training) {
+    // Each rank builds its model (its tensor/pipeline share) in fp32 on the CPU before moving it to the GPU:
+    // DeepSpeed's estimator counts 4 B per parameter per GPU of the node ([DS-MEM], the "4 x n_gpus" term).
+    // LoRA loads the frozen base in 16 bits (QLoRA quantises it to NF4 as the shards stream in).
+    const double per_param = w.mode == Mode::qlora ? weight_bits(Precision::nf4, w.double_quant) / 8.0 : w.mode == Mode::lora ? 2.0 : 4.0;
+    s.host_ram_bytes = params / mp * per_param * ranks;
+    s.basis.push_back(fmt::format("host RAM: each rank builds its model share on the CPU at load, {:.2g} B per parameter per GPU of the node "
+                                  "(fp32 for full training, [DS-MEM]; the 16-bit or NF4 base for LoRA/QLoRA)", per_param));
+  } else {
+    // Inference engines read the checkpoint shard by shard: about each GPU's weights once per node.
+    s.host_ram_bytes = mem.weights * ranks;
+    s.basis.push_back("host RAM: the checkpoint read once per node, each GPU's weights");
+  }
+  if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, mem.weights * ranks);
+
+  // CPU cores per node.
+  if (m.vision && training) {
+    // FFCV's ResNet-50 recipe: 2 x (workers + 1) logical CPUs per GPU with 4 workers ([ffcv]).
+    s.cpu_cores = 10.0 * ranks;
+    s.basis.push_back("CPU: 10 logical CPUs per GPU for decoding and augmentation (FFCV: 2 x (4 workers + 1))");
+  } else {
+    // A provider's floor for GPU hosts: 4 physical cores per GPU plus 2 ([runpod-req]).
+    s.cpu_cores = 4.0 * ranks + 2.0;
+    s.basis.push_back("CPU: 4 physical cores per GPU + 2 (a GPU host's floor, RunPod's host requirements)");
+  }
+
+  // Checkpoints: the full training state, not the gradients: 16-bit weights, the fp32 master copy and the
+  // optimizer's moments of the trained parameters (BLOOM-176B: about 14 B per parameter with AdamW).
+  // The model download: 16-bit weights to train from (4 B in fp32); for inference what the GPUs hold in total.
+  const bool fp32 = w.precision == Precision::fp32 || w.precision == Precision::tf32;
+  const double weights_file = training || m.vision ? params * (fp32 ? 4.0 : 2.0) : mem.weights * mp;
+  if (training) {
+    const bool master = w.effective_master_weights() == MasterWeights::fp32 && !fp32;
+    const double wbytes = fp32 ? 4.0 : 2.0;
+    double opt = 8.0;
+    if (w.optimizer == Optimizer::adamw_8bit) opt = 2.0;
+    else if (w.optimizer == Optimizer::sgd) opt = 0.0;
+    else if (w.optimizer == Optimizer::sgd_momentum) opt = 4.0;
+    else if (w.optimizer == Optimizer::adafactor) opt = 4.0 / std::sqrt(std::max(1.0, d(m.hidden)));  // factored second moment
+    if (!master && w.optimizer == Optimizer::adamw) opt = 2.0 * wbytes;  // moments in the training precision
+    s.checkpoint_bytes = mem.params_trainable * (wbytes + (master ? 4.0 : 0.0) + opt);
+    s.disk_bytes = weights_file + 2.0 * *s.checkpoint_bytes;
+    s.basis.push_back("checkpoint: trained parameters x (weights + fp32 master + optimizer moments), 14 B each with AdamW (BLOOM-176B); "
+                      "disk: the model download and two checkpoints (the last kept while the next is written)");
+  } else {
+    s.disk_bytes = weights_file;
+    s.basis.push_back("disk: the model download");
+  }
+
+  const double have = node_host_ram_bytes(g);
+  if (s.host_ram_bytes > have)
+    s.notes.push_back(fmt::format("needs {:.0f} GB of host memory per node; a common {}-GPU node of this GPU has {:.0f} GB", s.host_ram_bytes / k_gb,
+                                  g.gpus_per_node(), have / k_gb));
+  return s;
+}
+
+}  // namespace gpuadvise

@@ -1,0 +1,64 @@
+// The rest of the system a plan needs (docs/method.md §13): host memory, CPU cores, checkpoints and disk,
+// each from the rule servers.md Table 3 gives, worked by hand.
+#include <catch2/catch.hpp>
+
+#include "gpuadvise/memory.hpp"
+#include "gpuadvise/system.hpp"
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+
+namespace {
+SystemNeeds needs(std::initializer_list<std::pair<const char*, std::string>> kv, const char* gpu) {
+  const auto w = test::wl(kv);
+  const auto m = test::model(w.model);
+  const auto* g = test::gpus().find(gpu);
+  return system_needs(w, m, *g, estimate_memory(w, m, g));
+}
+}  // namespace
+
+TEST_CASE("system: a full fine-tune's checkpoint is 14 B per parameter and disk holds two of them", "[system]") {
+  // Llama 3.1 8B (8.03e9 parameters), AdamW with fp32 master weights: 2 (bf16) + 4 (master) + 8 (moments)
+  // = 14 B per parameter = 112.4 GB (BLOOM-176B: 2.3 TB, about 13-14 B per parameter). Disk: the 16-bit
+  // download (16.06 GB) and two checkpoints. Host memory: the fp32 model built on the CPU, 4 B x 8.03e9.
+  const auto s = needs({{"model", "llama-3.1-8b"}, {"mode", "finetune"}}, "h100-sxm-80gb");
+  const double n = 8.030261248e9;
+  REQUIRE(s.checkpoint_bytes);
+  CHECK(*s.checkpoint_bytes == Approx(14.0 * n).epsilon(0.002));
+  CHECK(s.disk_bytes == Approx(2.0 * n + 2.0 * 14.0 * n).epsilon(0.002));
+  CHECK(s.host_ram_bytes == Approx(4.0 * n).epsilon(0.002));
+  CHECK(s.cpu_cores == Approx(6.0));  // 4 per GPU + 2
+  // 8-bit AdamW keeps 2 B of moments: 2 + 4 + 2 = 8 B per parameter.
+  const auto b8 = needs({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"optimizer", "adamw-8bit"}}, "h100-sxm-80gb");
+  CHECK(*b8.checkpoint_bytes == Approx(8.0 * n).epsilon(0.002));
+}
+
+TEST_CASE("system: DeepSpeed offload needs its host memory, and a node that lacks it says so", "[system]") {
+  // Llama 3.1 70B (70.55e9), ZeRO-3 with optimizer offload on one 8-GPU node: 16 B x 1.5 = 24 B per parameter
+  // = 1,693 GB ([DS-MEM]: "70B, 1 node: 1.68 TB"); with the parameters offloaded too, 27 B = 1,905 GB.
+  const auto opt = needs({{"model", "llama-3.1-70b"}, {"mode", "finetune"}, {"gpus", "8"}, {"sharding", "zero3"}, {"offload", "optimizer"}},
+                         "h100-sxm-80gb");
+  CHECK(opt.host_ram_bytes / 1e9 == Approx(24.0 * 70.554e9 / 1e9).epsilon(0.002));
+  const auto both = needs({{"model", "llama-3.1-70b"}, {"mode", "finetune"}, {"gpus", "8"}, {"sharding", "zero3"}, {"offload", "optimizer+params"}},
+                          "h100-sxm-80gb");
+  CHECK(both.host_ram_bytes / 1e9 == Approx(27.0 * 70.554e9 / 1e9).epsilon(0.002));
+  // A 4-GPU workstation of RTX 6000 Ada cards (400 GB of host memory) falls short for 70B with offload (1,905 GB).
+  const auto ws = needs({{"model", "llama-3.1-70b"}, {"mode", "finetune"}, {"gpus", "4"}, {"sharding", "zero3"}, {"offload", "optimizer+params"}},
+                        "rtx-6000-ada-48gb");
+  CHECK(ws.host_ram_bytes > node_host_ram_bytes(*test::gpus().find("rtx-6000-ada-48gb")));
+  REQUIRE_FALSE(ws.notes.empty());
+  CHECK(ws.notes.front().find("host memory per node") != std::string::npos);
+}
+
+TEST_CASE("system: vision training asks for the data loader's CPUs, inference for no checkpoint", "[system]") {
+  // FFCV's ResNet-50 recipe: 2 x (4 workers + 1) = 10 logical CPUs per GPU; 8 GPUs: 80.
+  const auto v = needs({{"model", "resnet-50"}, {"mode", "train"}, {"batch", "256"}, {"gpus", "8"}}, "a100-sxm-80gb");
+  CHECK(v.cpu_cores == Approx(80.0));
+  const auto inf = needs({{"model", "llama-3.1-8b"}, {"mode", "inference"}}, "h100-sxm-80gb");
+  CHECK_FALSE(inf.checkpoint_bytes);
+  CHECK(inf.disk_bytes == Approx(inf.host_ram_bytes));  // the 16-bit weights: downloaded once, read once
+  // Every output carries the block.
+  const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["system"]["checkpoint_bytes"].get<double>() > 0);
+}
