@@ -258,3 +258,26 @@ TEST_CASE("cli: --format markdown gives a table a CI comment can show, and -q le
   CHECK_FALSE(quiet_bad.err.empty());
   CHECK(test::run({"--model", "7B", "--format", "yaml"}).err.find("valid: table, json, markdown, csv") != std::string::npos);
 }
+
+TEST_CASE("probe: the script measures the estimate's exact shapes and writes what calibrate reads", "[cli][probe]") {
+  // Llama 3.1 8B LoRA rank 8 on q and v, batch 2 x 2,048 with checkpointing: the config carries the preset's
+  // shape, the batch is the workload's, and the result keys are the ones calibrate reads.
+  const auto r = test::run({"probe", "--model", "llama-3.1-8b", "--mode", "lora", "--lora-rank", "8", "--lora-targets", "q,v", "--batch", "2",
+                            "--seq-len", "2048", "--gradient-checkpointing"});
+  REQUIRE(r.code == 0);
+  for (const char* line : {"hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8",
+                           "vocab_size=128256", "BATCH, SEQ = 2, 2048", "model.gradient_checkpointing_enable()",
+                           "LoraConfig(r=8, lora_alpha=16, target_modules=['q_proj', 'v_proj']", "torch.cuda.max_memory_allocated()",
+                           "'estimate_args': \"--batch 2 --gradient-checkpointing full --lora-rank 8 --lora-targets q,v --mode lora --model llama-3.1-8b --seq-len 2048\""}) {
+    INFO(line);
+    CHECK(r.out.find(line) != std::string::npos);
+  }
+  // Vision: a timm classifier with the batch and image size given.
+  const auto v = test::run({"probe", "--model", "resnet-50", "--mode", "train", "--batch", "64", "--image-size", "176"});
+  REQUIRE(v.code == 0);
+  CHECK(v.out.find("timm.create_model(\"resnet50\", pretrained=False, num_classes=1000)") != std::string::npos);
+  CHECK(v.out.find("BATCH, H, W = 64, 176, 176") != std::string::npos);
+  // What it cannot build it says, naming the setting.
+  CHECK(test::run({"probe", "--model", "llama-3.1-8b", "--mode", "qlora"}).err.find("--mode: the probe builds random weights") != std::string::npos);
+  CHECK(test::run({"probe", "--model", "yolov8-n", "--mode", "train"}).code == 2);
+}

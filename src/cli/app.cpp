@@ -15,6 +15,7 @@
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/error.hpp"
 #include "gpuadvise/ranking.hpp"
+#include "gpuadvise/probe.hpp"
 #include "gpuadvise/report.hpp"
 
 namespace gpuadvise::cli {
@@ -404,6 +405,16 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   gpus->add_option("id", gpu_id, "a GPU id");
   add_output_flags(gpus, gpus_of, false);
 
+  CLI::App* prb = app.add_subcommand("probe", "print a short PyTorch script that measures this workload's peak memory and speed on a real GPU");
+  WorkloadFlags prb_wf;
+  OutputFlags prb_of;
+  std::string prb_steps = "5";
+  add_workload_flags(prb, prb_wf);
+  add_output_flags(prb, prb_of, false);
+  prb->add_option("--probe-steps", prb_steps, "timed steps after one warm-up [5]")->group("Probe");
+  prb->footer("\nExample:\n  gpuadvise probe --model llama-3.1-8b --mode lora --batch 2 --seq-len 2048 > probe.py\n"
+              "  python probe.py probe_result.json && gpuadvise calibrate probe_result.json\n");
+
   CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
   OutputFlags models_of;
   add_output_flags(models, models_of, false);
@@ -422,14 +433,15 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       return 0;
     } catch (const CLI::ParseError& e) {
       std::string msg = e.what();
-      CLI::App* ctx = est->parsed() ? est : chk->parsed() ? chk : fitc->parsed() ? fitc : gpus->parsed() ? gpus : models->parsed() ? models : &app;
+      CLI::App* ctx = est->parsed() ? est : chk->parsed() ? chk : fitc->parsed() ? fitc : gpus->parsed() ? gpus : models->parsed() ? models
+                      : prb->parsed() ? prb : &app;
       std::string hint = suggest_flag(msg, *ctx);
       err << "gpuadvise: error: " << msg << (hint.empty() ? "" : "; " + hint) << " (see --help)\n";
       return 2;
     }
 
     OutputFlags& of = est->parsed() ? est_of : chk->parsed() ? chk_of : fitc->parsed() ? fit_of : gpus->parsed() ? gpus_of
-                      : models->parsed() ? models_of : rank_of;
+                      : models->parsed() ? models_of : prb->parsed() ? prb_of : rank_of;
     if (of.verbose >= 2) logger->set_level(spdlog::level::debug);
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
@@ -454,6 +466,29 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       check_format(of.format, false);
       const ModelCatalog cat = load_models();
       (*out_ptr) << (of.format == "json" ? models_json(cat) : md ? fenced_markdown("Model presets", models_table(cat)) : models_table(cat));
+      return 0;
+    }
+
+    if (prb->parsed()) {
+      const int steps = static_cast<int>(flag_number(prb_steps, "--probe-steps", "an integer from 1 to 1,000", 1, 1000, true));
+      auto raws = collect_workloads(prb_wf, in);
+      if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; probe takes one"};
+      const Workload w = build_workload(raws[0]);
+      const ModelCatalog model_cat = load_models();
+      const ModelSpec model = model_for(w, model_cat, in);
+      // The estimate the script checks, as flags (in the order given) so it can be run again.
+      std::string args;
+      for (const auto& [key, value] : raws[0]) {
+        std::string flag = "--" + key;
+        std::replace(flag.begin(), flag.end(), '_', '-');
+        if (key == "flash_attention") {
+          if (value.value == "false") args += (args.empty() ? "" : " ") + std::string("--no-flash-attention");
+          continue;
+        }
+        args += (args.empty() ? "" : " ") + flag;
+        if (value.value != "true") args += " " + value.value;
+      }
+      (*out_ptr) << probe_script(w, model, estimate_memory(w, model, nullptr), args, steps);
       return 0;
     }
 
