@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpuadvise/cost.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/model.hpp"
 #include "gpuadvise/workload.hpp"
@@ -36,6 +37,16 @@ std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::s
 
 // A prices file: {"GPU id": USD per GPU-hour, ...}.
 std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin);
+
+// What a `gpuadvise probe` script measured (docs/method.md §15).
+struct ProbeResult {
+  std::string estimate_args, gpu_name, unit;
+  double max_allocated_bytes = 0, max_reserved_bytes = 0, device_used_bytes = 0, step_seconds = 0, per_second = 0;
+};
+ProbeResult parse_probe_result(std::string_view text, const std::string& origin);
+// The calibration file `gpuadvise calibrate --save` writes and every later answer reads.
+std::vector<LocalCorrection> parse_calibration(std::string_view text, const std::string& origin);
+std::string calibration_json(const std::vector<LocalCorrection>& corrections);
 
 // The bundled data, embedded at build time.
 std::string_view bundled_gpu_catalog();

@@ -20,10 +20,23 @@ struct PriceChoice {
   std::string basis;  // "catalogue", "override", "owned"
 };
 
+// A local correction from a measurement (`gpuadvise calibrate --save`, docs/method.md §15): for one GPU,
+// framework and kind of work, the measured over the estimated tensor peak and throughput.
+struct LocalCorrection {
+  std::string gpu, framework;
+  bool training = true;
+  double memory_factor = 1.0;   // measured / estimated tensor peak
+  double speed_factor = 1.0;    // measured / estimated throughput
+  std::string source, saved;    // the probe result it came from, and when it was saved
+};
+
+// User settings that shape every evaluation: prices, owned hardware, local corrections.
 struct CostOptions {
   std::map<std::string, double> price_overrides;     // GPU id -> USD per GPU-hour
   std::map<std::string, double> purchase_overrides;  // GPU id -> USD per GPU (owned)
   std::string provider;                              // restrict catalogue offers to this provider
+  std::vector<LocalCorrection> corrections;          // from the user's calibration file
+  std::string corrections_file;                      // where they were read (said in every note)
 };
 
 struct JobCost {

@@ -34,6 +34,19 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
 std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem);
 std::string check_markdown(const std::vector<CheckResult>& results);
 std::string fenced_markdown(const std::string& title, const std::string& text);
+
+// `gpuadvise calibrate`: a probe's measurement beside the estimate (its JSON) on the GPU it ran on.
+struct CalibrationView {
+  ProbeResult probe;
+  std::string gpu_id, framework, unit;
+  bool training = true;
+  double est_tensor_peak = 0, est_device_peak = 0;
+  std::optional<double> est_per_second;
+  LocalCorrection correction;  // measured / estimated
+};
+CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g);
+std::string calibration_view_table(const CalibrationView& v);
+std::string calibration_view_json(const CalibrationView& v);
 std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r);
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 

@@ -272,9 +272,31 @@ std::pair<std::string, double> parse_id_usd(const std::string& text, const std::
   return {g.id, flag_number(num, flag, "a USD amount from 0 to 1e9 after '='", 0, 1e9)};
 }
 
+// The calibration file: $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else
+// ~/.config/gpuadvise/calibration.json (docs/method.md §15).
+std::string calibration_path() {
+  if (const char* p = std::getenv("GPUADVISE_CALIBRATION"); p && *p) return p;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuadvise/calibration.json";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuadvise/calibration.json";
+  return "";
+}
+
+std::vector<LocalCorrection> load_corrections(const std::string& path) {
+  if (path.empty()) return {};
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  std::ifstream f(path);
+  if (!f) throw UserError{2, "calibration file '" + path + "' cannot be read (gpuadvise calibrate --reset removes it)"};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return parse_calibration(ss.str(), path);
+}
+
 CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istream& in) {
   CostOptions o;
   o.provider = cf.provider;
+  o.corrections_file = calibration_path();
+  o.corrections = load_corrections(o.corrections_file);
   if (!cf.prices_file.empty()) {
     auto text = read_file(cf.prices_file, in);
     if (!text) throw UserError{2, "--prices: cannot read '" + cf.prices_file + "'"};
@@ -415,6 +437,18 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   prb->footer("\nExample:\n  gpuadvise probe --model llama-3.1-8b --mode lora --batch 2 --seq-len 2048 > probe.py\n"
               "  python probe.py probe_result.json && gpuadvise calibrate probe_result.json\n");
 
+  CLI::App* cal = app.add_subcommand("calibrate", "compare a probe's measurement with the estimate; --save keeps the correction for later answers");
+  OutputFlags cal_of;
+  std::string cal_file, cal_gpu;
+  bool cal_save = false, cal_reset = false;
+  cal->add_option("result", cal_file, "the JSON a probe script wrote (probe_result.json)");
+  cal->add_option("--gpu", cal_gpu, "the GPU id it ran on [from the name the script recorded]")->group("Calibrate");
+  cal->add_flag("--save", cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
+  cal->add_flag("--reset", cal_reset, "remove every stored correction")->group("Calibrate");
+  add_output_flags(cal, cal_of, false);
+  cal->footer("\nThe corrections live in $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else\n"
+              "~/.config/gpuadvise/calibration.json; every answer they change says so.\n");
+
   CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
   OutputFlags models_of;
   add_output_flags(models, models_of, false);
@@ -434,14 +468,14 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     } catch (const CLI::ParseError& e) {
       std::string msg = e.what();
       CLI::App* ctx = est->parsed() ? est : chk->parsed() ? chk : fitc->parsed() ? fitc : gpus->parsed() ? gpus : models->parsed() ? models
-                      : prb->parsed() ? prb : &app;
+                      : prb->parsed() ? prb : cal->parsed() ? cal : &app;
       std::string hint = suggest_flag(msg, *ctx);
       err << "gpuadvise: error: " << msg << (hint.empty() ? "" : "; " + hint) << " (see --help)\n";
       return 2;
     }
 
     OutputFlags& of = est->parsed() ? est_of : chk->parsed() ? chk_of : fitc->parsed() ? fit_of : gpus->parsed() ? gpus_of
-                      : models->parsed() ? models_of : prb->parsed() ? prb_of : rank_of;
+                      : models->parsed() ? models_of : prb->parsed() ? prb_of : cal->parsed() ? cal_of : rank_of;
     if (of.verbose >= 2) logger->set_level(spdlog::level::debug);
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
@@ -466,6 +500,63 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       check_format(of.format, false);
       const ModelCatalog cat = load_models();
       (*out_ptr) << (of.format == "json" ? models_json(cat) : md ? fenced_markdown("Model presets", models_table(cat)) : models_table(cat));
+      return 0;
+    }
+
+    if (cal->parsed()) {
+      check_format(of.format, false);
+      const std::string path = calibration_path();
+      if (cal_reset) {
+        std::error_code ec;
+        const bool removed = !path.empty() && std::filesystem::remove(path, ec);
+        (*out_ptr) << (removed ? "removed the calibration file " + path + "\n" : "no calibration file at " + (path.empty() ? "(no home)" : path) + "\n");
+        if (cal_file.empty()) return 0;
+      }
+      if (cal_file.empty()) throw UserError{2, "calibrate: give the probe's result file (probe_result.json), or --reset"};
+      auto text = read_file(cal_file, in);
+      if (!text) throw UserError{2, "calibrate: cannot read '" + cal_file + "'"};
+      const ProbeResult pr = parse_probe_result(*text, cal_file == "-" ? "stdin" : cal_file);
+      const GpuCatalog cat = load_gpus(of, in);
+      const GpuSpec* g = cal_gpu.empty() ? cat.resolve(pr.gpu_name) : &gpu_for(cal_gpu, cat);
+      if (!g) throw UserError{2, cal_file + ".gpu_name: '" + pr.gpu_name + "' is not in the catalogue; name it with --gpu ID (gpuadvise gpus lists them)"};
+      // The estimate the probe checked, on the GPU it ran on, without earlier corrections of this GPU.
+      std::vector<std::string> args{"gpuadvise", "estimate"};
+      std::istringstream words(pr.estimate_args);
+      for (std::string word; words >> word;) args.push_back(word);
+      for (const char* extra : {"--gpu", g->id.c_str(), "--format", "json"}) args.push_back(extra);
+      std::vector<const char*> argv2;
+      for (const auto& a : args) argv2.push_back(a.c_str());
+      std::ostringstream est_out, est_err;
+      const char* saved_env = std::getenv("GPUADVISE_CALIBRATION");
+      const std::string saved_value = saved_env ? saved_env : "";
+      setenv("GPUADVISE_CALIBRATION", "/nonexistent/gpuadvise-calibration.json", 1);
+      const int rc = run(static_cast<int>(argv2.size()), argv2.data(), in, est_out, est_err);
+      if (saved_env) setenv("GPUADVISE_CALIBRATION", saved_value.c_str(), 1);
+      else unsetenv("GPUADVISE_CALIBRATION");
+      if (rc != 0) throw UserError{2, cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
+      const CalibrationView v = calibration_view(est_out.str(), pr, *g);
+      (*out_ptr) << (of.format == "json" ? calibration_view_json(v) : calibration_view_table(v));
+      if (cal_save) {
+        if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
+        std::vector<LocalCorrection> all = load_corrections(path);
+        all.erase(std::remove_if(all.begin(), all.end(), [&](const LocalCorrection& k) {
+                    return k.gpu == v.correction.gpu && k.framework == v.correction.framework && k.training == v.correction.training;
+                  }), all.end());
+        LocalCorrection k = v.correction;
+        k.source = cal_file;
+        const std::time_t now = std::time(nullptr);
+        char day[16];
+        std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&now));
+        k.saved = day;
+        all.push_back(k);
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+        std::ofstream f(path);
+        f << calibration_json(all);
+        f.flush();
+        if (!f) throw UserError{2, "calibrate --save: cannot write '" + path + "'"};
+        (*out_ptr) << "saved to " << path << ": later answers on " << k.gpu << " with " << k.framework << " say so; gpuadvise calibrate --reset removes it\n";
+      }
       return 0;
     }
 

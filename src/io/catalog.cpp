@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <set>
@@ -720,6 +721,74 @@ std::vector<RawWorkload> parse_workload_file_unguarded(std::string_view text, co
 }
 
 namespace {
+double need_number(const json& o, const char* key, const std::string& where, double lo, double hi) {
+  if (!o.contains(key)) throw InputError(where + ": missing '" + key + "'");
+  const json& v = o.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
+    throw InputError(where + "." + key + fmt::format(": expected a number from {:g} to {:g}", lo, hi));
+  return v.get<double>();
+}
+std::string need_string(const json& o, const char* key, const std::string& where) {
+  if (!o.contains(key) || !o.at(key).is_string()) throw InputError(where + "." + key + ": expected a string");
+  return o.at(key).get<std::string>();
+}
+}  // namespace
+
+ProbeResult parse_probe_result_unguarded(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  if (!j.is_object()) throw InputError(origin + ": expected the JSON object a gpuadvise probe script writes");
+  if (!j.contains("schema") || j.at("schema") != "gpuadvise-probe/1")
+    throw InputError(origin + ".schema: expected \"gpuadvise-probe/1\" (the file `python probe.py` writes)");
+  ProbeResult r;
+  r.estimate_args = need_string(j, "estimate_args", origin);
+  r.gpu_name = need_string(j, "gpu_name", origin);
+  if (!j.contains("measured") || !j.at("measured").is_object()) throw InputError(origin + ".measured: expected an object");
+  const json& m = j.at("measured");
+  const std::string mw = origin + ".measured";
+  r.max_allocated_bytes = need_number(m, "max_memory_allocated_bytes", mw, 1, 1e15);
+  r.max_reserved_bytes = need_number(m, "max_memory_reserved_bytes", mw, 0, 1e15);
+  r.device_used_bytes = need_number(m, "device_used_bytes", mw, 0, 1e15);
+  r.step_seconds = need_number(m, "step_seconds", mw, 1e-9, 1e9);
+  r.per_second = need_number(m, "per_second", mw, 1e-9, 1e15);
+  r.unit = need_string(m, "unit", mw);
+  return r;
+}
+
+std::vector<LocalCorrection> parse_calibration_unguarded(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  if (!j.is_object() || !j.contains("corrections") || !j.at("corrections").is_array())
+    throw InputError(origin + ": expected {\"corrections\": [...]} as gpuadvise calibrate --save writes it");
+  std::vector<LocalCorrection> out;
+  std::size_t i = 0;
+  for (const auto& c : j.at("corrections")) {
+    const std::string where = origin + ".corrections[" + std::to_string(i++) + "]";
+    if (!c.is_object()) throw InputError(where + ": expected an object");
+    LocalCorrection k;
+    k.gpu = need_string(c, "gpu", where);
+    k.framework = need_string(c, "framework", where);
+    if (!c.contains("training") || !c.at("training").is_boolean()) throw InputError(where + ".training: expected true or false");
+    k.training = c.at("training").get<bool>();
+    k.memory_factor = need_number(c, "memory_factor", where, 0.2, 5.0);
+    k.speed_factor = need_number(c, "speed_factor", where, 0.1, 10.0);
+    k.source = c.contains("source") && c.at("source").is_string() ? c.at("source").get<std::string>() : "";
+    k.saved = c.contains("saved") && c.at("saved").is_string() ? c.at("saved").get<std::string>() : "";
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::string calibration_json(const std::vector<LocalCorrection>& corrections) {
+  json arr = json::array();
+  for (const auto& k : corrections)
+    arr.push_back({{"gpu", k.gpu}, {"framework", k.framework}, {"training", k.training}, {"memory_factor", k.memory_factor},
+                   {"speed_factor", k.speed_factor}, {"source", k.source}, {"saved", k.saved}});
+  json j;
+  j["note"] = "local corrections from gpuadvise calibrate --save; every answer they change says so; gpuadvise calibrate --reset removes them";
+  j["corrections"] = arr;
+  return j.dump(2) + "\n";
+}
+
+namespace {
 // A JSON value of the wrong type deep in a reader (nlohmann's type and range errors) is bad input of that
 // file: exit 2 with the file, not an internal error.
 template <typename F>
@@ -748,6 +817,13 @@ std::vector<std::pair<std::string, double>> parse_price_file(std::string_view te
 }
 std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin) {
   return json_guard(origin, [&] { return parse_workload_file_unguarded(text, origin); });
+}
+
+ProbeResult parse_probe_result(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_probe_result_unguarded(text, origin); });
+}
+std::vector<LocalCorrection> parse_calibration(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_calibration_unguarded(text, origin); });
 }
 
 }  // namespace gpuadvise

@@ -953,4 +953,61 @@ std::string models_json(const ModelCatalog& cat) {
   return j.dump(2) + "\n";
 }
 
+CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g) {
+  CalibrationView v;
+  v.probe = probe;
+  v.gpu_id = g.id;
+  const nlohmann::json e = nlohmann::json::parse(estimate_json_text);
+  v.framework = e["workload"]["framework"].is_string() ? e["workload"]["framework"].get<std::string>() : "";
+  v.training = e["workload"]["mode"].get<std::string>() != "inference";
+  v.est_tensor_peak = e["memory"]["tensor_peak_bytes"].get<double>();
+  v.est_device_peak = e["memory"]["device_peak_bytes"].get<double>();
+  const auto& t = e["time"];
+  for (const char* key : {"train_tokens_per_second_per_gpu", "images_per_second", "decode_tokens_per_second"})
+    if (t.contains(key) && t[key].is_number()) {
+      v.est_per_second = t[key].get<double>();
+      v.unit = key;
+      break;
+    }
+  v.correction.gpu = g.id;
+  v.correction.framework = v.framework;
+  v.correction.training = v.training;
+  v.correction.memory_factor = std::clamp(probe.max_allocated_bytes / v.est_tensor_peak, 0.2, 5.0);
+  v.correction.speed_factor = v.est_per_second && *v.est_per_second > 0 ? std::clamp(probe.per_second / *v.est_per_second, 0.1, 10.0) : 1.0;
+  return v;
+}
+
+std::string calibration_view_table(const CalibrationView& v) {
+  auto err = [](double measured, double est) { return fmt::format("{:+.1f}%", 100.0 * (est / measured - 1.0)); };
+  std::string out = fmt::format("Probe of: gpuadvise estimate {} --gpu {} ({}, torch run)\n\n", v.probe.estimate_args, v.gpu_id, v.probe.gpu_name);
+  out += fmt::format("{:<14} {:>14} {:>14} {:>9}\n", "", "measured", "estimated", "error");
+  out += fmt::format("{:<14} {:>11.2f} GB {:>11.2f} GB {:>9}   torch.cuda.max_memory_allocated\n", "tensor peak", v.probe.max_allocated_bytes / 1e9,
+                     v.est_tensor_peak / 1e9, err(v.probe.max_allocated_bytes, v.est_tensor_peak));
+  out += fmt::format("{:<14} {:>11.2f} GB {:>14} {:>9}   torch.cuda.max_memory_reserved\n", "reserved", v.probe.max_reserved_bytes / 1e9, "", "");
+  out += fmt::format("{:<14} {:>11.2f} GB {:>11.2f} GB {:>9}   the device view (used at the end / estimated peak)\n", "device",
+                     v.probe.device_used_bytes / 1e9, v.est_device_peak / 1e9, err(v.probe.device_used_bytes, v.est_device_peak));
+  if (v.est_per_second)
+    out += fmt::format("{:<14} {:>14.4g} {:>14.4g} {:>9}   {} per second\n", "throughput", v.probe.per_second, *v.est_per_second,
+                       err(v.probe.per_second, *v.est_per_second), v.probe.unit);
+  out += fmt::format("\nCorrection for {} with {} ({}): memory x{:.3f}, throughput x{:.3f} (--save keeps it for later answers)\n", v.gpu_id,
+                     v.framework, v.training ? "training" : "inference", v.correction.memory_factor, v.correction.speed_factor);
+  return out;
+}
+
+std::string calibration_view_json(const CalibrationView& v) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["command"] = "calibrate";
+  j["estimate_args"] = v.probe.estimate_args;
+  j["gpu"] = v.gpu_id;
+  j["gpu_name"] = v.probe.gpu_name;
+  j["measured"] = {{"tensor_peak_bytes", v.probe.max_allocated_bytes}, {"reserved_bytes", v.probe.max_reserved_bytes},
+                   {"device_used_bytes", v.probe.device_used_bytes}, {"per_second", v.probe.per_second}, {"unit", v.probe.unit}};
+  j["estimated"] = {{"tensor_peak_bytes", v.est_tensor_peak}, {"device_peak_bytes", v.est_device_peak}, {"per_second", opt(v.est_per_second)}};
+  j["correction"] = {{"gpu", v.correction.gpu}, {"framework", v.correction.framework}, {"training", v.correction.training},
+                     {"memory_factor", v.correction.memory_factor}, {"speed_factor", v.correction.speed_factor}};
+  return j.dump(2) + "\n";
+}
+
 }  // namespace gpuadvise
