@@ -409,8 +409,14 @@ void check_config_shape(const ModelSpec& m, const std::string& origin) {
                      std::to_string(m.experts) + " experts");
 }
 
+ModelSpec parse_hf_config_json(const json& c, const std::string& origin, const std::string& id);
+
 ModelSpec parse_hf_config_unguarded(std::string_view text, const std::string& origin, const std::string& id) {
-  const json c = parse_json(text, origin);
+  return parse_hf_config_json(parse_json(text, origin), origin, id);
+}
+
+// A config already parsed (a preset's embedded config: no second serialisation and parse at every start).
+ModelSpec parse_hf_config_json(const json& c, const std::string& origin, const std::string& id) {
   if (!c.is_object()) throw InputError(origin + ": expected a JSON object (a Hugging Face config.json)");
   std::string type;
   if (c.contains("model_type") && c["model_type"].is_string()) type = lower(c["model_type"].get<std::string>());
@@ -602,7 +608,7 @@ ModelCatalog parse_model_catalog_unguarded(std::string_view text, const std::str
     }
     const json& config = mo.raw("config");
     mo.done();
-    ModelSpec m = parse_hf_config(config.dump(), where + " (" + id + ").config", id);
+    ModelSpec m = parse_hf_config_json(config, where + " (" + id + ").config", id);
     m.source = source;
     cat.models.push_back(std::move(m));
   }
