@@ -330,3 +330,25 @@ TEST_CASE("calibrate: a probe's measurement beside the estimate, saved as a corr
   unsetenv("GPUADVISE_CALIBRATION");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("gpus: filters and sorts as sky show-gpus does, and refuses a typo", "[cli][gpus]") {
+  const auto amd = test::run({"gpus", "--vendor", "AMD", "--sort", "memory", "--format", "json"});
+  REQUIRE(amd.code == 0);
+  const auto j = amd.json();
+  REQUIRE(j["gpus"].size() >= 2);
+  double last = 1e18;
+  for (const auto& g : j["gpus"]) {
+    CHECK(g["vendor"] == "AMD");
+    const double mem = g["memory"]["capacity_bytes"].get<double>();
+    CHECK(mem <= last);
+    last = mem;
+  }
+  const auto big = test::run({"gpus", "--min-memory", "150", "--format", "json"});
+  REQUIRE(big.code == 0);
+  const auto bj = big.json();
+  REQUIRE_FALSE(bj["gpus"].empty());
+  for (const auto& g : bj["gpus"]) CHECK(g["memory"]["capacity_bytes"].get<double>() >= 150e9);
+  CHECK(test::run({"gpus", "--vendor", "nvdia"}).err.find("valid: nvidia, amd, intel") != std::string::npos);
+  CHECK(test::run({"gpus", "--sort", "speed"}).code == 2);
+  CHECK(test::run({"gpus", "--provider", "nobody"}).code == 2);
+}

@@ -425,6 +425,12 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   OutputFlags gpus_of;
   std::string gpu_id;
   gpus->add_option("id", gpu_id, "a GPU id");
+  std::string gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort;
+  gpus->add_option("--vendor", gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
+  gpus->add_option("--min-memory", gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
+  gpus->add_option("--provider", gpus_provider, "only GPUs this provider offers (a catalogue price)")->group("Filter");
+  gpus->add_option("--sort", gpus_sort, "memory | bandwidth | bf16 | price | id [catalogue order]")->group("Filter");
+  gpus->footer("\nExamples:\n  gpuadvise gpus --vendor amd --sort memory\n  gpuadvise gpus --min-memory 80 --provider lambda --sort price\n");
   add_output_flags(gpus, gpus_of, false);
 
   CLI::App* prb = app.add_subcommand("probe", "print a short PyTorch script that measures this workload's peak memory and speed on a real GPU");
@@ -492,7 +498,48 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
         const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
         (*out_ptr) << (of.format == "json" ? gpu_json(g) : md ? fenced_markdown(g.id, gpu_detail_table(g)) : gpu_detail_table(g));
       } else {
-        (*out_ptr) << (of.format == "json" ? gpus_json(cat) : md ? fenced_markdown("GPU catalogue", gpus_table(cat)) : gpus_table(cat));
+        GpuCatalog shown = cat;
+        auto lower = [](std::string s) {
+          for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          return s;
+        };
+        if (!gpus_vendor.empty()) {
+          std::vector<std::string> vendors;
+          for (const auto& g : cat.gpus)
+            if (std::find(vendors.begin(), vendors.end(), lower(g.vendor)) == vendors.end()) vendors.push_back(lower(g.vendor));
+          if (std::find(vendors.begin(), vendors.end(), lower(gpus_vendor)) == vendors.end())
+            throw UserError{2, "--vendor: unknown vendor '" + gpus_vendor + "' (valid: " + join(vendors, ", ") + ")"};
+          std::erase_if(shown.gpus, [&](const GpuSpec& g) { return lower(g.vendor) != lower(gpus_vendor); });
+        }
+        if (!gpus_min_memory.empty()) {
+          const double gb = flag_number(gpus_min_memory, "--min-memory", "a size in GB from 0 to 10,000", 0, 10000);
+          std::erase_if(shown.gpus, [&](const GpuSpec& g) { return static_cast<double>(g.memory_bytes) / 1e9 < gb; });
+        }
+        if (!gpus_provider.empty()) {
+          const bool any = std::any_of(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& g) { return g.offered_by(gpus_provider); });
+          if (!any) {
+            std::vector<std::string> providers;
+            for (const auto& g : cat.gpus)
+              for (const auto& offer : g.prices)
+                if (std::find(providers.begin(), providers.end(), offer.provider) == providers.end()) providers.push_back(offer.provider);
+            throw UserError{2, "--provider: no offer from '" + gpus_provider + "' in the catalogue (providers: " + join(providers, ", ") + ")"};
+          }
+          std::erase_if(shown.gpus, [&](const GpuSpec& g) { return !g.offered_by(gpus_provider); });
+        }
+        if (!gpus_sort.empty()) {
+          auto key = [&](const GpuSpec& g) -> double {
+            if (gpus_sort == "memory") return -static_cast<double>(g.memory_bytes);
+            if (gpus_sort == "bandwidth") return -g.bandwidth_gb_per_s.value_or(0);
+            if (gpus_sort == "bf16") return -g.peak_flops("bf16").value_or(0);
+            const PriceOffer* o = gpus_provider.empty() ? g.cheapest_offer() : g.offer_from(gpus_provider);
+            return o && o->usd_per_gpu_hour ? *o->usd_per_gpu_hour : 1e18;  // price: cheapest first, unknown last
+          };
+          if (gpus_sort == "id") std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
+          else if (gpus_sort == "memory" || gpus_sort == "bandwidth" || gpus_sort == "bf16" || gpus_sort == "price")
+            std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
+          else throw UserError{2, "--sort: unknown value '" + gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
+        }
+        (*out_ptr) << (of.format == "json" ? gpus_json(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown)) : gpus_table(shown));
       }
       return 0;
     }
