@@ -3,6 +3,7 @@
 #include <fstream>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -351,4 +352,35 @@ TEST_CASE("gpus: filters and sorts as sky show-gpus does, and refuses a typo", "
   CHECK(test::run({"gpus", "--vendor", "nvdia"}).err.find("valid: nvidia, amd, intel") != std::string::npos);
   CHECK(test::run({"gpus", "--sort", "speed"}).code == 2);
   CHECK(test::run({"gpus", "--provider", "nobody"}).code == 2);
+}
+
+TEST_CASE("completions, man page and the CLI reference come from the option definitions", "[cli][ecosystem]") {
+  const auto bash = test::run({"completions", "bash"});
+  REQUIRE(bash.code == 0);
+  for (const char* word : {"complete -F _gpuadvise gpuadvise", "estimate|check|fit", "--seq-len", "--min-headroom", "h100-sxm-80gb", "llama-3.1-8b"}) {
+    INFO(word);
+    CHECK(bash.out.find(word) != std::string::npos);
+  }
+  const auto zsh = test::run({"completions", "zsh"});
+  REQUIRE(zsh.code == 0);
+  CHECK(zsh.out.rfind("#compdef gpuadvise", 0) == 0);
+  const auto fish = test::run({"completions", "fish"});
+  REQUIRE(fish.code == 0);
+  CHECK(fish.out.find("__fish_seen_subcommand_from estimate' -l batch -r") != std::string::npos);
+  CHECK(test::run({"completions", "powershell"}).code == 2);
+  const auto man = test::run({"manpage"});
+  REQUIRE(man.code == 0);
+  CHECK(man.out.find(".TH GPUADVISE 1") != std::string::npos);
+  for (const char* sub : {"COMMAND: estimate", "COMMAND: check", "COMMAND: probe", "COMMAND: calibrate", ".SH EXIT STATUS"}) {
+    INFO(sub);
+    CHECK(man.out.find(sub) != std::string::npos);
+  }
+  // docs/cli.md is this output: regenerate it with `gpuadvise manpage --format markdown > docs/cli.md`.
+  const auto ref = test::run({"manpage", "--format", "markdown"});
+  REQUIRE(ref.code == 0);
+  std::ifstream f(std::string(GPUADVISE_SOURCE_DIR) + "/docs/cli.md");
+  REQUIRE(f.good());
+  std::stringstream committed;
+  committed << f.rdbuf();
+  CHECK(committed.str() == ref.out);
 }
