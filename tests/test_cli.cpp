@@ -384,3 +384,26 @@ TEST_CASE("completions, man page and the CLI reference come from the option defi
   committed << f.rdbuf();
   CHECK(committed.str() == ref.out);
 }
+
+TEST_CASE("--gpu local reads the machine's GPU from nvidia-smi, and says so when there is none", "[cli][local]") {
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  // No nvidia-smi on PATH: one clear line, exit 2.
+  setenv("PATH", "/nonexistent", 1);
+  const auto none = test::run({"estimate", "--model", "7B", "--gpu", "local"});
+  CHECK(none.code == 2);
+  CHECK(none.err.find("--gpu: local needs nvidia-smi") != std::string::npos);
+  // A machine whose nvidia-smi names an H100 (the name it prints maps to the catalogue's id).
+  const std::string dir = "/tmp/gpuadvise-test-smi-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/nvidia-smi");
+    f << "#!/bin/sh\necho 'NVIDIA H100 80GB HBM3'\n";
+  }
+  std::filesystem::permissions(dir + "/nvidia-smi", std::filesystem::perms::owner_all);
+  setenv("PATH", (dir + ":/usr/bin:/bin").c_str(), 1);
+  const auto found = test::run({"estimate", "--model", "7B", "--gpu", "local", "--format", "json"});
+  setenv("PATH", old_path.c_str(), 1);
+  std::filesystem::remove_all(dir);
+  REQUIRE(found.code == 0);
+  CHECK(found.json()["gpu"]["id"] == "h100-sxm-80gb");
+}

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -247,8 +248,31 @@ ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream&
   }
 }
 
-const GpuSpec& gpu_for(const std::string& id, const GpuCatalog& cat, const std::string& flag = "--gpu") {
+// `--gpu local`: this machine's first GPU as nvidia-smi names it (as llmfit does); a clear line where there
+// is no NVIDIA driver or the name is not in the catalogue.
+std::string local_gpu_name(const std::string& flag) {
+  FILE* p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r");
+  std::string text;
+  if (p) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) text.append(buf);
+    const int rc = pclose(p);
+    if (rc != 0) text.clear();
+  }
+  const auto nl = text.find('\n');
+  std::string first = text.substr(0, nl);
+  while (!first.empty() && std::isspace(static_cast<unsigned char>(first.back()))) first.pop_back();
+  if (first.empty())
+    throw UserError{2, flag + ": local needs nvidia-smi and an NVIDIA GPU on this machine (none found); name the GPU with " + flag +
+                           " ID ('gpuadvise gpus' lists them)"};
+  return first;
+}
+
+const GpuSpec& gpu_for(const std::string& id_in, const GpuCatalog& cat, const std::string& flag = "--gpu") {
+  const bool local = id_in == "local";
+  const std::string id = local ? local_gpu_name(flag) : id_in;
   if (const GpuSpec* g = cat.resolve(id)) return *g;
+  if (local) throw UserError{2, flag + ": this machine's GPU '" + id + "' is not in the catalogue; name the closest with " + flag + " ID"};
   std::string hint = did_you_mean(id, cat.ids());
   throw UserError{2, flag + ": unknown GPU '" + id + "' (" + (hint.empty() ? "'gpuadvise gpus' lists the catalogue" : hint) + ")"};
 }
