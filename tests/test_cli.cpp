@@ -385,7 +385,7 @@ TEST_CASE("completions, man page and the CLI reference come from the option defi
   CHECK(committed.str() == ref.out);
 }
 
-TEST_CASE("--gpu local reads the machine's GPU from nvidia-smi, and says so when there is none", "[cli][local]") {
+TEST_CASE("cli: --gpu local reads the machine's GPU from nvidia-smi, and says so when there is none", "[cli][local]") {
   const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
   // No nvidia-smi on PATH: one clear line, exit 2.
   setenv("PATH", "/nonexistent", 1);
