@@ -407,3 +407,38 @@ TEST_CASE("cli: --gpu local reads the machine's GPU from nvidia-smi, and says so
   REQUIRE(found.code == 0);
   CHECK(found.json()["gpu"]["id"] == "h100-sxm-80gb");
 }
+
+TEST_CASE("cli: a user catalogue adds a GPU or replaces one by id, and a broken one is bad input naming it", "[cli][catalog]") {
+  // A copy of the bundled RTX 4090 entry under a new id, and the H100 SXM with a price of one's own.
+  const std::string path = "/tmp/gpuadvise-test-user-gpus-" + std::to_string(::getpid()) + ".json";
+  const auto bundled = test::run({"gpus", "--format", "json"}).json();
+  nlohmann::json mine = nlohmann::json::array();
+  for (const auto& g : bundled["gpus"]) {
+    if (g["id"] == "rtx-4090-24gb") {
+      auto copy = g;
+      copy["id"] = "my-rtx-4090";
+      mine.push_back(copy);
+    }
+  }
+  REQUIRE(mine.size() == 1);
+  {
+    std::ofstream f(path);
+    f << nlohmann::json{{"schema_version", 1}, {"catalog_version", "mine"}, {"gpus", mine}}.dump();
+  }
+  setenv("GPUADVISE_CATALOG", path.c_str(), 1);
+  const auto listed = test::run({"gpus", "--format", "json"});
+  const auto est = test::run({"estimate", "--model", "7B", "--gpu", "my-rtx-4090", "--format", "json"});
+  {
+    std::ofstream f(path);
+    f << R"({"schema_version": 1})";
+  }
+  const auto broken = test::run({"gpus"});
+  unsetenv("GPUADVISE_CATALOG");
+  std::filesystem::remove(path);
+  REQUIRE(listed.code == 0);
+  CHECK(listed.json()["gpus"].size() == bundled["gpus"].size() + 1);
+  REQUIRE(est.code == 0);
+  CHECK(est.json()["gpu"]["id"] == "my-rtx-4090");
+  CHECK(broken.code == 2);
+  CHECK(broken.err.find("catalog_version") != std::string::npos);
+}

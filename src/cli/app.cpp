@@ -224,12 +224,42 @@ std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream
   return base;
 }
 
+// The user's own GPUs: $GPUADVISE_CATALOG, else $XDG_CONFIG_HOME/gpuadvise/gpus.json, else
+// ~/.config/gpuadvise/gpus.json, in the catalogue's schema; each entry adds a GPU or replaces the bundled one
+// with its id (a price of your own, a card the catalogue lacks).
+std::string user_catalog_path() {
+  if (const char* p = std::getenv("GPUADVISE_CATALOG"); p && *p) return p;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuadvise/gpus.json";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuadvise/gpus.json";
+  return "";
+}
+
 GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
-  if (of.catalog.empty()) return parse_gpu_catalog(bundled_gpu_catalog(), "bundled data/gpus.json");
-  auto text = read_file(of.catalog, in);
-  if (!text) throw UserError{2, "--catalog: cannot read '" + of.catalog + "'"};
-  spdlog::info("catalogue replaced by {}", of.catalog);
-  return parse_gpu_catalog(*text, of.catalog);
+  GpuCatalog cat;
+  if (of.catalog.empty()) {
+    cat = parse_gpu_catalog(bundled_gpu_catalog(), "bundled data/gpus.json");
+  } else {
+    auto text = read_file(of.catalog, in);
+    if (!text) throw UserError{2, "--catalog: cannot read '" + of.catalog + "'"};
+    spdlog::info("catalogue replaced by {}", of.catalog);
+    cat = parse_gpu_catalog(*text, of.catalog);
+  }
+  const std::string user = user_catalog_path();
+  std::error_code ec;
+  if (user.empty() || !std::filesystem::exists(user, ec)) return cat;
+  std::ifstream f(user);
+  if (!f) throw UserError{2, "user catalogue '" + user + "' cannot be read (unset GPUADVISE_CATALOG or remove the file)"};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const GpuCatalog mine = parse_gpu_catalog(ss.str(), user);
+  for (const auto& g : mine.gpus) {
+    auto it = std::find_if(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& x) { return x.id == g.id; });
+    if (it != cat.gpus.end()) *it = g;
+    else cat.gpus.push_back(g);
+  }
+  cat.version += " + " + user;
+  spdlog::info("user catalogue {}: {} entries", user, mine.gpus.size());
+  return cat;
 }
 
 ModelCatalog load_models() { return parse_model_catalog(bundled_model_catalog(), "bundled data/models.json"); }
