@@ -442,3 +442,35 @@ TEST_CASE("cli: a user catalogue adds a GPU or replaces one by id, and a broken 
   CHECK(broken.code == 2);
   CHECK(broken.err.find("catalog_version") != std::string::npos);
 }
+
+TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where it stops fitting said", "[cli][sweep]") {
+  const std::vector<std::string> base{"sweep", "--model", "llama-3.1-8b", "--mode", "lora", "--vary", "seq-len", "--from", "1024", "--to",
+                                      "32768", "--points", "6", "--gpu", "rtx-4090-24gb", "--gpu", "h100-sxm-80gb"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return test::run(a);
+  };
+  const auto json = with({"--format", "json"});
+  REQUIRE(json.code == 0);
+  const auto j = json.json();
+  REQUIRE(j["points"].size() == 6);  // 1024, 2048, ..., 32768: doubling
+  CHECK(j["points"][1]["value"] == 2048);
+  // Each point is the estimate at that value: the same device peak as estimate gives.
+  const auto one = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  CHECK(j["points"][2]["gpus"][1]["device_peak_bytes"] == one.json()["memory"]["device_peak_bytes"]);
+  // The table names, per GPU, the last value that fits and the first that does not.
+  const auto table = with({});
+  REQUIRE(table.code == 0);
+  std::string last_fit_4090;
+  for (const auto& p : j["points"])
+    if (p["gpus"][0]["fits"].get<bool>()) last_fit_4090 = std::to_string(p["value"].get<int>());
+  REQUIRE_FALSE(last_fit_4090.empty());
+  CHECK(table.out.find("rtx-4090-24gb: fits up to --seq-len " + last_fit_4090) != std::string::npos);
+  const auto csv = with({"--format", "csv"});
+  REQUIRE(csv.code == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 6 * 2);
+  CHECK(test::run({"sweep", "--model", "7B", "--vary", "heads", "--from", "1", "--to", "2"}).code == 2);
+  CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--from", "8", "--to", "2"}).code == 2);
+  CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--batch", "4", "--from", "1", "--to", "8"}).code == 2);
+}

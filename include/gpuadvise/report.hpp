@@ -35,6 +35,20 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
 std::string check_markdown(const std::vector<CheckResult>& results);
 std::string fenced_markdown(const std::string& title, const std::string& text);
 
+// `gpuadvise sweep`: one setting varied over a range, each value evaluated on each GPU asked.
+struct SweepPoint {
+  double value = 0;
+  std::vector<Candidate> per_gpu;  // in the order the GPUs were given
+};
+struct Sweep {
+  std::string vary, metric;        // the flag varied; memory | time | cost
+  std::string workload_line;
+  std::vector<SweepPoint> points;
+};
+std::string sweep_table(const Sweep& s, const Style& style);
+std::string sweep_json(const Sweep& s);
+std::string sweep_csv(const Sweep& s);
+
 // `gpuadvise calibrate`: a probe's measurement beside the estimate (its JSON) on the GPU it ran on.
 struct CalibrationView {
   ProbeResult probe;

@@ -375,6 +375,8 @@ CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istrea
   return o;
 }
 
+std::string sweep_value_text(double v) { return fmt::format("{:.0f}", v); }
+
 // Shell completions and the man page, generated from the option definitions so they cannot drift.
 struct CommandInfo {
   std::string name, description;
@@ -691,6 +693,23 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   cal->footer("\nThe corrections live in $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else\n"
               "~/.config/gpuadvise/calibration.json; every answer they change says so.\n");
 
+  CLI::App* swp = app.add_subcommand("sweep", "vary one setting over a range and draw memory, throughput or cost against it, per GPU");
+  WorkloadFlags swp_wf;
+  OutputFlags swp_of;
+  CostFlags swp_cf;
+  std::vector<std::string> swp_gpus;
+  std::string swp_vary, swp_from, swp_to, swp_points = "8", swp_metric = "memory";
+  add_workload_flags(swp, swp_wf);
+  add_cost_flags(swp, swp_cf);
+  add_output_flags(swp, swp_of, false);
+  swp->add_option("--vary", swp_vary, "seq-len | batch | concurrency | lora-rank | gpus | image-size")->group("Sweep");
+  swp->add_option("--from", swp_from, "first value")->group("Sweep");
+  swp->add_option("--to", swp_to, "last value")->group("Sweep");
+  swp->add_option("--points", swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers) [8]")->group("Sweep");
+  swp->add_option("--metric", swp_metric, "memory | time | cost [memory]")->group("Sweep");
+  swp->add_option("--gpu", swp_gpus, "a GPU to draw (repeatable) [h100-sxm-80gb]")->group("Sweep");
+  swp->footer("\nExample:\n  gpuadvise sweep --model llama-3.1-8b --mode lora --vary seq-len --from 1024 --to 32768 --gpu rtx-4090-24gb --gpu h100-sxm-80gb\n");
+
   CLI::App* comp = app.add_subcommand("completions", "print a shell completion script: bash, zsh or fish");
   std::string comp_shell;
   comp->add_option("shell", comp_shell, "bash | zsh | fish")->required();
@@ -718,14 +737,14 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     } catch (const CLI::ParseError& e) {
       std::string msg = e.what();
       CLI::App* ctx = est->parsed() ? est : chk->parsed() ? chk : fitc->parsed() ? fitc : gpus->parsed() ? gpus : models->parsed() ? models
-                      : prb->parsed() ? prb : cal->parsed() ? cal : &app;
+                      : prb->parsed() ? prb : cal->parsed() ? cal : swp->parsed() ? swp : &app;
       std::string hint = suggest_flag(msg, *ctx);
       err << "gpuadvise: error: " << msg << (hint.empty() ? "" : "; " + hint) << " (see --help)\n";
       return 2;
     }
 
     OutputFlags& of = est->parsed() ? est_of : chk->parsed() ? chk_of : fitc->parsed() ? fit_of : gpus->parsed() ? gpus_of
-                      : models->parsed() ? models_of : prb->parsed() ? prb_of : cal->parsed() ? cal_of : manp->parsed() ? manp_of : rank_of;
+                      : models->parsed() ? models_of : prb->parsed() ? prb_of : cal->parsed() ? cal_of : manp->parsed() ? manp_of : swp->parsed() ? swp_of : rank_of;
     if (of.verbose >= 2) logger->set_level(spdlog::level::debug);
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
@@ -791,6 +810,51 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       check_format(of.format, false);
       const ModelCatalog cat = load_models();
       (*out_ptr) << (of.format == "json" ? models_json(cat) : md ? fenced_markdown("Model presets", models_table(cat)) : models_table(cat));
+      return 0;
+    }
+
+    if (swp->parsed()) {
+      check_format(of.format, true);
+      static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
+                                                                         {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
+      auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == swp_vary; });
+      if (key == keys.end()) throw UserError{2, "--vary: unknown setting '" + swp_vary + "' (valid: seq-len, batch, concurrency, lora-rank, gpus, image-size)"};
+      if (swp_metric != "memory" && swp_metric != "time" && swp_metric != "cost")
+        throw UserError{2, "--metric: unknown value '" + swp_metric + "' (valid: memory, time, cost)"};
+      if (swp_from.empty() || swp_to.empty()) throw UserError{2, "sweep: give the range with --from and --to"};
+      const double lo = flag_number(swp_from, "--from", "a whole number from 1 to 16,777,216", 1, 16777216, true);
+      const double hi = flag_number(swp_to, "--to", "a whole number from 1 to 16,777,216", 1, 16777216, true);
+      if (hi < lo) throw UserError{2, "--to: expected a value at or above --from (" + swp_from + "), got '" + swp_to + "'"};
+      const int n = static_cast<int>(flag_number(swp_points, "--points", "an integer from 2 to 64", 2, 64, true));
+      std::vector<double> values;
+      for (int i = 0; i < n; ++i) {
+        const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
+        if (values.empty() || v != values.back()) values.push_back(v);
+      }
+      auto raws = collect_workloads(swp_wf, in);
+      if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
+      if (raws[0].count(key->second)) throw UserError{2, "--" + swp_vary + ": it is the setting --vary varies; leave it out"};
+      const ModelCatalog model_cat = load_models();
+      const GpuCatalog cat = load_gpus(of, in);
+      const CostOptions co = cost_options(swp_cf, cat, in);
+      std::vector<const GpuSpec*> targets;
+      for (const auto& id : swp_gpus) targets.push_back(&gpu_for(id, cat));
+      if (targets.empty()) targets.push_back(&gpu_for("h100-sxm-80gb", cat));
+      Sweep sw;
+      sw.vary = swp_vary;
+      sw.metric = swp_metric;
+      for (double v : values) {
+        RawWorkload raw = raws[0];
+        raw[key->second] = RawValue{sweep_value_text(v), "--vary " + swp_vary};
+        const Workload w = build_workload(raw);
+        const ModelSpec model = model_for(w, model_cat, in);
+        if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
+        SweepPoint p;
+        p.value = v;
+        for (const GpuSpec* g : targets) p.per_gpu.push_back(evaluate(w, model, *g, co));
+        sw.points.push_back(std::move(p));
+      }
+      (*out_ptr) << (of.format == "json" ? sweep_json(sw) : of.format == "csv" ? sweep_csv(sw) : md ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, style));
       return 0;
     }
 

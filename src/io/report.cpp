@@ -1010,4 +1010,126 @@ std::string calibration_view_json(const CalibrationView& v) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+// The metric a sweep draws, per candidate: bytes of device peak per GPU, throughput per GPU, or job cost.
+std::optional<double> sweep_metric(const Sweep& s, const Candidate& c) {
+  if (s.metric == "memory") return c.memory.device_peak;
+  if (s.metric == "cost") return c.fits ? c.cost.total_usd : std::nullopt;
+  if (!c.fits) return std::nullopt;
+  if (c.time.train_tokens_per_second_per_gpu) return c.time.train_tokens_per_second_per_gpu;
+  if (c.time.images_per_second) return c.time.images_per_second;
+  return c.time.decode_tokens_per_second;
+}
+std::string sweep_value(double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); }
+std::string sweep_cell(const Sweep& s, const Candidate& c) {
+  const auto v = sweep_metric(s, c);
+  if (!v) return c.fits ? "—" : "no";
+  if (s.metric == "memory") return fmt::format("{:.1f} GB{}", *v / 1e9, c.fits ? "" : " no");
+  if (s.metric == "cost") return fmt::format("${:.2f}", *v);
+  return fmt::format(fmt::runtime(*v < 10 ? "{:.2f}/s" : "{:.0f}/s"), *v);
+}
+}  // namespace
+
+std::string sweep_table(const Sweep& s, const Style& style) {
+  std::string out = "Sweep of --" + s.vary + ": " + s.workload_line + "\n";
+  if (s.points.empty() || s.points.front().per_gpu.empty()) return out + "no points\n";
+  const std::size_t width = 40;
+  double top = 0;
+  for (const auto& p : s.points)
+    for (const auto& c : p.per_gpu) {
+      if (auto v = sweep_metric(s, c)) top = std::max(top, *v);
+      if (s.metric == "memory") top = std::max(top, static_cast<double>(c.gpu->memory_bytes));
+    }
+  if (top <= 0) top = 1;
+  const char* marks = "|!:+*#";
+  const auto& first = s.points.front().per_gpu;
+  const std::string what = s.metric == "memory" ? "device peak per GPU (bar: " + first.front().gpu->id + ")"
+                           : s.metric == "cost" ? "job cost (bar: " + first.front().gpu->id + ")"
+                                                : "throughput per GPU (bar: " + first.front().gpu->id + ")";
+  out += fmt::format("{:>10}  {:<{}}", "--" + s.vary, what, width + 2);
+  for (const auto& c : first) out += fmt::format(" {:>18}", c.gpu->id.substr(0, 18));
+  out += "\n";
+  for (const auto& p : s.points) {
+    std::string bar(width, ' ');
+    const auto v = sweep_metric(s, p.per_gpu.front());
+    const std::size_t n = v ? static_cast<std::size_t>(std::lround(std::min(1.0, *v / top) * static_cast<double>(width))) : 0;
+    std::string drawn;
+    for (std::size_t i = 0; i < width; ++i) {
+      bool mark = false;
+      if (s.metric == "memory")
+        for (std::size_t k = 0; k < p.per_gpu.size() && k < 6; ++k) {
+          const auto at = static_cast<std::size_t>(std::lround(static_cast<double>(p.per_gpu[k].gpu->memory_bytes) / top * static_cast<double>(width)));
+          if (std::min(at, width - 1) == i) {
+            drawn.push_back(marks[k]);
+            mark = true;
+            break;
+          }
+        }
+      if (mark) continue;
+      if (i < n) drawn.append("#");
+      else drawn.push_back(' ');
+    }
+    const bool fits_first = p.per_gpu.front().fits;
+    out += fmt::format("{:>10}  {}  ", sweep_value(p.value), paint(style, drawn, fits_first ? "32" : "31"));
+    for (const auto& c : p.per_gpu) out += fmt::format(" {:>18}", sweep_cell(s, c));
+    out += "\n";
+  }
+  if (s.metric == "memory") {
+    out += fmt::format("scale 0 to {:.0f} GB; usable memory:", top / 1e9);
+    for (std::size_t k = 0; k < first.size() && k < 6; ++k)
+      out += fmt::format(" {} {} {:.1f} GB{}", marks[k], first[k].gpu->id, static_cast<double>(first[k].gpu->memory_bytes) / 1e9, k + 1 < first.size() ? "," : "");
+    out += "\n";
+  }
+  // Where each GPU stops fitting.
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    std::optional<double> last_fit, first_fail;
+    for (const auto& p : s.points) {
+      if (p.per_gpu[k].fits) {
+        if (!first_fail) last_fit = p.value;
+      } else if (!first_fail) {
+        first_fail = p.value;
+      }
+    }
+    const std::string id = first[k].gpu->id;
+    if (!first_fail) out += id + ": fits the whole range\n";
+    else if (!last_fit) out += id + ": does not fit at --" + s.vary + " " + sweep_value(s.points.front().value) + " already\n";
+    else out += fmt::format("{}: fits up to --{} {}, not at {}\n", id, s.vary, sweep_value(*last_fit), sweep_value(*first_fail));
+  }
+  return out;
+}
+
+std::string sweep_json(const Sweep& s) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["command"] = "sweep";
+  j["vary"] = s.vary;
+  j["metric"] = s.metric;
+  ojson pts = ojson::array();
+  for (const auto& p : s.points) {
+    ojson row;
+    row["value"] = p.value;
+    ojson gpus = ojson::array();
+    for (const auto& c : p.per_gpu)
+      gpus.push_back({{"gpu", c.gpu->id}, {"fits", c.fits}, {"device_peak_bytes", bytes_int(c.memory.device_peak)},
+                      {"capacity_bytes", c.gpu->memory_bytes}, {"per_second", opt(sweep_metric(Sweep{s.vary, "time", "", {}}, c))},
+                      {"job_usd", opt(c.cost.total_usd)}});
+    row["gpus"] = gpus;
+    pts.push_back(row);
+  }
+  j["points"] = pts;
+  return j.dump(2) + "\n";
+}
+
+std::string sweep_csv(const Sweep& s) {
+  std::string out = s.vary + ",gpu,fits,device_peak_bytes,capacity_bytes,per_second,job_usd\n";
+  for (const auto& p : s.points)
+    for (const auto& c : p.per_gpu) {
+      const auto rate = sweep_metric(Sweep{s.vary, "time", "", {}}, c);
+      out += fmt::format("{},{},{},{},{},{},{}\n", sweep_value(p.value), c.gpu->id, c.fits ? "true" : "false", bytes_int(c.memory.device_peak),
+                         c.gpu->memory_bytes, rate ? fmt::format("{:.6g}", *rate) : "", c.cost.total_usd ? fmt::format("{:.2f}", *c.cost.total_usd) : "");
+    }
+  return out;
+}
+
 }  // namespace gpuadvise
