@@ -474,3 +474,26 @@ TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--from", "8", "--to", "2"}).code == 2);
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--batch", "4", "--from", "1", "--to", "8"}).code == 2);
 }
+
+TEST_CASE("cli: the ranking table fits a narrow terminal, and --wide shows every column", "[cli][width]") {
+  setenv("COLUMNS", "120", 1);
+  const auto narrow = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B"});
+  const auto wide = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B", "--wide"});
+  unsetenv("COLUMNS");
+  const auto piped = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B"});
+  REQUIRE(narrow.code == 0);
+  auto longest_row = [](const std::string& out) {
+    std::size_t longest = 0;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("  1  ", 0) == 0 || line.rfind("  #  ", 0) == 0) longest = std::max(longest, line.size());
+    return longest;
+  };
+  CHECK(longest_row(narrow.out) > 0);
+  CHECK(longest_row(narrow.out) <= 120);
+  const auto header = narrow.out.substr(narrow.out.find("  #  "), narrow.out.find('\n', narrow.out.find("  #  ")) - narrow.out.find("  #  "));
+  CHECK(header.find("headroom") == std::string::npos);
+  CHECK(header.find("peak/GPU") != std::string::npos);
+  CHECK(longest_row(wide.out) > 150);
+  CHECK(wide.out == piped.out);  // no terminal: the full table
+}

@@ -15,6 +15,9 @@ struct Style {
   bool color = false;
   bool explain = false;
   bool hints = false;
+  // A terminal narrower than the full ranking table: the capacity, headroom and price-per-hour columns are
+  // left out and the layout shortened (--wide shows everything; pipes always get the full table).
+  bool compact = false;
 };
 
 std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "gpuadvise/catalog.hpp"
@@ -59,6 +60,7 @@ struct OutputFlags {
   std::string catalog;
   int verbose = 0;
   bool quiet = false;
+  bool wide = false;
 };
 
 CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help) {
@@ -157,6 +159,7 @@ void add_cost_flags(CLI::App* app, CostFlags& cf) {
 
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
   app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv (the ranking) [table]")->group("Output");
+  app->add_flag("--wide", of.wide, "full-width tables whatever the terminal's width")->group("Output");
   app->add_flag("-q,--quiet", of.quiet, "print nothing on stdout: the exit status is the answer (check: 0 pass, 1 fail)")->group("Output");
   app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->group("Output");
   if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
@@ -186,6 +189,18 @@ std::optional<std::string> read_file(const std::string& path, std::istream& in) 
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// The terminal's width: $COLUMNS, else the TTY's; 0 when stdout is not a terminal (pipes get full tables).
+int terminal_width() {
+  if (const char* c = std::getenv("COLUMNS"); c && *c) {
+    const int v = std::atoi(c);
+    if (v > 0) return v;
+  }
+  if (!isatty(STDOUT_FILENO)) return 0;
+  struct winsize ws {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 0;
 }
 
 bool use_color(const std::string& mode) {
@@ -748,7 +763,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     if (of.verbose >= 2) logger->set_level(spdlog::level::debug);
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
-    Style style{color, of.explain, of.hints};
+    const int columns = terminal_width();
+    Style style{color, of.explain, of.hints, !of.wide && columns > 0 && columns < 160};
     // -q: the answer is the exit status; nothing reaches stdout.
     std::ostringstream quiet_sink;
     if (of.quiet) out_ptr = &quiet_sink;

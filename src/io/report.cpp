@@ -511,8 +511,11 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
       break;
     }
   const bool show_value = !r.has_job && !unit.empty() && unit != "stream-hour";
-  std::string header = fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
-                                   "peak/GPU", "usable", "headroom", "$/GPU-h");
+  const bool compact = style.compact;
+  const std::size_t lw = compact ? 30 : 44;  // layout column
+  std::string header = compact ? fmt::format("{:>3}  {:<24} {:<5} {:>4}  {:<30} {:>9}", "#", "GPU", "fits", "GPUs", "layout", "peak/GPU")
+                               : fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
+                                             "peak/GPU", "usable", "headroom", "$/GPU-h");
   if (show_value) header += fmt::format(" {:>10}", "$/" + (unit == "M training tokens" ? std::string("M tok") : unit == "M output tokens" ? "M out" : unit == "k images" ? "k img" : unit));
   if (has_vllm) header += fmt::format(" {:>9} {:>8}", "KV pool", "max seqs");
   const bool video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video.has_value(); });
@@ -529,10 +532,12 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     fitting += c.fits ? 1 : 0;
     const std::string fit = c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32"))
                                    : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
-    std::string line = fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", i, c.gpu->id, fit, c.gpus,
-                                   c.layout.size() > 44 ? c.layout.substr(0, 43) + "…" : c.layout, gbs(c.memory.device_peak) + " GB",
-                                   gbs(static_cast<double>(c.gpu->memory_bytes)) + " GB", gbs(c.headroom_bytes) + " GB",
-                                   c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
+    const std::string layout = c.layout.size() > lw ? c.layout.substr(0, lw - 1) + "…" : c.layout;
+    std::string line = compact ? fmt::format("{:>3}  {:<24} {} {:>4}  {:<30} {:>9}", i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
+                                             gbs(c.memory.device_peak) + " GB")
+                               : fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", i, c.gpu->id, fit, c.gpus, layout,
+                                             gbs(c.memory.device_peak) + " GB", gbs(static_cast<double>(c.gpu->memory_bytes)) + " GB",
+                                             gbs(c.headroom_bytes) + " GB", c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
     if (show_value)
       line += fmt::format(" {:>10}", c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format("{:.1f}", *c.value_usd) : fmt::format("{:.3f}", *c.value_usd)) : "—");
     if (has_vllm)
