@@ -3,6 +3,7 @@
 with its sources) plus the additions below, each with its own source. Run it again when the notes
 change; review the diff. Usage: scripts/build_gpu_catalog.py RESEARCH_GPUS_JSON > data/gpus.json"""
 import json
+import re
 import sys
 
 # What CUDA (nvidia-smi "memory.total") reports: the capacity that decides whether a job fits.
@@ -334,7 +335,20 @@ def convert(g):
     return finish(g, gid, dense, nominal, capacity, basis, sources, prices, uncertain)
 
 
+def iso_date(offer):
+    """date_seen as an ISO date (YYYY-MM-DD or YYYY-MM) or None; any prose around it moves into the note."""
+    raw = offer.get("date_seen")
+    m = re.search(r"\d{4}-\d{2}(-\d{2})?", raw or "")
+    date = m.group(0) if m else None
+    if raw and raw != date:
+        note = offer.get("note", "")
+        offer["note"] = (note + " " if note else "") + "Seen: " + raw + "."
+    offer["date_seen"] = date
+    return offer
+
+
 def finish(g, gid, dense, nominal, capacity, basis, sources, prices, uncertain):
+    prices = [iso_date(dict(p)) for p in prices]
     seg = SEGMENTS[g["segment"]]
     bw = g.get("interconnect_bw_gbs")
     kind = g["interconnect"]

@@ -209,7 +209,14 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
       PriceOffer offer;
       offer.provider = p.str("provider");
       offer.usd_per_gpu_hour = p.opt_num("usd_per_gpu_hour");
-      offer.date_seen = p.str("date_seen");
+      // An ISO date (YYYY-MM-DD or YYYY-MM), or null when the source gives none (the note says what is known).
+      offer.date_seen = p.opt_str("date_seen").value_or("");
+      if (!offer.date_seen.empty()) {
+        const std::string& d = offer.date_seen;
+        const bool iso = (d.size() == 7 || d.size() == 10) && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' &&
+                         std::all_of(d.begin(), d.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '-'; });
+        if (!iso) throw InputError(p.where() + ".date_seen: expected an ISO date (YYYY-MM-DD or YYYY-MM) or null, got '" + d + "'");
+      }
       offer.source = p.str("source");
       offer.note = p.str("note");
       p.done();

@@ -174,7 +174,7 @@ ojson cost_json(const Candidate& c) {
   const JobCost& k = c.cost;
   ojson j;
   if (k.price.usd_per_gpu_hour) {
-    j["price"] = {{"usd_per_gpu_hour", *k.price.usd_per_gpu_hour}, {"provider", k.price.provider}, {"date_seen", k.price.date_seen},
+    j["price"] = {{"usd_per_gpu_hour", *k.price.usd_per_gpu_hour}, {"provider", k.price.provider}, {"date_seen", k.price.date_seen.empty() ? ojson(nullptr) : ojson(k.price.date_seen)},
                   {"source", k.price.source}, {"basis", k.price.basis}};
   } else {
     j["price"] = nullptr;
@@ -841,7 +841,7 @@ ojson gpu_to_json(const GpuSpec& g) {
   j["purchase_usd"] = opt(g.purchase_usd);
   ojson prices = ojson::array();
   for (const auto& p : g.prices)
-    prices.push_back({{"provider", p.provider}, {"usd_per_gpu_hour", opt(p.usd_per_gpu_hour)}, {"date_seen", p.date_seen}, {"source", p.source}, {"note", p.note}});
+    prices.push_back({{"provider", p.provider}, {"usd_per_gpu_hour", opt(p.usd_per_gpu_hour)}, {"date_seen", p.date_seen.empty() ? ojson(nullptr) : ojson(p.date_seen)}, {"source", p.source}, {"note", p.note}});
   j["prices"] = prices;
   ojson src;
   for (const auto& [k, v] : g.sources) src[k] = v;
