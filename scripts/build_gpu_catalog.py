@@ -384,11 +384,69 @@ def finish(g, gid, dense, nominal, capacity, basis, sources, prices, uncertain):
     }
 
 
+# Edge modules (Jetson Orin): NVIDIA's module data sheets (AGX Orin Series DS-10662-001 v1.6, Orin NX and Orin
+# Nano Series v1.5, all December 2024, from the Jetson Download Center) and NVIDIA's Jetson FAQ prices (1KU+
+# volume, page captured 2026-08-05). Memory is LPDDR5 shared with the CPU; the tensor-core fp16 peak is dense
+# (half the sparse figure the data sheet gives for the AGX modules; for the Orin NX derived from its tensor
+# cores and clock, for the Orin Nano half its dense INT8 TOPS): marked uncertain.
+JETSON_DS = "https://developer.nvidia.com/embedded/downloads"
+JETSON_FAQ = "https://developer.nvidia.com/embedded/faq"
+EDGE = [
+    # id, name, memory GB, bandwidth GB/s, fp32 (CUDA cores), fp16 tensor dense, power W, decode 1080p30 H.265,
+    # price USD, price kind, quotes
+    ("jetson-agx-orin-64gb", "Jetson AGX Orin 64GB", 64, 204.8, 5.32, 42.5, 60, 22, 2999, "module",
+     "JAO 64GB: ... Up to 170 INT8 Sparse TOPS or 85 Sparse FP16 TFLOPS (Tensor Cores) | Up to 5.32 FP32 TFLOPS; "
+     "Maximum Memory Bus Bandwidth (up to) 204.8 GB/s; 15W | 30W | 50W, and up to 60W; H.265 ... 1080p30 (22)",
+     "| Jetson AGX Orin 64GB Module | $2999 (1KU+) |"),
+    ("jetson-agx-orin-32gb", "Jetson AGX Orin 32GB", 32, 204.8, 3.365, 27.0, 40, 18, 1799, "module",
+     "JAO 32GB: ... Up to 108 INT8 Sparse TOPS or 54 FP16 Sparse TFLOPS (Tensor Cores); 204.8 GB/s; 15W | 30W | 40W; "
+     "H.265 ... 1080p30 (18)",
+     "| Jetson AGX Orin 32GB Module | $1799 (1KU+) |"),
+    ("jetson-orin-nx-16gb", "Jetson Orin NX 16GB", 16, 102.4, 1.88, 15.0, 25, 18, 999, "module",
+     "Jetson Orin NX 16GB: 1024 CUDA cores | 32 Tensor cores, 918 MHz; up to 100 (Sparse) INT8 TOPs and 50 (Dense) "
+     "INT8 TOPs; 102.4 GB/s; Modes: 10W | 15W | 25W; H.265 ... 1080p30 (18)",
+     "| Jetson Orin NX 16GB Module | $999 (1KU+) |"),
+    ("jetson-orin-nano-8gb", "Jetson Orin Nano 8GB (Super)", 8, 102.0, 2.08, 16.5, 25, 11, 399, "developer kit",
+     "MAXN_SUPER: up to 67 (Sparse) INT8 TOPs and 33 (Dense) INT8 TOPs; 2.08 FP32 TFLOPs; 102 GB/s; "
+     "Modes: 7W | 15W | 25W (MAXN_SUPER); H.265 ... 1080p30 (11)",
+     "| Jetson Orin Nano Super Developer Kit | $399 |"),
+]
+
+
+def edge_entry(gid, name, mem_gb, bw, fp32, fp16, power, dec, price, kind, quote, price_quote):
+    return {
+        "id": gid, "vendor": "NVIDIA", "name": name, "architecture": "Ampere (Orin SoC)",
+        "segment": "edge", "form_factor": "SoM module on a carrier board",
+        "memory": {"nominal_gb": mem_gb, "capacity_bytes": int(mem_gb * 1e9), "capacity_basis": "nominal", "type": "LPDDR5 (shared with the CPU)"},
+        "memory_bandwidth_gb_per_s": bw,
+        "dense_tflops": {"fp32": fp32, "tf32": None, "fp16": fp16, "bf16": fp16, "fp8": None, "int8": round(2 * fp16, 1), "fp4": None},
+        "interconnect": {"kind": "none", "gb_per_s": None},
+        "node": {"gpus_per_node": 1, "fast_link_gpus": 1, "pcie_p2p": None, "network_gb_per_s_per_gpu": 0, "network": "none (edge device)",
+                 "host_ram_gb": None, "source": "one module per device; memory shared with the CPU (NVIDIA CUDA for Tegra) (seen 2026-12-01)"},
+        "low_precision": {"fp8": False, "fp4": False},
+        "pcie_gen": 4,
+        "board_power_w": power,
+        "software": {"stack": "cuda", "compute_capability": "8.7", "gfx_target": None},
+        "needs_server_chassis": False,
+        "nvdec_engines": 1,
+        "decode_streams_1080p30": dec,
+        "purchase_usd": price,
+        "prices": [],
+        "sources": {"memory": JETSON_DS + " (module data sheet, Dec 2024): " + quote, "tflops": JETSON_DS + ": " + quote,
+                    "decode_streams_1080p30": JETSON_DS + ": " + quote, "tdp_w": JETSON_DS + ": " + quote,
+                    "msrp_usd": JETSON_FAQ + " (" + kind + ", captured 2026-08-05): " + price_quote},
+        "uncertain": ["dense_tflops.fp16/bf16/int8 (dense tensor-core figures derived from the sparse or INT8 figures)",
+                      "memory.capacity_bytes (shared with the CPU: the OS and the application take part of it)"],
+        "notes": "Edge module: memory is shared with the CPU, and the power mode (" + str(power) + " W at most) sets the clocks. "
+                 "Purchase price only (" + kind + ").",
+    }
+
+
 def main():
     with open(sys.argv[1]) as handle:
         research = json.load(handle)
     ids = {g["id"] for g in research}
-    gpus = [convert(g) for g in research] + [convert(g) for g in EXTRA if g["id"] not in ids]
+    gpus = [convert(g) for g in research] + [convert(g) for g in EXTRA if g["id"] not in ids] + [edge_entry(*e) for e in EDGE]
     out = {"schema_version": 1, "catalog_version": "2026-12-01", "gpus": gpus}
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")

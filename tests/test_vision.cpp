@@ -8,6 +8,7 @@
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/perf.hpp"
 #include "gpuadvise/vision_model.hpp"
+#include "gpuadvise/system.hpp"
 #include "helpers.hpp"
 
 using namespace gpuadvise;
@@ -440,4 +441,33 @@ TEST_CASE("generation: an image job is priced per thousand images", "[vision][di
   const auto j = r.json();
   CHECK(j["cost"]["usd_per_thousand_images"].get<double>() == Approx(j["cost"]["job_usd"].get<double>() / 10000.0 * 1000.0));
   CHECK(j["time"]["images_per_second"].get<double>() > 0.0);
+}
+
+TEST_CASE("video: edge modules are in the catalogue with their sourced figures and the stream planner uses them", "[vision][video][edge]") {
+  // NVIDIA's Jetson AGX Orin data sheet (DS-10662-001 v1.6): 64 GB LPDDR5 shared with the CPU, 204.8 GB/s,
+  // 85 sparse FP16 TFLOPS on the tensor cores (42.5 dense), 22 H.265 1080p30 decode streams, up to 60 W.
+  const auto& g = *test::gpus().find("jetson-agx-orin-64gb");
+  CHECK(g.segment == Segment::edge);
+  CHECK(g.gpus_per_node() == 1);
+  CHECK_FALSE(g.needs_server_chassis);
+  CHECK(*g.bandwidth_gb_per_s == Approx(204.8));
+  CHECK(*g.peak_flops("fp16") == Approx(42.5e12));
+  CHECK(*g.decode_streams_1080p30 == Approx(22.0));
+  CHECK(node_host_ram_bytes(g) == Approx(static_cast<double>(g.memory_bytes)));  // one memory for CPU and GPU
+  // Owned, the camera-side plan costs its purchase over the amortisation years plus energy: the ranking has
+  // Jetson rows with streams per device, and says what an edge module is.
+  const auto r = test::run({"--model", "yolov8-s", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--resolution", "1080p",
+                            "--framework", "tensorrt", "--owned", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  int edge_rows = 0;
+  for (const auto& row : j["ranking"]) {
+    if (row["gpu"].get<std::string>().rfind("jetson-", 0) != 0) continue;
+    ++edge_rows;
+    CHECK(row["video"]["streams_per_gpu"].get<double>() >= 1.0);
+    bool said = false;
+    for (const auto& n : row["notes"]) said = said || n.get<std::string>().find("edge module") != std::string::npos;
+    CHECK(said);
+  }
+  CHECK(edge_rows == 4);
 }

@@ -12,7 +12,7 @@
 
 namespace gpuadvise {
 
-enum class Segment { consumer, workstation, datacenter_pcie, datacenter_module };
+enum class Segment { consumer, workstation, datacenter_pcie, datacenter_module, edge };
 std::string to_string(Segment s);
 
 struct PriceOffer {

@@ -14,6 +14,7 @@ std::string to_string(Segment s) {
     case Segment::workstation: return "workstation";
     case Segment::datacenter_pcie: return "datacenter-pcie";
     case Segment::datacenter_module: return "datacenter-module";
+    case Segment::edge: return "edge";
   }
   return "?";
 }
@@ -52,6 +53,7 @@ const PriceOffer* GpuSpec::cheapest_offer(const std::string& provider) const {
 
 int GpuSpec::gpus_per_node() const {
   if (node.gpus_per_node) return std::max(1, *node.gpus_per_node);
+  if (segment == Segment::edge) return 1;
   return segment == Segment::consumer || segment == Segment::workstation ? 4 : 8;
 }
 

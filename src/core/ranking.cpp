@@ -205,6 +205,9 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
   if (g.stack == "rocm") c.notes.push_back("AMD: runs through ROCm/HIP (" + g.gfx_target.value_or("?") + "), not CUDA; check your framework's ROCm support");
   if (g.stack == "synapseai") c.notes.push_back("Intel Gaudi: runs through the Gaudi software stack (SynapseAI), not CUDA");
   if (g.needs_server_chassis) c.notes.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
+  if (g.segment == Segment::edge)
+    c.notes.push_back(fmt::format("edge module: its memory is shared with the CPU (the OS and the application take part of it) and the power mode "
+                                  "(up to {:.0f} W) sets the clocks the figures assume", g.board_power_w.value_or(0)));
   if (w.gpus > 1 && !g.fast_link_joins(w.gpus_per_node()))
     c.notes.push_back(g.node.pcie_p2p == false
                           ? "no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly"

@@ -23,6 +23,7 @@ double offload_host_bytes(const Workload& p, const MemoryEstimate& mem) {
 // H200 MLPerf node), a workstation 400 GB (Lambda's 4x A6000); servers.md Table 2.
 double node_host_ram_bytes(const GpuSpec& g) {
   if (g.node.host_ram_gb) return *g.node.host_ram_gb * 1e9;
+  if (g.segment == Segment::edge) return static_cast<double>(g.memory_bytes);  // one memory, shared with the CPU
   return (g.segment == Segment::consumer || g.segment == Segment::workstation ? 400.0 : 2048.0) * 1e9;
 }
 

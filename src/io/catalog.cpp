@@ -119,8 +119,9 @@ Segment parse_segment(const std::string& s, const std::string& where) {
   if (s == "workstation") return Segment::workstation;
   if (s == "datacenter-pcie") return Segment::datacenter_pcie;
   if (s == "datacenter-module") return Segment::datacenter_module;
+  if (s == "edge") return Segment::edge;
   throw InputError(where + ".segment: unknown value '" + s +
-                   "' (valid: consumer, workstation, datacenter-pcie, datacenter-module)");
+                   "' (valid: consumer, workstation, datacenter-pcie, datacenter-module, edge)");
 }
 
 GpuSpec parse_gpu(const json& j, const std::string& where_in) {
