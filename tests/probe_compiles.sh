@@ -19,5 +19,7 @@ done <<'CASES'
 --model gpt2 --mode train --batch 8 --seq-len 1024 --no-flash-attention
 --model resnet-50 --mode train --batch 64 --precision fp16
 --model vit-b-16 --mode inference --batch 128
+--model flux-1-dev --mode inference --image-size 1024 --steps 28
+--model sdxl-base-1.0 --mode lora --gradient-checkpointing
 CASES
 echo "probe: $i scripts compile"

@@ -282,6 +282,12 @@ TEST_CASE("probe: the script measures the estimate's exact shapes and writes wha
   REQUIRE(v.code == 0);
   CHECK(v.out.find("timm.create_model(\"resnet50\", pretrained=False, num_classes=1000)") != std::string::npos);
   CHECK(v.out.find("BATCH, H, W = 64, 176, 176") != std::string::npos);
+  // A diffusion model: its denoiser from the published shape, latents of the image size, the pipeline's steps.
+  const auto flux = test::run({"probe", "--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--steps", "28"});
+  REQUIRE(flux.code == 0);
+  CHECK(flux.out.find("FluxTransformer2DModel(num_layers=19, num_single_layers=38") != std::string::npos);
+  CHECK(flux.out.find("BATCH, H, W = 1, 1024, 1024") != std::string::npos);
+  CHECK(flux.out.find("STEPS_DENOISE = 28") != std::string::npos);
   // What it cannot build it says, naming the setting.
   CHECK(test::run({"probe", "--model", "llama-3.1-8b", "--mode", "qlora"}).err.find("--mode: the probe builds random weights") != std::string::npos);
   CHECK(test::run({"probe", "--model", "yolov8-n", "--mode", "train"}).code == 2);

@@ -92,7 +92,61 @@ std::string probe_script(const Workload& w, const ModelSpec& m, const MemoryEsti
   s += "torch.backends.cuda.matmul.allow_tf32 = " + std::string(w.precision == Precision::tf32 ? "True" : "False") + "\n";
   s += "torch.backends.cudnn.allow_tf32 = True  # PyTorch's default for convolutions\n\n";
   const std::int64_t batch = w.batch;
-  if (m.vision) {
+  if (m.vision && m.vision->task == "generation") {
+    // The denoiser, the part that holds the memory and the time, built by diffusers from its published shape with
+    // random weights; latents and text embeddings of the exact shape stand in for the VAE and text encoders
+    // (as with cached latents).
+    const auto& a = *m.vision;
+    const std::int64_t width = w.image_width.value_or(a.ref_w), height = w.image_height.value_or(a.ref_h);
+    const std::int64_t steps_n = !training && w.steps ? *w.steps : a.default_steps;
+    s += fmt::format("BATCH, H, W = {}, {}, {}\n", batch, height, width);
+    if (m.id == "flux-1-dev") {
+      s += "from diffusers import FluxTransformer2DModel\n";
+      s += "model = FluxTransformer2DModel(num_layers=19, num_single_layers=38, attention_head_dim=128, num_attention_heads=24, "
+           "joint_attention_dim=4096, pooled_projection_dim=768, guidance_embeds=True, in_channels=64).to(dev, DTYPE)\n";
+      s += "T = (H // 16) * (W // 16)\n";
+      s += "inputs = dict(hidden_states=torch.randn(BATCH, T, 64, device=dev, dtype=DTYPE), encoder_hidden_states=torch.randn(BATCH, 512, 4096, "
+           "device=dev, dtype=DTYPE), pooled_projections=torch.randn(BATCH, 768, device=dev, dtype=DTYPE), timestep=torch.full((BATCH,), 0.5, "
+           "device=dev), img_ids=torch.zeros(T, 3, device=dev), txt_ids=torch.zeros(512, 3, device=dev), guidance=torch.full((BATCH,), 3.5, device=dev))\n";
+      s += "CFG = 1\n";
+    } else if (m.id == "sdxl-base-1.0" || m.id == "stable-diffusion-v1-4") {
+      const bool xl = m.id == "sdxl-base-1.0";
+      s += "from diffusers import UNet2DConditionModel\n";
+      if (xl)
+        s += "model = UNet2DConditionModel(sample_size=128, block_out_channels=(320, 640, 1280), layers_per_block=2, "
+             "down_block_types=('DownBlock2D', 'CrossAttnDownBlock2D', 'CrossAttnDownBlock2D'), up_block_types=('CrossAttnUpBlock2D', "
+             "'CrossAttnUpBlock2D', 'UpBlock2D'), transformer_layers_per_block=(1, 2, 10), attention_head_dim=(5, 10, 20), cross_attention_dim=2048, "
+             "use_linear_projection=True, addition_embed_type='text_time', addition_time_embed_dim=256, "
+             "projection_class_embeddings_input_dim=2816).to(dev, DTYPE)\n";
+      else s += "model = UNet2DConditionModel(sample_size=64, cross_attention_dim=768, attention_head_dim=8).to(dev, DTYPE)\n";
+      s += fmt::format("CFG = {}\n", a.cfg && !training ? 2 : 1);
+      std::string inputs = "inputs = dict(sample=torch.randn(BATCH * CFG, 4, H // 8, W // 8, device=dev, dtype=DTYPE), timestep=torch.full((BATCH * CFG,), 500, "
+                           "device=dev), encoder_hidden_states=torch.randn(BATCH * CFG, 77, ";
+      inputs.append(xl ? "2048" : "768").append(", device=dev, dtype=DTYPE)");
+      if (xl)
+        inputs.append(", added_cond_kwargs={'text_embeds': torch.randn(BATCH * CFG, 1280, device=dev, dtype=DTYPE), 'time_ids': torch.randn(BATCH * CFG, 6, "
+                      "device=dev, dtype=DTYPE)}");
+      inputs.append(")\n");
+      s += inputs;
+    } else {
+      throw InputError("--model: the probe builds FLUX.1-dev, SDXL and Stable Diffusion 1.x denoisers; " + m.id + " is not one of them");
+    }
+    s += "UNIT = 'images'\nPER_STEP = BATCH\n";
+    if (training) {
+      if (w.checkpointing != Checkpointing::none) s += "model.enable_gradient_checkpointing()\n";
+      if (w.mode == Mode::lora) {
+        s += "from peft import LoraConfig, get_peft_model\n";
+        s += fmt::format("model = get_peft_model(model, LoraConfig(r={}, lora_alpha={}, target_modules=['to_q', 'to_k', 'to_v', 'to_out.0']))\n",
+                         w.lora_rank, w.lora_rank);
+      }
+      s += "model.train()\nopt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5)\n";
+      s += "def step():\n    out = model(**inputs).sample\n    loss = out.float().pow(2).mean()\n    loss.backward()\n    opt.step()\n"
+           "    opt.zero_grad(set_to_none=True)\n";
+    } else {
+      s += fmt::format("model.eval()\nSTEPS_DENOISE = {}\n", steps_n);
+      s += "def step():\n    with torch.inference_mode():\n        for _ in range(STEPS_DENOISE):\n            model(**inputs)\n";
+    }
+  } else if (m.vision) {
     const std::string name = timm_name(m);
     const std::int64_t width = w.image_width.value_or(m.vision->ref_w), height = w.image_height.value_or(m.vision->ref_h);
     s += "import timm\n";
