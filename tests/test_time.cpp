@@ -159,20 +159,28 @@ TEST_CASE("time: the band brackets the estimate and names what drives it", "[tim
   CHECK(th.band->high / th.band->low < tg.band->high / tg.band->low);
 }
 
+namespace {
+// A held-out file's errors: every row unfitted, the count as expected; then its median and 90th percentile
+// of |error| against the bounds.
+void check_held_out(const std::string& file, std::size_t rows, double max_median, double max_p90) {
+  std::vector<double> errs;
+  for (const auto& [c, err] : test::data_case_errors(file)) {
+    CHECK_FALSE(c["fitted"].get<bool>());
+    errs.push_back(err);
+  }
+  REQUIRE(errs.size() == rows);
+  CHECK(median_abs(errs) <= max_median);
+  for (auto& e : errs) e = std::abs(e);
+  std::sort(errs.begin(), errs.end());
+  CHECK(errs[static_cast<std::size_t>(0.9 * static_cast<double>(errs.size() - 1))] <= max_p90);
+}
+}  // namespace
+
 TEST_CASE("time: held-out fine-tuning rows stay within 15 % median and 45 % p90", "[time][heldout]") {
   // tests/data/llm_finetune_time.jsonl: full fine-tuning, LoRA and QLoRA from NeMo 24.07, Megatron-Bridge,
   // NeMo AutoModel, xtuner, Qwen's README, Answer.AI's fsdp_qlora and torchtune's README, on H100, A100 and
   // RTX 4090 (29 rows). None fitted a coefficient.
-  std::vector<double> errs;
-  for (const auto& [c, err] : test::data_case_errors("llm_finetune_time.jsonl")) {
-    CHECK_FALSE(c["fitted"].get<bool>());
-    errs.push_back(err);
-  }
-  REQUIRE(errs.size() == 29);
-  CHECK(median_abs(errs) <= 0.15);
-  for (auto& e : errs) e = std::abs(e);
-  std::sort(errs.begin(), errs.end());
-  CHECK(errs[static_cast<std::size_t>(0.9 * static_cast<double>(errs.size() - 1))] <= 0.45);
+  check_held_out("llm_finetune_time.jsonl", 29, 0.15, 0.45);
 }
 
 TEST_CASE("time: elementwise traffic per token is the hand count of the eager and fused kernels", "[time]") {
@@ -217,16 +225,7 @@ TEST_CASE("time: --compile (fused elementwise kernels) speeds up an eager framew
 TEST_CASE("time: held-out vision rows (timm, Lambda) stay within 20 % median and 40 % p90", "[time][heldout][vision]") {
   // tests/data/vision_time_heldout.jsonl: timm's RTX 3090 training and RTX 3090/4090/5090 inference CSVs and
   // Lambda's ResNet-50 rows (48); none fitted a coefficient (method.md §12.3).
-  std::vector<double> errs;
-  for (const auto& [c, err] : test::data_case_errors("vision_time_heldout.jsonl")) {
-    CHECK_FALSE(c["fitted"].get<bool>());
-    errs.push_back(err);
-  }
-  REQUIRE(errs.size() == 48);
-  CHECK(median_abs(errs) <= 0.20);
-  for (auto& e : errs) e = std::abs(e);
-  std::sort(errs.begin(), errs.end());
-  CHECK(errs[static_cast<std::size_t>(0.9 * static_cast<double>(errs.size() - 1))] <= 0.40);
+  check_held_out("vision_time_heldout.jsonl", 48, 0.20, 0.40);
 }
 
 TEST_CASE("time: a GeForce card reaches a larger share of its tensor peak on ResNet-50 than an A100", "[time][vision]") {

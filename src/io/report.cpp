@@ -958,6 +958,15 @@ std::string models_json(const ModelCatalog& cat) {
   return j.dump(2) + "\n";
 }
 
+// The keys every command's JSON opens with.
+ojson command_header(const char* command) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["command"] = command;
+  return j;
+}
+
 CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g) {
   CalibrationView v;
   v.probe = probe;
@@ -1000,10 +1009,7 @@ std::string calibration_view_table(const CalibrationView& v) {
 }
 
 std::string calibration_view_json(const CalibrationView& v) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
-  j["tool_version"] = tool_version();
-  j["command"] = "calibrate";
+  ojson j = command_header("calibrate");
   j["estimate_args"] = v.probe.estimate_args;
   j["gpu"] = v.gpu_id;
   j["gpu_name"] = v.probe.gpu_name;
@@ -1104,10 +1110,7 @@ std::string sweep_table(const Sweep& s, const Style& style) {
 }
 
 std::string sweep_json(const Sweep& s) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
-  j["tool_version"] = tool_version();
-  j["command"] = "sweep";
+  ojson j = command_header("sweep");
   j["vary"] = s.vary;
   j["metric"] = s.metric;
   ojson pts = ojson::array();
