@@ -503,3 +503,18 @@ TEST_CASE("cli: the ranking table fits a narrow terminal, and --wide shows every
   CHECK(longest_row(wide.out) > 150);
   CHECK(wide.out == piped.out);  // no terminal: the full table
 }
+
+TEST_CASE("cli: estimate draws where the memory goes against the card and hides parts the workload lacks", "[cli][estimate]") {
+  // Inference has no gradients or optimizer states: those rows are not printed; the bar ends at the capacity.
+  const auto r = test::run({"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("gradients") == std::string::npos);
+  CHECK(r.out.find("optimizer states") == std::string::npos);
+  CHECK(r.out.find("  [WWWWWWWWK") != std::string::npos);  // 14 GB of weights is 8 of 50 cells of 85.5 GB
+  CHECK(r.out.find("15.8 of 85.5 GB") != std::string::npos);
+  // Over capacity: the capacity mark sits inside the bar.
+  const auto over = test::run({"estimate", "--model", "70B", "--gpu", "rtx-4090-24gb"});
+  REQUIRE(over.code == 0);
+  const auto bar = over.out.substr(over.out.find("  ["), over.out.find(']', over.out.find("  [")) - over.out.find("  ["));
+  CHECK(bar.find('|') < bar.size() - 1);
+}

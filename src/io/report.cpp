@@ -317,10 +317,32 @@ std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEst
                      to_string(w.precision), w.batch, mem.seq_len, to_string(w.effective_framework()));
 }
 
+// Where the memory goes against the card's capacity, one letter per part: W weights, G gradients, O optimizer
+// states, A activations, K KV cache, L logits, R allocator reserve and runtime; '.' is free memory, '|' the capacity.
+std::string memory_bar(const MemoryEstimate& mem, double capacity, const Style& style) {
+  const double width = 50.0, scale = std::max(capacity, mem.device_peak);
+  const std::pair<char, double> parts[] = {{'W', mem.weights},        {'G', mem.gradients}, {'O', mem.optimizer_states}, {'A', mem.activations},
+                                           {'K', mem.kv_cache},       {'L', mem.logits},    {'R', mem.allocator_reserve + mem.runtime}};
+  std::string bar;
+  double used = 0;
+  for (const auto& [letter, bytes] : parts) {
+    used += std::max(0.0, bytes);
+    const auto upto = static_cast<std::size_t>(std::lround(used / scale * width));
+    while (bar.size() < upto) bar.push_back(letter);
+  }
+  const auto cap = static_cast<std::size_t>(std::lround(capacity / scale * width));
+  while (bar.size() < cap) bar.push_back('.');
+  if (cap < bar.size()) bar.insert(cap, 1, '|');
+  else bar.push_back('|');
+  return fmt::format("  [{}] {:.1f} of {:.1f} GB\n  W weights, G gradients, O optimizer, A activations, K KV cache, L logits, R reserve+runtime, . free\n",
+                     paint(style, bar, mem.device_peak <= capacity ? "32" : "31"), mem.device_peak / 1e9, capacity / 1e9);
+}
+
 std::string memory_breakdown(const MemoryEstimate& mem, const Style& style) {
   std::string out;
+  // Parts the workload does not have (no gradients in inference, no KV cache in training) are left out.
   auto row = [&](const std::string& name, double b) {
-    out += fmt::format("  {:<20} {:>9} GB\n", name, gbs(b));
+    if (b >= 0.5e8) out += fmt::format("  {:<20} {:>9} GB\n", name, gbs(b));
   };
   row("weights", mem.weights);
   row("gradients", mem.gradients);
@@ -385,6 +407,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   if (w.gpus > 1) out += fmt::format("Layout: {} GPUs, tp {}, pp {}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp, to_string(w.sharding));
   out += "Peak phase: " + mem.peak_phase + "\n\n";
   out += memory_breakdown(mem, style);
+  if (on_gpu) out += memory_bar(mem, static_cast<double>(on_gpu->gpu->memory_bytes), style);
   if (mem.vllm) {
     out += fmt::format("\nvLLM: {:.0f}% of the card = {} GB; KV-cache pool {} GB = {:.0f} tokens = {:.1f} sequences of {} tokens\n",
                        mem.vllm->utilization * 100, gbs(mem.vllm->budget_bytes), gbs(mem.vllm->kv_pool_bytes), mem.vllm->max_tokens,
