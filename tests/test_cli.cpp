@@ -518,3 +518,16 @@ TEST_CASE("cli: estimate draws where the memory goes against the card and hides 
   const auto bar = over.out.substr(over.out.find("  ["), over.out.find(']', over.out.find("  [")) - over.out.find("  ["));
   CHECK(bar.find('|') < bar.size() - 1);
 }
+
+TEST_CASE("cli: models filters by kind and family, and refuses an unknown one", "[cli][models]") {
+  const auto gen = test::run({"models", "--kind", "generation", "--format", "json"});
+  REQUIRE(gen.code == 0);
+  const auto j = gen.json();
+  REQUIRE(j["models"].size() == 3);  // Stable Diffusion 1.4, SDXL, FLUX.1-dev
+  const auto qwen = test::run({"models", "--family", "qwen2"});
+  REQUIRE(qwen.code == 0);
+  CHECK(qwen.out.find("qwen2.5-7b") != std::string::npos);
+  CHECK(qwen.out.find("llama") == std::string::npos);
+  CHECK(test::run({"models", "--family", "lama"}).err.find("--family: unknown family 'lama'") != std::string::npos);
+  CHECK(test::run({"models", "--kind", "text"}).code == 2);
+}

@@ -735,6 +735,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
   OutputFlags models_of;
+  std::string models_kind, models_family;
+  models->add_option("--kind", models_kind, "only language | vision | generation models")->group("Filter");
+  models->add_option("--family", models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
   add_output_flags(models, models_of, false);
 
   try {
@@ -825,7 +828,24 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     if (models->parsed()) {
       check_format(of.format, false);
       const ModelCatalog cat = load_models();
-      (*out_ptr) << (of.format == "json" ? models_json(cat) : md ? fenced_markdown("Model presets", models_table(cat)) : models_table(cat));
+      ModelCatalog shown = cat;
+      if (!models_kind.empty()) {
+        if (models_kind != "language" && models_kind != "vision" && models_kind != "generation")
+          throw UserError{2, "--kind: unknown value '" + models_kind + "' (valid: language, vision, generation)"};
+        std::erase_if(shown.models, [&](const ModelSpec& m) {
+          const std::string kind = !m.vision ? "language" : m.vision->task == "generation" ? "generation" : "vision";
+          return kind != models_kind;
+        });
+      }
+      if (!models_family.empty()) {
+        std::vector<std::string> families;
+        for (const auto& m : cat.models)
+          if (!m.family.empty() && std::find(families.begin(), families.end(), m.family) == families.end()) families.push_back(m.family);
+        if (std::find(families.begin(), families.end(), models_family) == families.end())
+          throw UserError{2, "--family: unknown family '" + models_family + "' (valid: " + join(families, ", ") + ")"};
+        std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != models_family; });
+      }
+      (*out_ptr) << (of.format == "json" ? models_json(shown) : md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
       return 0;
     }
 

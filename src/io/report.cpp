@@ -879,6 +879,15 @@ std::string num_or_dash(const std::optional<double>& v, const char* f = "{:.0f}"
 }
 }  // namespace
 
+// The keys every command's JSON opens with.
+ojson command_header(const char* command) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["command"] = command;
+  return j;
+}
+
 std::string gpus_table(const GpuCatalog& cat) {
   std::string out = fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", "id", "vendor", "mem GB", "TB/s", "bf16 TF",
                                 "fp8 TF", "link GB/s", "stack", "$/GPU-h");
@@ -896,8 +905,7 @@ std::string gpus_table(const GpuCatalog& cat) {
 }
 
 std::string gpus_json(const GpuCatalog& cat) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
+  ojson j = command_header("gpus");
   j["catalog_version"] = cat.version;
   ojson arr = ojson::array();
   for (const auto& g : cat.gpus) arr.push_back(gpu_to_json(g));
@@ -969,8 +977,7 @@ std::string models_table(const ModelCatalog& cat) {
 }
 
 std::string models_json(const ModelCatalog& cat) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
+  ojson j = command_header("models");
   ojson arr = ojson::array();
   for (const auto& m : cat.models) {
     const ParamCounts pc = count_params(m);
@@ -979,15 +986,6 @@ std::string models_json(const ModelCatalog& cat) {
   }
   j["models"] = arr;
   return j.dump(2) + "\n";
-}
-
-// The keys every command's JSON opens with.
-ojson command_header(const char* command) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
-  j["tool_version"] = tool_version();
-  j["command"] = command;
-  return j;
 }
 
 CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g) {
