@@ -63,11 +63,27 @@ struct OutputFlags {
   bool wide = false;
 };
 
+// The placeholder --help shows for a workload setting's value: what kind of thing it takes.
+const char* placeholder(const std::string& key) {
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"model", "MODEL"},       {"mode", "MODE"},           {"precision", "PRECISION"}, {"kv_precision", "PRECISION"}, {"image_size", "N|WxH"},
+      {"tokens", "COUNT"},      {"requests", "COUNT"},      {"images", "COUNT"},        {"input_tokens", "COUNT"},     {"output_tokens", "COUNT"},
+      {"dataset_tokens", "COUNT"}, {"mfu", "FRACTION"},     {"utilization", "FRACTION"}, {"gpu_memory_utilization", "FRACTION"},
+      {"lora_targets", "LIST"}, {"epochs", "X"},            {"fps", "X"},               {"infer_every", "N"},          {"resolution", "RES"},
+      {"setup_hours", "HOURS"}, {"checkpoint_every", "HOURS"}, {"amortize_years", "YEARS"}, {"storage_usd", "USD"},  {"egress_usd", "USD"},
+      {"power_price", "USD/kWh"}, {"max_latency_ms", "MS"}, {"max_ttft_ms", "MS"},      {"max_tpot_ms", "MS"},
+      {"master_weights", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"},
+      {"codec", "NAME"},        {"tracker", "NAME"},        {"gradient_checkpointing", "KIND"}};
+  for (const auto& [k, v] : kinds)
+    if (key == k) return v;
+  return "N";  // the rest are counts: batch, seq_len, classes, lora_rank, gpus, tp, pp, ep, nodes, grad_accum, concurrency, steps, streams
+}
+
 CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help) {
   auto f = std::make_unique<Flag>();
   f->key = key;
   f->name = names.substr(0, names.find(','));
-  f->opt = app->add_option(names, f->value, help);
+  f->opt = app->add_option(names, f->value, help)->type_name(placeholder(key));
   wf.flags.push_back(std::move(f));
   return wf.flags.back()->opt;
 }
@@ -147,24 +163,26 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "amortize_years", "--amortize-years", "owned: years to amortise the purchase over [3]")->group(c);
   add(app, wf, "utilization", "--utilization", "owned: share of the hardware's life doing useful work [0.5]")->group(c);
   add(app, wf, "power_price", "--power-price", "owned: USD per kWh [0.15]")->group(c);
-  wf.workload_opt = app->add_option("--workload", wf.workload_file, "workload JSON file (snake_case flag names; - reads stdin); flags override it")->group(g);
+  wf.workload_opt = app->add_option("--workload", wf.workload_file, "workload JSON file (snake_case flag names; - reads stdin); flags override it")
+                        ->type_name("FILE")
+                        ->group(g);
 }
 
 void add_cost_flags(CLI::App* app, CostFlags& cf) {
-  app->add_option("--price", cf.prices, "price per GPU-hour for a GPU: ID=USD (repeatable)")->group("Cost");
-  app->add_option("--prices", cf.prices_file, "JSON file of prices: {\"ID\": USD per GPU-hour, ...}")->group("Cost");
-  app->add_option("--purchase-price", cf.purchases, "owned: purchase price of a GPU: ID=USD (repeatable)")->group("Cost");
-  app->add_option("--provider", cf.provider, "use only this provider's catalogue prices")->group("Cost");
+  app->add_option("--price", cf.prices, "price per GPU-hour for a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
+  app->add_option("--prices", cf.prices_file, "JSON file of prices: {\"ID\": USD per GPU-hour, ...}")->type_name("FILE")->group("Cost");
+  app->add_option("--purchase-price", cf.purchases, "owned: purchase price of a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
+  app->add_option("--provider", cf.provider, "use only this provider's catalogue prices")->type_name("NAME")->group("Cost");
 }
 
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
-  app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv (the ranking) [table]")->group("Output");
+  app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv (the ranking) [table]")->type_name("FORMAT")->group("Output");
   app->add_flag("--wide", of.wide, "full-width tables whatever the terminal's width")->group("Output");
   app->add_flag("-q,--quiet", of.quiet, "print nothing on stdout: the exit status is the answer (check: 0 pass, 1 fail)")->group("Output");
-  app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->group("Output");
+  app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->type_name("WHEN")->group("Output");
   if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
   app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
-  app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->group("Output");
+  app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->type_name("FILE")->group("Output");
   app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");
 }
 
@@ -538,7 +556,10 @@ std::string man_page(CLI::App& app) {
       };
       for (const auto& s : o->get_snames()) add_name("\\-", s);
       for (const auto& l : o->get_lnames()) add_name("\\-\\-", l);
-      if (o->get_expected_min() > 0) names += " \\fIVALUE\\fR";
+      if (o->get_expected_min() > 0) {
+        const std::string type = o->get_type_name();
+        names.append(" \\fI").append(roff(type.empty() || type == "TEXT" ? "VALUE" : type)).append("\\fR");
+      }
       out += ".TP\n" + names + "\n" + roff(o->get_description()) + "\n";
     }
   }
@@ -568,7 +589,8 @@ std::string cli_reference(CLI::App& app) {
         if (ch == '|') cell.append("\\|");
         else cell.push_back(ch);
       }
-      out += "| " + names + " | " + (o->get_expected_min() > 0 ? "VALUE" : "") + " | " + cell + " |\n";
+      const std::string type = o->get_type_name();
+      out += "| " + names + " | " + (o->get_expected_min() > 0 ? (type.empty() || type == "TEXT" ? std::string("VALUE") : type) : "") + " | " + cell + " |\n";
     }
   }
   return out;
