@@ -644,7 +644,8 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
 }
 
 std::string ranking_csv(const Ranking& r) {
-  std::string out = "rank,gpu,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_bytes,usd_per_gpu_hour,price_provider,price_date,job_seconds,job_usd\n";
+  std::string out = "rank,gpu,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_bytes,usd_per_gpu_hour,price_provider,price_date,job_seconds,job_usd,"
+                    "supported,train_tokens_per_second_per_gpu,decode_tokens_per_second,ttft_seconds,tpot_seconds,images_per_second\n";
   std::size_t i = 0;
   auto q = [](const std::string& s) {
     std::string o = "\"";
@@ -657,6 +658,10 @@ std::string ranking_csv(const Ranking& r) {
                        c.usd_per_gpu_hour() ? fmt::format("{}", *c.usd_per_gpu_hour()) : "", q(c.cost.price.provider),
                        q(c.cost.price.date_seen), c.cost.wall_hours > 0 ? fmt::format("{:.0f}", c.cost.wall_hours * 3600) : "",
                        c.cost.total_usd ? fmt::format("{:.2f}", *c.cost.total_usd) : "");
+    out.pop_back();  // the rate columns follow on the same row
+    auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
+    out += fmt::format(",{},{},{},{},{},{}\n", c.supported ? "true" : "false", num(c.time.train_tokens_per_second_per_gpu),
+                       num(c.time.decode_tokens_per_second), num(c.time.ttft_seconds), num(c.time.tpot_seconds), num(c.time.images_per_second));
   }
   return out;
 }
