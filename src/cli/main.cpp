@@ -2,4 +2,13 @@
 
 #include "app.hpp"
 
-int main(int argc, char** argv) { return gpuadvise::cli::run(argc, argv, std::cin, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  const int code = gpuadvise::cli::run(argc, argv, std::cin, std::cout, std::cerr);
+  // A full disk or a closed pipe must not look like success.
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "gpuadvise: error: cannot write the output (disk full or pipe closed)\n";
+    return code == 0 ? 3 : code;
+  }
+  return code;
+}
