@@ -140,7 +140,9 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
     Obj mem(o.raw("memory"), where + ".memory");
     g.nominal_memory_gb = mem.num("nominal_gb");
     const double cap = mem.num("capacity_bytes");
-    if (!(cap > 0) || cap != std::floor(cap)) throw InputError(where + ".memory.capacity_bytes: expected a positive integer");
+    // Up to 1e15 bytes (a petabyte, far beyond any device): a larger number would not fit the integer it becomes.
+    if (!(cap > 0) || cap > 1e15 || cap != std::floor(cap))
+      throw InputError(where + ".memory.capacity_bytes: expected a positive whole number of bytes up to 1e15");
     g.memory_bytes = static_cast<std::int64_t>(cap);
     g.capacity_basis = mem.str("capacity_basis");
     if (g.capacity_basis != "reported" && g.capacity_basis != "nominal")
