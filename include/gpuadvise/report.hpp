@@ -37,6 +37,8 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
 std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem);
 std::string check_markdown(const std::vector<CheckResult>& results);
 std::string fenced_markdown(const std::string& title, const std::string& text);
+// A markdown table cell: pipes escaped, newlines flattened.
+std::string markdown_cell(const std::string& s);
 
 // `gpuadvise sweep`: one setting varied over a range, each value evaluated on each GPU asked.
 struct SweepPoint {

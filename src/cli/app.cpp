@@ -257,15 +257,29 @@ std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream
   return base;
 }
 
+// A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).
+std::string config_path(const char* env, const std::string& name) {
+  if (const char* p = std::getenv(env); p && *p) return p;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuadvise/" + name;
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuadvise/" + name;
+  return "";
+}
+
+// Its text, or nothing when there is no such file; a file that exists but cannot be read is bad input.
+std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy) {
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::exists(path, ec)) return std::nullopt;
+  std::ifstream f(path);
+  if (!f) throw UserError{2, what + " '" + path + "' cannot be read (" + remedy + ")"};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 // The user's own GPUs: $GPUADVISE_CATALOG, else $XDG_CONFIG_HOME/gpuadvise/gpus.json, else
 // ~/.config/gpuadvise/gpus.json, in the catalogue's schema; each entry adds a GPU or replaces the bundled one
 // with its id (a price of your own, a card the catalogue lacks).
-std::string user_catalog_path() {
-  if (const char* p = std::getenv("GPUADVISE_CATALOG"); p && *p) return p;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuadvise/gpus.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuadvise/gpus.json";
-  return "";
-}
+std::string user_catalog_path() { return config_path("GPUADVISE_CATALOG", "gpus.json"); }
 
 GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
   GpuCatalog cat;
@@ -278,13 +292,9 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
     cat = parse_gpu_catalog(*text, of.catalog);
   }
   const std::string user = user_catalog_path();
-  std::error_code ec;
-  if (user.empty() || !std::filesystem::exists(user, ec)) return cat;
-  std::ifstream f(user);
-  if (!f) throw UserError{2, "user catalogue '" + user + "' cannot be read (unset GPUADVISE_CATALOG or remove the file)"};
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const GpuCatalog mine = parse_gpu_catalog(ss.str(), user);
+  const auto text = read_config_file(user, "user catalogue", "unset GPUADVISE_CATALOG or remove the file");
+  if (!text) return cat;
+  const GpuCatalog mine = parse_gpu_catalog(*text, user);
   for (const auto& g : mine.gpus) {
     auto it = std::find_if(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& x) { return x.id == g.id; });
     if (it != cat.gpus.end()) *it = g;
@@ -361,22 +371,21 @@ std::pair<std::string, double> parse_id_usd(const std::string& text, const std::
 
 // The calibration file: $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else
 // ~/.config/gpuadvise/calibration.json (docs/method.md §15).
-std::string calibration_path() {
-  if (const char* p = std::getenv("GPUADVISE_CALIBRATION"); p && *p) return p;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuadvise/calibration.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuadvise/calibration.json";
-  return "";
-}
+std::string calibration_path() { return config_path("GPUADVISE_CALIBRATION", "calibration.json"); }
 
 std::vector<LocalCorrection> load_corrections(const std::string& path) {
-  if (path.empty()) return {};
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return {};
-  std::ifstream f(path);
-  if (!f) throw UserError{2, "calibration file '" + path + "' cannot be read (gpuadvise calibrate --reset removes it)"};
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_calibration(ss.str(), path);
+  const auto text = read_config_file(path, "calibration file", "gpuadvise calibrate --reset removes it");
+  return text ? parse_calibration(*text, path) : std::vector<LocalCorrection>{};
+}
+
+// A provider with no offer in the catalogue is a typo or a provider it does not know: bad input listing those it has.
+void check_provider(const std::string& provider, const GpuCatalog& cat) {
+  if (std::any_of(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& g) { return g.offered_by(provider); })) return;
+  std::vector<std::string> providers;
+  for (const auto& g : cat.gpus)
+    for (const auto& offer : g.prices)
+      if (std::find(providers.begin(), providers.end(), offer.provider) == providers.end()) providers.push_back(offer.provider);
+  throw UserError{2, "--provider: no offer from '" + provider + "' in the catalogue (providers: " + join(providers, ", ") + ")"};
 }
 
 CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istream& in) {
@@ -394,17 +403,7 @@ CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istrea
     const auto [id, usd] = parse_id_usd(p, "--purchase-price", cat);
     o.purchase_overrides[id] = usd;
   }
-  if (!o.provider.empty()) {
-    bool any = false;
-    for (const auto& g : cat.gpus) any = any || g.offered_by(o.provider);
-    if (!any) {
-      std::vector<std::string> providers;
-      for (const auto& g : cat.gpus)
-        for (const auto& offer : g.prices)
-          if (std::find(providers.begin(), providers.end(), offer.provider) == providers.end()) providers.push_back(offer.provider);
-      throw UserError{2, "--provider: no offer from '" + o.provider + "' in the catalogue (providers: " + join(providers, ", ") + ")"};
-    }
-  }
+  if (!o.provider.empty()) check_provider(o.provider, cat);
   return o;
 }
 
@@ -583,12 +582,7 @@ std::string cli_reference(CLI::App& app) {
       std::string names;
       for (const auto& sn : o->get_snames()) names.append(names.empty() ? "" : ", ").append("`-").append(sn).append("`");
       for (const auto& l : o->get_lnames()) names.append(names.empty() ? "" : ", ").append("`--").append(l).append("`");
-      std::string desc = o->get_description();
-      std::string cell;
-      for (char ch : desc) {
-        if (ch == '|') cell.append("\\|");
-        else cell.push_back(ch);
-      }
+      const std::string cell = markdown_cell(o->get_description());
       const std::string type = o->get_type_name();
       out += "| " + names + " | " + (o->get_expected_min() > 0 ? (type.empty() || type == "TEXT" ? std::string("VALUE") : type) : "") + " | " + cell + " |\n";
     }
@@ -820,14 +814,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
           std::erase_if(shown.gpus, [&](const GpuSpec& g) { return static_cast<double>(g.memory_bytes) / 1e9 < gb; });
         }
         if (!gpus_provider.empty()) {
-          const bool any = std::any_of(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& g) { return g.offered_by(gpus_provider); });
-          if (!any) {
-            std::vector<std::string> providers;
-            for (const auto& g : cat.gpus)
-              for (const auto& offer : g.prices)
-                if (std::find(providers.begin(), providers.end(), offer.provider) == providers.end()) providers.push_back(offer.provider);
-            throw UserError{2, "--provider: no offer from '" + gpus_provider + "' in the catalogue (providers: " + join(providers, ", ") + ")"};
-          }
+          check_provider(gpus_provider, cat);
           std::erase_if(shown.gpus, [&](const GpuSpec& g) { return !g.offered_by(gpus_provider); });
         }
         if (!gpus_sort.empty()) {

@@ -18,10 +18,9 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 // dense peak (efficiency.cpp's table, from public results per architecture family), FP8 quoted against the
 // FP8 peak ~0.25 ([MOSAIC] 14-30%), fp32 without tensor cores close to the (low) fp32 peak.
 double matmul_efficiency_for(const GpuSpec& g, const std::string& key) {
-  // FP8 GEMMs (Transformer Engine) reach a smaller share of their doubled peak than 16-bit ones: 0.75 of the
-  // family's 16-bit share (NeMo 24.07 Llama 2 7B SFT on H100: 749 TFLOP/s per GPU model-wide, 38 % of the
-  // FP8 peak, with the attention and elementwise work at 16 bits).
-  if (key == "fp8") return 1.0 * family_efficiency(gpu_family(g)).matmul_efficiency;
+  // FP8 GEMMs (Transformer Engine) reach the family's 16-bit share of their doubled peak (NeMo 24.07 Llama 2 7B
+  // SFT on H100: 749 TFLOP/s per GPU model-wide, 38 % of the FP8 peak, with the attention and the elementwise
+  // work at 16 bits and timed beside them); fp32 without tensor cores 0.5 of the fp32 peak.
   if (key == "fp32") return 0.5;
   return family_efficiency(gpu_family(g)).matmul_efficiency;
 }
@@ -111,8 +110,7 @@ double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, st
 
 namespace {
 // Input plus output elements of the adapted projections, per token and layer (a MoE token passes k experts).
-double adapter_io_elements(const Workload& w, const ModelSpec& m) {
-  const LoraTargets& t = w.lora_targets;
+double adapter_io_elements(const LoraTargets& t, const ModelSpec& m) {
   const double h = d(m.hidden), qd = d(m.heads * m.head_dim), kvd = d(m.kv_heads * m.head_dim);
   const double f = m.is_moe() ? d(m.experts_per_token * m.expert_ffn) : d(m.ffn);
   double io = 0;
@@ -157,15 +155,11 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
   // its output to the base output (read 2, write 1), and in the backward reads the output gradient twice,
   // the input again for A's gradient and adds its input gradient to the base's: about 12 bytes per input
   // element and 12 per output element.
-  if (w.mode == Mode::lora || w.mode == Mode::qlora) bytes += 12.0 * adapter_io_elements(w, m) * (w.checkpointing == Checkpointing::full ? 1.2 : 1.0);
+  if (w.mode == Mode::lora || w.mode == Mode::qlora) bytes += 12.0 * adapter_io_elements(w.lora_targets, m) * (w.checkpointing == Checkpointing::full ? 1.2 : 1.0);
   // FP8 training (Transformer Engine) casts every projection's input and output gradient to FP8 and keeps a
   // transposed copy for the weight gradient: about 10 bytes per input and output element of each projection
   // eager, 4 where the cast is fused into the norm or activation before it.
-  if (w.precision == Precision::fp8) {
-    Workload all = w;
-    all.lora_targets = LoraTargets{};
-    bytes += (fused ? 4.0 : 10.0) * adapter_io_elements(all, m);
-  }
+  if (w.precision == Precision::fp8) bytes += (fused ? 4.0 : 10.0) * adapter_io_elements(LoraTargets{}, m);
   bytes *= d(m.layers + m.encoder_layers);
   // The loss over the vocabulary, per token: eager cross-entropy writes 16-bit logits, upcasts them (read 2,
   // write 4), runs log-softmax (read 4, write 4) and its backward (read 4, write 4) and casts the gradient
@@ -397,8 +391,7 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
     // FP8 training quantises the projections only; the attention runs in 16 bits.
     double attn_peak = *peak;
     if (ps.compute_key == "fp8") attn_peak = gpu.peak_flops("bf16").value_or(*peak / 2.0);
-    const double e_attn_mm = ps.compute_key == "fp8" ? family_efficiency(gpu_family(gpu)).matmul_efficiency : e_mm;
-    double token_s = (fpt - attn) / (*peak * e_mm) + attn / (attn_peak * e_attn_mm * e_attn);
+    double token_s = (fpt - attn) / (*peak * e_mm) + attn / (attn_peak * e_mm * e_attn);
     if (bw_bytes > 0) {
       const bool fused = w.compile || framework_profile(w.effective_framework()).fused_elementwise;
       token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;

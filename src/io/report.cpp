@@ -706,9 +706,7 @@ std::string check_table(const std::vector<CheckResult>& results, const Style& st
   return out;
 }
 
-namespace {
-// A table cell: pipes escaped, newlines flattened.
-std::string cell(const std::string& s) {
+std::string markdown_cell(const std::string& s) {
   std::string out;
   for (char ch : s) {
     if (ch == '|') out.append("\\|");
@@ -717,6 +715,9 @@ std::string cell(const std::string& s) {
   }
   return out;
 }
+
+namespace {
+std::string cell(const std::string& s) { return markdown_cell(s); }
 std::string md_money(const std::optional<double>& v) { return v ? fmt::format("${:.2f}", *v) : "—"; }
 }  // namespace
 
@@ -1049,13 +1050,17 @@ std::string calibration_view_json(const CalibrationView& v) {
 
 namespace {
 // The metric a sweep draws, per candidate: bytes of device peak per GPU, throughput per GPU, or job cost.
-std::optional<double> sweep_metric(const Sweep& s, const Candidate& c) {
-  if (s.metric == "memory") return c.memory.device_peak;
-  if (s.metric == "cost") return c.fits ? c.cost.total_usd : std::nullopt;
+// Throughput per GPU of a plan that fits: training tokens, images or decode tokens per second.
+std::optional<double> sweep_rate(const Candidate& c) {
   if (!c.fits) return std::nullopt;
   if (c.time.train_tokens_per_second_per_gpu) return c.time.train_tokens_per_second_per_gpu;
   if (c.time.images_per_second) return c.time.images_per_second;
   return c.time.decode_tokens_per_second;
+}
+std::optional<double> sweep_metric(const Sweep& s, const Candidate& c) {
+  if (s.metric == "memory") return c.memory.device_peak;
+  if (s.metric == "cost") return c.fits ? c.cost.total_usd : std::nullopt;
+  return sweep_rate(c);
 }
 std::string sweep_value(double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); }
 std::string sweep_cell(const Sweep& s, const Candidate& c) {
@@ -1146,7 +1151,7 @@ std::string sweep_json(const Sweep& s) {
     ojson gpus = ojson::array();
     for (const auto& c : p.per_gpu)
       gpus.push_back({{"gpu", c.gpu->id}, {"fits", c.fits}, {"device_peak_bytes", bytes_int(c.memory.device_peak)},
-                      {"capacity_bytes", c.gpu->memory_bytes}, {"per_second", opt(sweep_metric(Sweep{s.vary, "time", "", {}}, c))},
+                      {"capacity_bytes", c.gpu->memory_bytes}, {"per_second", opt(sweep_rate(c))},
                       {"job_usd", opt(c.cost.total_usd)}});
     row["gpus"] = gpus;
     pts.push_back(row);
@@ -1159,7 +1164,7 @@ std::string sweep_csv(const Sweep& s) {
   std::string out = s.vary + ",gpu,fits,device_peak_bytes,capacity_bytes,per_second,job_usd\n";
   for (const auto& p : s.points)
     for (const auto& c : p.per_gpu) {
-      const auto rate = sweep_metric(Sweep{s.vary, "time", "", {}}, c);
+      const auto rate = sweep_rate(c);
       out += fmt::format("{},{},{},{},{},{},{}\n", sweep_value(p.value), c.gpu->id, c.fits ? "true" : "false", bytes_int(c.memory.device_peak),
                          c.gpu->memory_bytes, rate ? fmt::format("{:.6g}", *rate) : "", c.cost.total_usd ? fmt::format("{:.2f}", *c.cost.total_usd) : "");
     }
