@@ -533,3 +533,57 @@ TEST_CASE("cli: models filters by kind and family, and refuses an unknown one", 
   CHECK(test::run({"models", "--family", "lama"}).err.find("--family: unknown family 'lama'") != std::string::npos);
   CHECK(test::run({"models", "--kind", "text"}).code == 2);
 }
+
+namespace {
+// RFC 4180 fields of one CSV line (quoted fields may hold commas; "" is a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
+    else if (ch == '"') quoted = !quoted;
+    else if (ch == ',' && !quoted) out.emplace_back();
+    else out.back() += ch;
+  }
+  return out;
+}
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) rows.push_back(csv_fields(text.substr(start, end - start)));
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("cli: every command writes CSV, one field count per row", "[cli][csv]") {
+  const std::vector<std::vector<std::string>> commands{
+      {"--model", "7B"},
+      {"estimate", "--model", "llama-2-7b", "--seq-len", "4096", "--gpu", "h100-sxm-80gb"},
+      {"check", "--model", "7B", "--gpu", "h100-sxm-80gb"},
+      {"fit", "--model", "7B", "--gpu", "rtx-4090-24gb", "--maximize", "batch"},
+      {"gpus"},
+      {"gpus", "h100-sxm-80gb"},
+      {"models"},
+      {"sweep", "--model", "7B", "--vary", "batch", "--from", "1", "--to", "4", "--gpu", "h100-sxm-80gb"}};
+  for (auto args : commands) {
+    args.insert(args.end(), {"--format", "csv"});
+    const auto r = test::run(args);
+    INFO(args.front());
+    REQUIRE(r.code == 0);
+    const auto rows = csv_rows(r.out);
+    REQUIRE(rows.size() >= 2);
+    for (const auto& row : rows) CHECK(row.size() == rows.front().size());
+  }
+  // Llama-2-7B's KV cache: 2 (K, V) x 32 layers x 4096 width x 2 bytes = 512 KiB per token; 4096 tokens = 2 GiB.
+  const auto est = csv_rows(test::run({"estimate", "--model", "llama-2-7b", "--seq-len", "4096", "--format", "csv"}).out);
+  const auto kv = std::find_if(est.begin(), est.end(), [](const auto& row) { return row[1] == "kv_cache"; });
+  REQUIRE(kv != est.end());
+  CHECK((*kv)[2] == "2147483648");
+  CHECK((*kv)[3] == "bytes");
+  // gpus: the H100 SXM's 80 GiB as CUDA reports it (85,520,809,984 bytes, nvidia-smi's 81,559 MiB).
+  const auto gpu = csv_rows(test::run({"gpus", "h100-sxm-80gb", "--format", "csv"}).out);
+  REQUIRE(gpu.size() == 2);
+  CHECK(gpu[0][6] == "capacity_bytes");
+  CHECK(gpu[1][6] == "85520809984");
+}

@@ -27,7 +27,10 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
 
 std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r, const std::string& catalog_version);
 std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
+// CSV (report_csv.cpp): one header row; units in the column names; an unknown is an empty field.
 std::string ranking_csv(const Ranking& r);
+std::string estimate_csv(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem);
+std::string check_csv(const std::vector<CheckResult>& results);
 
 std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a);
 std::string check_table(const std::vector<CheckResult>& results, const Style& style);
@@ -66,6 +69,8 @@ struct CalibrationView {
 CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g);
 std::string calibration_view_table(const CalibrationView& v);
 std::string calibration_view_json(const CalibrationView& v);
+std::string calibration_view_csv(const CalibrationView& v);
+std::string fit_csv(const GpuSpec& g, const FitResult& r);
 std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r);
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 
@@ -75,5 +80,7 @@ std::string gpu_detail_table(const GpuSpec& g);
 std::string gpu_json(const GpuSpec& g);
 std::string models_table(const ModelCatalog& cat);
 std::string models_json(const ModelCatalog& cat);
+std::string gpus_csv(const GpuCatalog& cat);
+std::string models_csv(const ModelCatalog& cat);
 
 }  // namespace gpuadvise

@@ -176,7 +176,7 @@ void add_cost_flags(CLI::App* app, CostFlags& cf) {
 }
 
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
-  app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv (the ranking) [table]")->type_name("FORMAT")->group("Output");
+  app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv [table]")->type_name("FORMAT")->group("Output");
   app->add_flag("--wide", of.wide, "full-width tables whatever the terminal's width")->group("Output");
   app->add_flag("-q,--quiet", of.quiet, "print nothing on stdout: the exit status is the answer (check: 0 pass, 1 fail)")->group("Output");
   app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->type_name("WHEN")->group("Output");
@@ -234,9 +234,9 @@ bool use_color(const std::string& mode) {
   return isatty(STDOUT_FILENO) != 0;
 }
 
-void check_format(const std::string& f, bool csv_ok) {
-  if (f == "table" || f == "json" || f == "markdown" || f == "md" || (csv_ok && f == "csv")) return;
-  throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json, markdown" + std::string(csv_ok ? ", csv)" : ")")};
+void check_format(const std::string& f) {
+  if (f == "table" || f == "json" || f == "markdown" || f == "md" || f == "csv") return;
+  throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json, markdown, csv)"};
 }
 
 std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in) {
@@ -790,11 +790,13 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     const bool md = of.format == "markdown" || of.format == "md";
 
     if (gpus->parsed()) {
-      check_format(of.format, false);
+      check_format(of.format);
       const GpuCatalog cat = load_gpus(of, in);
       if (!gpu_id.empty()) {
         const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
-        (*out_ptr) << (of.format == "json" ? gpu_json(g) : md ? fenced_markdown(g.id, gpu_detail_table(g)) : gpu_detail_table(g));
+        GpuCatalog one;
+        one.gpus.push_back(g);
+        (*out_ptr) << (of.format == "json" ? gpu_json(g) : of.format == "csv" ? gpus_csv(one) : md ? fenced_markdown(g.id, gpu_detail_table(g)) : gpu_detail_table(g));
       } else {
         GpuCatalog shown = cat;
         auto lower = [](std::string s) {
@@ -830,12 +832,12 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
             std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
           else throw UserError{2, "--sort: unknown value '" + gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
         }
-        (*out_ptr) << (of.format == "json" ? gpus_json(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown)) : gpus_table(shown));
+        (*out_ptr) << (of.format == "json" ? gpus_json(shown) : of.format == "csv" ? gpus_csv(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown)) : gpus_table(shown));
       }
       return 0;
     }
     if (models->parsed()) {
-      check_format(of.format, false);
+      check_format(of.format);
       const ModelCatalog cat = load_models();
       ModelCatalog shown = cat;
       if (!models_kind.empty()) {
@@ -854,12 +856,12 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
           throw UserError{2, "--family: unknown family '" + models_family + "' (valid: " + join(families, ", ") + ")"};
         std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != models_family; });
       }
-      (*out_ptr) << (of.format == "json" ? models_json(shown) : md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
+      (*out_ptr) << (of.format == "json" ? models_json(shown) : of.format == "csv" ? models_csv(shown) : md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
       return 0;
     }
 
     if (swp->parsed()) {
-      check_format(of.format, true);
+      check_format(of.format);
       static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
                                                                          {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
       auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == swp_vary; });
@@ -913,7 +915,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     }
 
     if (cal->parsed()) {
-      check_format(of.format, false);
+      check_format(of.format);
       const std::string path = calibration_path();
       if (cal_reset) {
         std::error_code ec;
@@ -944,7 +946,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       else unsetenv("GPUADVISE_CALIBRATION");
       if (rc != 0) throw UserError{2, cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
       const CalibrationView v = calibration_view(est_out.str(), pr, *g);
-      (*out_ptr) << (of.format == "json" ? calibration_view_json(v) : calibration_view_table(v));
+      (*out_ptr) << (of.format == "json" ? calibration_view_json(v) : of.format == "csv" ? calibration_view_csv(v)
+                     : md ? fenced_markdown("calibration", calibration_view_table(v)) : calibration_view_table(v));
       if (cal_save) {
         if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
         std::vector<LocalCorrection> all = load_corrections(path);
@@ -993,7 +996,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     }
 
     if (chk->parsed()) {
-      check_format(of.format, false);
+      check_format(of.format);
       if (chk_gpus.empty()) throw UserError{2, "check: give at least one --gpu ID to check on"};
       CheckAssertions a;
       auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
@@ -1018,14 +1021,14 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
         const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
         for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
       }
-      (*out_ptr) << (of.format == "json" ? check_json(results, a) : md ? check_markdown(results) : check_table(results, style));
+      (*out_ptr) << (of.format == "json" ? check_json(results, a) : of.format == "csv" ? check_csv(results) : md ? check_markdown(results) : check_table(results, style));
       for (const auto& r : results)
         if (!r.passed()) return 1;
       return 0;
     }
 
     if (fitc->parsed()) {
-      check_format(of.format, false);
+      check_format(of.format);
       if (fit_gpu.empty()) throw UserError{2, "fit: give the GPU with --gpu ID"};
       Maximize what;
       if (maximize == "batch") what = Maximize::batch;
@@ -1042,13 +1045,13 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       const GpuCatalog cat = load_gpus(of, in);
       const GpuSpec& g = gpu_for(fit_gpu, cat);
       const FitResult r = fit_max(w, model, g, what, CostOptions{});
-      (*out_ptr) << (of.format == "json" ? fit_json(w, model, g, r) : md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, style));
+      (*out_ptr) << (of.format == "json" ? fit_json(w, model, g, r) : of.format == "csv" ? fit_csv(g, r) : md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, style));
       return 0;
     }
 
     const bool estimate = est->parsed();
     WorkloadFlags& wf = estimate ? est_wf : rank_wf;
-    check_format(of.format, !estimate);
+    check_format(of.format);
     auto raws = collect_workloads(wf, in);
     if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; this command takes one"};
     if (estimate && !est_gpu.empty()) raws[0]["gpu"] = RawValue{est_gpu, "--gpu"};
@@ -1069,6 +1072,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
         mem = estimate_memory(w, model, nullptr);
       }
       (*out_ptr) << (of.format == "json" ? estimate_json(w, model, cand ? &*cand : nullptr, mem, cat.version)
+              : of.format == "csv"  ? estimate_csv(w, model, cand ? &*cand : nullptr, mem)
               : md                  ? estimate_markdown(w, model, cand ? &*cand : nullptr, mem)
                                     : estimate_table(w, model, cand ? &*cand : nullptr, mem, style));
       return 0;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvise/units.hpp"
+#include "report_detail.hpp"
 
 #ifndef GPUADVISE_VERSION
 #define GPUADVISE_VERSION "0.0.0"
@@ -22,14 +23,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// Bytes as an integer for JSON: rounded, and saturated rather than cast out of range (a double beyond
-// int64 is undefined to convert; the input ranges keep real outputs far below).
-std::int64_t bytes_int(double b) {
-  if (!(b == b)) return 0;
-  if (b >= 9.2e18) return std::numeric_limits<std::int64_t>::max();
-  if (b <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<std::int64_t>(std::llround(b));
-}
+using detail::bytes_int;
 
 ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
 ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); }
@@ -643,29 +637,6 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   return out;
 }
 
-std::string ranking_csv(const Ranking& r) {
-  std::string out = "rank,gpu,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_bytes,usd_per_gpu_hour,price_provider,price_date,job_seconds,job_usd,"
-                    "supported,train_tokens_per_second_per_gpu,decode_tokens_per_second,ttft_seconds,tpot_seconds,images_per_second\n";
-  std::size_t i = 0;
-  auto q = [](const std::string& s) {
-    std::string o = "\"";
-    for (char ch : s) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return o + "\"";
-  };
-  for (const auto& c : r.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", ++i, c.gpu->id, c.fits ? "true" : "false", c.gpus, q(c.layout),
-                       bytes_int(c.memory.device_peak), c.gpu->memory_bytes, bytes_int(c.headroom_bytes),
-                       c.usd_per_gpu_hour() ? fmt::format("{}", *c.usd_per_gpu_hour()) : "", q(c.cost.price.provider),
-                       q(c.cost.price.date_seen), c.cost.wall_hours > 0 ? fmt::format("{:.0f}", c.cost.wall_hours * 3600) : "",
-                       c.cost.total_usd ? fmt::format("{:.2f}", *c.cost.total_usd) : "");
-    out.pop_back();  // the rate columns follow on the same row
-    auto num = [](const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
-    out += fmt::format(",{},{},{},{},{},{}\n", c.supported ? "true" : "false", num(c.time.train_tokens_per_second_per_gpu),
-                       num(c.time.decode_tokens_per_second), num(c.time.ttft_seconds), num(c.time.tpot_seconds), num(c.time.images_per_second));
-  }
-  return out;
-}
-
 std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a) {
   ojson j;
   j["schema_version"] = k_schema_version;
@@ -1049,20 +1020,14 @@ std::string calibration_view_json(const CalibrationView& v) {
 }
 
 namespace {
+using detail::sweep_rate;
+using detail::sweep_value;
 // The metric a sweep draws, per candidate: bytes of device peak per GPU, throughput per GPU, or job cost.
-// Throughput per GPU of a plan that fits: training tokens, images or decode tokens per second.
-std::optional<double> sweep_rate(const Candidate& c) {
-  if (!c.fits) return std::nullopt;
-  if (c.time.train_tokens_per_second_per_gpu) return c.time.train_tokens_per_second_per_gpu;
-  if (c.time.images_per_second) return c.time.images_per_second;
-  return c.time.decode_tokens_per_second;
-}
 std::optional<double> sweep_metric(const Sweep& s, const Candidate& c) {
   if (s.metric == "memory") return c.memory.device_peak;
   if (s.metric == "cost") return c.fits ? c.cost.total_usd : std::nullopt;
   return sweep_rate(c);
 }
-std::string sweep_value(double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); }
 std::string sweep_cell(const Sweep& s, const Candidate& c) {
   const auto v = sweep_metric(s, c);
   if (!v) return c.fits ? "—" : "no";
@@ -1158,17 +1123,6 @@ std::string sweep_json(const Sweep& s) {
   }
   j["points"] = pts;
   return j.dump(2) + "\n";
-}
-
-std::string sweep_csv(const Sweep& s) {
-  std::string out = s.vary + ",gpu,fits,device_peak_bytes,capacity_bytes,per_second,job_usd\n";
-  for (const auto& p : s.points)
-    for (const auto& c : p.per_gpu) {
-      const auto rate = sweep_rate(c);
-      out += fmt::format("{},{},{},{},{},{},{}\n", sweep_value(p.value), c.gpu->id, c.fits ? "true" : "false", bytes_int(c.memory.device_peak),
-                         c.gpu->memory_bytes, rate ? fmt::format("{:.6g}", *rate) : "", c.cost.total_usd ? fmt::format("{:.2f}", *c.cost.total_usd) : "");
-    }
-  return out;
 }
 
 }  // namespace gpuadvise

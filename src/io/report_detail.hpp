@@ -1,0 +1,34 @@
+#pragma once
+// Helpers shared by the renderers (report.cpp, report_csv.cpp); internal to the io layer.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "gpuadvise/ranking.hpp"
+
+namespace gpuadvise::detail {
+
+// Bytes as an integer for JSON and CSV: rounded, and saturated rather than cast out of range (a double beyond
+// int64 is undefined to convert; the input ranges keep real outputs far below).
+inline std::int64_t bytes_int(double b) {
+  if (!(b == b)) return 0;
+  if (b >= 9.2e18) return std::numeric_limits<std::int64_t>::max();
+  if (b <= -9.2e18) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(std::llround(b));
+}
+
+// The metric a sweep draws, per candidate: throughput per GPU of a plan that fits (training tokens, images or
+// decode tokens per second).
+inline std::optional<double> sweep_rate(const Candidate& c) {
+  if (!c.fits) return std::nullopt;
+  if (c.time.train_tokens_per_second_per_gpu) return c.time.train_tokens_per_second_per_gpu;
+  if (c.time.images_per_second) return c.time.images_per_second;
+  return c.time.decode_tokens_per_second;
+}
+
+// A sweep's setting value: integers without a decimal point.
+std::string sweep_value(double v);
+
+}  // namespace gpuadvise::detail
