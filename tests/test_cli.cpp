@@ -587,3 +587,36 @@ TEST_CASE("cli: every command writes CSV, one field count per row", "[cli][csv]"
   CHECK(gpu[0][6] == "capacity_bytes");
   CHECK(gpu[1][6] == "85520809984");
 }
+
+TEST_CASE("cli: repeated notes and reasons are said once, with the GPUs and the numbers' range", "[cli][rank]") {
+  auto r = test::run({"--model", "7B", "--precision", "bf16", "--mode", "finetune", "--wide", "--color", "never"});
+  REQUIRE(r.code == 0);
+  // Under "Why not:" and "Notes:", no two lines may be the same text once their numbers are masked.
+  std::istringstream lines(r.out);
+  std::set<std::string> seen;
+  std::string section;
+  for (std::string line; std::getline(lines, line);) {
+    if (line == "Why not:" || line == "Notes:") section = line;
+    if (section.empty() || line.rfind("  ", 0) != 0) continue;
+    std::string masked;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const bool alone = i == 0 || !(std::isalnum(static_cast<unsigned char>(line[i - 1])) || line[i - 1] == '-' || line[i - 1] == '.');
+      if (alone && std::isdigit(static_cast<unsigned char>(line[i]))) {
+        while (i + 1 < line.size() && (std::isdigit(static_cast<unsigned char>(line[i + 1])) || line[i + 1] == '.' || line[i + 1] == '%')) ++i;
+        masked += '#';
+      } else {
+        masked += line[i];
+      }
+    }
+    // Notes name their GPUs in a trailing parenthesis; reasons lead with them: compare the text alone.
+    const std::string text = section == "Notes:" ? masked.substr(0, masked.rfind(" (")) : masked.substr(masked.find(": ") + 2);
+    INFO(line);
+    CHECK(seen.insert(section + text).second);
+  }
+  CHECK(r.out.find("no price (--price ID=USD sets one)") != std::string::npos);
+  // The optimizer-step note ranges over the GPUs it concerns ("adds 11–32%"), said once.
+  const auto at = r.out.find("the optimizer step (memory-bound");
+  REQUIRE(at != std::string::npos);
+  CHECK(r.out.find("the optimizer step (memory-bound", at + 1) == std::string::npos);
+  CHECK(r.out.substr(at, 120).find("\u2013") != std::string::npos);
+}

@@ -1,6 +1,7 @@
 #include "gpuadvise/report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <fmt/format.h>
@@ -508,6 +509,82 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   return j.dump(2) + "\n";
 }
 
+namespace {
+// Notes said once per group: notes that differ only in their numbers form one group, and each number that varies
+// is shown as its range ("adds 11–32% to each micro-batch").
+struct NoteGroup {
+  std::string text;
+  std::vector<std::string> gpus;
+};
+std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string>>& notes) {
+  struct Split {
+    std::vector<std::string> words, numbers;  // words[i] precedes numbers[i]; words has one more
+  };
+  auto split = [&](const std::string& s) {
+    Split out;
+    out.words.emplace_back();
+    for (std::size_t i = 0; i < s.size();) {
+      // A number stands alone: "gfx942", "a100-80gb" or "fp8" are names, not numbers.
+      const bool starts = i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.');
+      const bool digit = std::isdigit(static_cast<unsigned char>(s[i])) != 0 && starts;
+      if (!digit) {
+        out.words.back() += s[i++];
+        continue;
+      }
+      std::size_t j = i;
+      while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || (s[j] == '.' && j + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[j + 1])))))
+        ++j;
+      out.numbers.push_back(s.substr(i, j - i));
+      out.words.emplace_back();
+      i = j;
+    }
+    return out;
+  };
+  struct Acc {
+    Split first;
+    std::vector<std::pair<double, std::string>> lo, hi;
+    std::vector<std::string> gpus;
+  };
+  std::vector<Acc> groups;
+  for (const auto& [text, gpu] : notes) {
+    Split sp = split(text);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Acc& a) { return a.first.words == sp.words; });
+    if (it == groups.end()) {
+      Acc a;
+      for (const auto& n : sp.numbers) {
+        a.lo.emplace_back(std::stod(n), n);
+        a.hi.emplace_back(std::stod(n), n);
+      }
+      a.first = std::move(sp);
+      a.gpus.push_back(gpu);
+      groups.push_back(std::move(a));
+      continue;
+    }
+    for (std::size_t k = 0; k < sp.numbers.size(); ++k) {
+      const double v = std::stod(sp.numbers[k]);
+      if (v < it->lo[k].first) it->lo[k] = {v, sp.numbers[k]};
+      if (v > it->hi[k].first) it->hi[k] = {v, sp.numbers[k]};
+    }
+    if (std::find(it->gpus.begin(), it->gpus.end(), gpu) == it->gpus.end()) it->gpus.push_back(gpu);
+  }
+  std::vector<NoteGroup> out;
+  for (const auto& a : groups) {
+    NoteGroup g{a.first.words[0], a.gpus};
+    for (std::size_t k = 0; k < a.lo.size(); ++k) {
+      g.text.append(a.lo[k].second == a.hi[k].second ? a.lo[k].second : a.lo[k].second + "–" + a.hi[k].second);
+      g.text.append(a.first.words[k + 1]);
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+// GPU ids as a list; with `most` > 0, the first `most - 1` then "and N more" past that many.
+std::string join_ids(const std::vector<std::string>& ids, std::size_t most) {
+  if (most == 0 || ids.size() <= most) return fmt::format("{}", fmt::join(ids, ", "));
+  return fmt::format("{}, {} and {} more", ids[0], ids[1], ids.size() - 2);
+}
+}  // namespace
+
 std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
   std::string out;
   if (r.rows.empty()) return "No GPU selected.\n";
@@ -593,8 +670,9 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   }
   if (fitting == 0) out += paint(style, "Nothing in the catalogue fits this workload within the searched layouts.", "31") + "\n";
   else out += fmt::format("{} of {} GPU types can run it. Memory is per GPU at the peak (nvidia-smi view).\n", fitting, r.rows.size());
-  // Every row that is not a plain fit says why; every note says which GPUs it concerns, once.
-  std::string reasons;
+  // Every row that is not a plain fit says why; rows with the same reason, and notes that differ only in their
+  // numbers, are said once with the GPUs they concern (and the numbers' range).
+  std::vector<std::pair<std::string, std::string>> reasons;
   for (const auto& c : r.rows) {
     if (c.fits && !c.tight && c.value_usd) continue;
     std::string why;
@@ -607,28 +685,26 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     } else {
       why = "not ranked by value: " + (c.unranked.empty() ? std::string("figure unknown") : c.unranked);
     }
-    reasons += "  " + c.gpu->id + ": " + why + "\n";
+    reasons.emplace_back(why, c.gpu->id);
   }
-  for (const auto& d : r.dropped) reasons += "  " + d.gpu + " (dropped): " + d.reason + "\n";
-  if (!reasons.empty()) out += "Why not:\n" + reasons;
-  std::vector<std::pair<std::string, std::vector<std::string>>> grouped;
+  for (const auto& d : r.dropped) reasons.emplace_back(d.reason, d.gpu + " (dropped)");
+  if (!reasons.empty()) {
+    out += "Why not:\n";
+    for (const auto& g : group_notes(reasons)) out += "  " + join_ids(g.gpus, 0) + ": " + g.text + "\n";
+  }
+  std::vector<std::pair<std::string, std::string>> notes;
   for (const auto& c : r.rows) {
     if (!c.fits) continue;
     std::vector<std::string> ns = c.notes;
     for (const auto& n : c.time.notes) ns.push_back(n);
     for (const auto& n : ns) {
       if (n.find("server module") != std::string::npos || n.find("nominal") != std::string::npos || n.find("no price") != std::string::npos) continue;
-      auto it = std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == n; });
-      if (it == grouped.end()) grouped.push_back({n, {c.gpu->id}});
-      else if (std::find(it->second.begin(), it->second.end(), c.gpu->id) == it->second.end()) it->second.push_back(c.gpu->id);
+      notes.emplace_back(n, c.gpu->id);
     }
   }
   out += "Notes:\n";
   for (const auto& n : r.notes) out += "  " + n + "\n";
-  for (const auto& [note, gpus] : grouped) {
-    std::string who = gpus.size() <= 3 ? fmt::format("{}", fmt::join(gpus, ", ")) : fmt::format("{}, {} and {} more", gpus[0], gpus[1], gpus.size() - 2);
-    out += "  " + note + " (" + who + ")\n";
-  }
+  for (const auto& g : group_notes(notes)) out += "  " + g.text + " (" + join_ids(g.gpus, 3) + ")\n";
   if (has_time)
     out += "Job time is billed wall time per GPU: compute + setup + checkpoint writes + expected rework after interruptions.\n";
   else
