@@ -501,7 +501,8 @@ TEST_CASE("cli: the ranking table fits a narrow terminal, and --wide shows every
   CHECK(longest_row(narrow.out) <= 120);
   const auto header = narrow.out.substr(narrow.out.find("  #  "), narrow.out.find('\n', narrow.out.find("  #  ")) - narrow.out.find("  #  "));
   CHECK(header.find("headroom") == std::string::npos);
-  CHECK(header.find("peak/GPU") != std::string::npos);
+  CHECK(header.find("peak GB") != std::string::npos);  // the unit once, in the header
+  CHECK(header.find("of usable") != std::string::npos);
   CHECK(longest_row(wide.out) > 150);
   CHECK(wide.out == piped.out);  // no terminal: the full table
 }
@@ -619,4 +620,44 @@ TEST_CASE("cli: repeated notes and reasons are said once, with the GPUs and the 
   REQUIRE(at != std::string::npos);
   CHECK(r.out.find("the optimizer step (memory-bound", at + 1) == std::string::npos);
   CHECK(r.out.substr(at, 120).find("\u2013") != std::string::npos);
+}
+
+TEST_CASE("cli: --units gib prints memory in GiB, nvidia-smi's MiB beside the numbers people check", "[cli][units]") {
+  // Llama-2-7B: 6.738e9 parameters x 2 bytes = 13.48e9 bytes = 12.55 GiB; the RTX 4090's 25,757,220,864 bytes
+  // are the 24,564 MiB nvidia-smi reports.
+  const auto gib = test::run({"estimate", "--model", "llama-2-7b", "--gpu", "rtx-4090-24gb", "--units", "gib", "--color", "never"});
+  REQUIRE(gib.code == 0);
+  CHECK(gib.out.find("weights                   12.6 GiB") != std::string::npos);
+  CHECK(gib.out.find("24.0 GiB usable = 24564 MiB") != std::string::npos);
+  const auto gb = test::run({"estimate", "--model", "llama-2-7b", "--gpu", "rtx-4090-24gb", "--color", "never"});
+  CHECK(gb.out.find("weights                   13.5 GB") != std::string::npos);
+  CHECK(gb.out.find("25.8 GB usable") != std::string::npos);
+  const auto table = test::run({"--model", "7B", "--units", "gib", "--wide", "--color", "never"});
+  CHECK(table.out.find("peak GiB") != std::string::npos);
+  CHECK(test::run({"gpus", "--units", "gib"}).out.find("mem GiB") != std::string::npos);
+  const auto bad = test::run({"--model", "7B", "--units", "tb"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--units: unknown value 'tb' (valid: gb, gib)") != std::string::npos);
+}
+
+TEST_CASE("cli: the ranking draws each plan's peak against the usable memory", "[cli][rank]") {
+  // 7B inference in bf16 on one H100: 15.8 of 85.5 GB = 18% = 1 of 8 cells. 70B (146 GB) on one RTX 4090 does
+  // not fit: the bar is full and open-ended.
+  const auto fits = test::run({"--model", "7B", "--only", "h100-sxm-80gb", "--wide", "--color", "never"});
+  CHECK(fits.out.find("[#.......]") != std::string::npos);
+  const auto over = test::run({"--model", "70B", "--only", "rtx-4090-24gb", "--max-gpus", "1", "--wide", "--color", "never"});
+  CHECK(over.out.find("[########>") != std::string::npos);
+}
+
+TEST_CASE("cli: every --help placeholder names the kind of value, never TEXT", "[cli][help]") {
+  for (const char* cmd : {"", "estimate", "check", "fit", "gpus", "models", "sweep", "probe", "calibrate", "completions", "manpage"}) {
+    std::vector<std::string> args;
+    if (*cmd) args.emplace_back(cmd);
+    args.emplace_back("--help");
+    const auto r = test::run(args);
+    INFO(cmd);
+    CHECK(r.code == 0);
+    CHECK(r.out.find(" TEXT") == std::string::npos);
+    CHECK(r.out.find(" INT") == std::string::npos);
+  }
 }

@@ -11,6 +11,9 @@ namespace gpuadvise {
 inline constexpr int k_schema_version = 1;
 const char* tool_version();
 
+// Memory in tables: GB (1e9 bytes, the default) or GiB (2^30 bytes); JSON and CSV always carry bytes.
+enum class MemUnits { gb, gib };
+
 struct Style {
   bool color = false;
   bool explain = false;
@@ -18,6 +21,7 @@ struct Style {
   // A terminal narrower than the full ranking table: the capacity, headroom and price-per-hour columns are
   // left out and the layout shortened (--wide shows everything; pipes always get the full table).
   bool compact = false;
+  MemUnits units = MemUnits::gb;
 };
 
 std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
@@ -36,9 +40,9 @@ std::string check_json(const std::vector<CheckResult>& results, const CheckAsser
 std::string check_table(const std::vector<CheckResult>& results, const Style& style);
 // Markdown for CI comments and notes: real tables for the ranking, an estimate and checks; any other text
 // output fenced as a code block.
-std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r);
-std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem);
-std::string check_markdown(const std::vector<CheckResult>& results);
+std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
+std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem, const Style& style);
+std::string check_markdown(const std::vector<CheckResult>& results, const Style& style);
 std::string fenced_markdown(const std::string& title, const std::string& text);
 // A markdown table cell: pipes escaped, newlines flattened.
 std::string markdown_cell(const std::string& s);
@@ -67,16 +71,16 @@ struct CalibrationView {
   LocalCorrection correction;  // measured / estimated
 };
 CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g);
-std::string calibration_view_table(const CalibrationView& v);
+std::string calibration_view_table(const CalibrationView& v, const Style& style);
 std::string calibration_view_json(const CalibrationView& v);
 std::string calibration_view_csv(const CalibrationView& v);
 std::string fit_csv(const GpuSpec& g, const FitResult& r);
 std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r);
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 
-std::string gpus_table(const GpuCatalog& cat);
+std::string gpus_table(const GpuCatalog& cat, const Style& style);
 std::string gpus_json(const GpuCatalog& cat);
-std::string gpu_detail_table(const GpuSpec& g);
+std::string gpu_detail_table(const GpuSpec& g, const Style& style);
 std::string gpu_json(const GpuSpec& g);
 std::string models_table(const ModelCatalog& cat);
 std::string models_json(const ModelCatalog& cat);

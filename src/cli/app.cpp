@@ -61,6 +61,7 @@ struct OutputFlags {
   int verbose = 0;
   bool quiet = false;
   bool wide = false;
+  std::string units = "gb";
 };
 
 // The placeholder --help shows for a workload setting's value: what kind of thing it takes.
@@ -178,12 +179,35 @@ void add_cost_flags(CLI::App* app, CostFlags& cf) {
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
   app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv [table]")->type_name("FORMAT")->group("Output");
   app->add_flag("--wide", of.wide, "full-width tables whatever the terminal's width")->group("Output");
+  app->add_option("--units", of.units, "gb (1e9 bytes) | gib (2^30 bytes, as PyTorch prints) for memory in tables [gb]; JSON and CSV carry bytes")
+      ->type_name("UNIT")->group("Output");
   app->add_flag("-q,--quiet", of.quiet, "print nothing on stdout: the exit status is the answer (check: 0 pass, 1 fail)")->group("Output");
   app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->type_name("WHEN")->group("Output");
   if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
   app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
   app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->type_name("FILE")->group("Output");
   app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");
+}
+
+// Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never CLI11's
+// generic TEXT; the workload settings get theirs from `placeholder` when they are added.
+void name_placeholders(CLI::App& app) {
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"--rank-by", "KEY"},   {"--only", "ID"},          {"--deadline", "DURATION"}, {"--budget", "USD"},     {"--min-headroom", "PCT"},
+      {"--max-gpus", "N"},    {"--gpu", "ID"},           {"--max-cost", "USD"},      {"--max-hours", "HOURS"}, {"--maximize", "SETTING"},
+      {"id", "ID"},           {"--vendor", "VENDOR"},    {"--min-memory", "GB"},     {"--provider", "NAME"},  {"--sort", "KEY"},
+      {"--kind", "KIND"},     {"--family", "FAMILY"},    {"--vary", "SETTING"},      {"--from", "N"},         {"--to", "N"},
+      {"--points", "N"},      {"--metric", "METRIC"},    {"--probe-steps", "N"},     {"result", "FILE"},      {"shell", "SHELL"},
+      {"--format", "FORMAT"}};
+  std::vector<CLI::App*> apps{&app};
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) apps.push_back(sub);
+  for (CLI::App* a : apps)
+    for (CLI::Option* o : a->get_options()) {
+      if (o->get_type_name() != "TEXT") continue;
+      const std::string name = o->get_name(false, true);
+      for (const auto& [key, kind] : kinds)
+        if (name == key || name.find(std::string(key) + ",") != std::string::npos || name.find("," + std::string(key)) != std::string::npos) o->type_name(kind);
+    }
 }
 
 std::optional<std::string> read_file(const std::string& path, std::istream& in) {
@@ -755,6 +779,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   models->add_option("--kind", models_kind, "only language | vision | generation models")->group("Filter");
   models->add_option("--family", models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
   add_output_flags(models, models_of, false);
+  name_placeholders(app);
 
   try {
     try {
@@ -783,7 +808,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
     const int columns = terminal_width();
-    Style style{color, of.explain, of.hints, !of.wide && columns > 0 && columns < 160};
+    if (of.units != "gb" && of.units != "gib" && of.units != "GB" && of.units != "GiB")
+      throw UserError{2, "--units: unknown value '" + of.units + "' (valid: gb, gib)"};
+    Style style{color, of.explain, of.hints, !of.wide && columns > 0 && columns < 160, of.units == "gib" || of.units == "GiB" ? MemUnits::gib : MemUnits::gb};
     // -q: the answer is the exit status; nothing reaches stdout.
     std::ostringstream quiet_sink;
     if (of.quiet) out_ptr = &quiet_sink;
@@ -796,7 +823,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
         const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
         GpuCatalog one;
         one.gpus.push_back(g);
-        (*out_ptr) << (of.format == "json" ? gpu_json(g) : of.format == "csv" ? gpus_csv(one) : md ? fenced_markdown(g.id, gpu_detail_table(g)) : gpu_detail_table(g));
+        (*out_ptr) << (of.format == "json" ? gpu_json(g) : of.format == "csv" ? gpus_csv(one) : md ? fenced_markdown(g.id, gpu_detail_table(g, style)) : gpu_detail_table(g, style));
       } else {
         GpuCatalog shown = cat;
         auto lower = [](std::string s) {
@@ -832,7 +859,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
             std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
           else throw UserError{2, "--sort: unknown value '" + gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
         }
-        (*out_ptr) << (of.format == "json" ? gpus_json(shown) : of.format == "csv" ? gpus_csv(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown)) : gpus_table(shown));
+        (*out_ptr) << (of.format == "json" ? gpus_json(shown) : of.format == "csv" ? gpus_csv(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown, style)) : gpus_table(shown, style));
       }
       return 0;
     }
@@ -947,7 +974,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       if (rc != 0) throw UserError{2, cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
       const CalibrationView v = calibration_view(est_out.str(), pr, *g);
       (*out_ptr) << (of.format == "json" ? calibration_view_json(v) : of.format == "csv" ? calibration_view_csv(v)
-                     : md ? fenced_markdown("calibration", calibration_view_table(v)) : calibration_view_table(v));
+                     : md ? fenced_markdown("calibration", calibration_view_table(v, style)) : calibration_view_table(v, style));
       if (cal_save) {
         if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
         std::vector<LocalCorrection> all = load_corrections(path);
@@ -1021,7 +1048,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
         const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
         for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
       }
-      (*out_ptr) << (of.format == "json" ? check_json(results, a) : of.format == "csv" ? check_csv(results) : md ? check_markdown(results) : check_table(results, style));
+      (*out_ptr) << (of.format == "json" ? check_json(results, a) : of.format == "csv" ? check_csv(results) : md ? check_markdown(results, style) : check_table(results, style));
       for (const auto& r : results)
         if (!r.passed()) return 1;
       return 0;
@@ -1073,7 +1100,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       }
       (*out_ptr) << (of.format == "json" ? estimate_json(w, model, cand ? &*cand : nullptr, mem, cat.version)
               : of.format == "csv"  ? estimate_csv(w, model, cand ? &*cand : nullptr, mem)
-              : md                  ? estimate_markdown(w, model, cand ? &*cand : nullptr, mem)
+              : md                  ? estimate_markdown(w, model, cand ? &*cand : nullptr, mem, style)
                                     : estimate_table(w, model, cand ? &*cand : nullptr, mem, style));
       return 0;
     }
@@ -1103,7 +1130,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     const Ranking r = rank_gpus(w, model, cat, ro);
     if (of.format == "json") (*out_ptr) << ranking_json(w, model, r, cat.version);
     else if (of.format == "csv") (*out_ptr) << ranking_csv(r);
-    else if (md) (*out_ptr) << ranking_markdown(w, model, r);
+    else if (md) (*out_ptr) << ranking_markdown(w, model, r, style);
     else (*out_ptr) << ranking_table(w, model, r, style);
     return 0;
   } catch (const UserError& e) {

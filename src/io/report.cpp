@@ -283,7 +283,23 @@ ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
   return j;
 }
 
-std::string gbs(double bytes) { return fmt::format("{:.1f}", bytes / k_gb); }
+// Memory in the unit chosen once (--units): GB = 1e9 bytes (the default, as vendors write capacities) or
+// GiB = 2^30 bytes (what PyTorch's memory summary prints); nvidia-smi's MiB beside the numbers people check.
+double mem_div(const Style& s) { return s.units == MemUnits::gib ? 1073741824.0 : 1e9; }
+const char* mem_unit(const Style& s) { return s.units == MemUnits::gib ? "GiB" : "GB"; }
+std::string gbs(double bytes, const Style& s) { return fmt::format("{:.1f}", bytes / mem_div(s)); }
+std::string mib(double bytes) { return fmt::format("{:.0f} MiB", bytes / 1048576.0); }
+// The peak against the usable memory in eight cells ('#' used, '.' free); past the capacity the bar is full and
+// closes with '>' instead of ']'. Ten characters.
+std::string usage_bar(double peak, double capacity) {
+  constexpr int cells = 8;
+  if (!(capacity > 0) || !(peak >= 0)) return std::string(cells + 2, ' ');
+  const double f = peak / capacity;
+  const int used = static_cast<int>(std::clamp(std::lround(f * cells), 0L, static_cast<long>(cells)));
+  std::string bar = "[" + std::string(static_cast<std::size_t>(used), '#') + std::string(static_cast<std::size_t>(cells - used), '.') + "]";
+  if (f > 1.0) bar.back() = '>';
+  return bar;
+}
 
 std::string paint(const Style& s, const std::string& text, const char* code) {
   if (!s.color) return text;
@@ -329,15 +345,15 @@ std::string memory_bar(const MemoryEstimate& mem, double capacity, const Style& 
   while (bar.size() < cap) bar.push_back('.');
   if (cap < bar.size()) bar.insert(cap, 1, '|');
   else bar.push_back('|');
-  return fmt::format("  [{}] {:.1f} of {:.1f} GB\n  W weights, G gradients, O optimizer, A activations, K KV cache, L logits, R reserve+runtime, . free\n",
-                     paint(style, bar, mem.device_peak <= capacity ? "32" : "31"), mem.device_peak / 1e9, capacity / 1e9);
+  return fmt::format("  [{}] {} of {} {}\n  W weights, G gradients, O optimizer, A activations, K KV cache, L logits, R reserve+runtime, . free\n",
+                     paint(style, bar, mem.device_peak <= capacity ? "32" : "31"), gbs(mem.device_peak, style), gbs(capacity, style), mem_unit(style));
 }
 
 std::string memory_breakdown(const MemoryEstimate& mem, const Style& style) {
   std::string out;
   // Parts the workload does not have (no gradients in inference, no KV cache in training) are left out.
   auto row = [&](const std::string& name, double b) {
-    if (b >= 0.5e8) out += fmt::format("  {:<20} {:>9} GB\n", name, gbs(b));
+    if (b >= 0.5e8) out += fmt::format("  {:<20} {:>9} {}\n", name, gbs(b, style), mem_unit(style));
   };
   row("weights", mem.weights);
   row("gradients", mem.gradients);
@@ -345,16 +361,16 @@ std::string memory_breakdown(const MemoryEstimate& mem, const Style& style) {
   row("activations", mem.activations);
   row("kv cache", mem.kv_cache);
   row("logits", mem.logits);
-  out += fmt::format("  {:<20} {:>9} GB   (torch.cuda.max_memory_allocated)\n", "= tensor peak", gbs(mem.tensor_peak));
+  out += fmt::format("  {:<20} {:>9} {}   (torch.cuda.max_memory_allocated)\n", "= tensor peak", gbs(mem.tensor_peak, style), mem_unit(style));
   row("allocator reserve", mem.allocator_reserve);
   row("runtime (CUDA etc.)", mem.runtime);
-  out += fmt::format("  {:<20} {:>9} GB   (nvidia-smi; band {}–{} GB)\n", paint(style, "= device peak", "1"),
-                     gbs(mem.device_peak), gbs(mem.device_low), gbs(mem.device_high));
+  out += fmt::format("  {:<20} {:>9} {}   (nvidia-smi: {}; band {}–{} {})\n", paint(style, "= device peak", "1"), gbs(mem.device_peak, style),
+                     mem_unit(style), mib(mem.device_peak), gbs(mem.device_low, style), gbs(mem.device_high, style), mem_unit(style));
   if (style.explain) {
     out += "\nHow each component is computed:\n";
     for (const auto& x : mem.explain)
-      out += fmt::format("  {:<18} {:>9} GB  {}\n  {:<18} {:>9}     inputs: {}\n  {:<18} {:>9}     source: {}\n", x.component,
-                         gbs(x.bytes), x.formula, "", "", x.inputs, "", "", x.source);
+      out += fmt::format("  {:<18} {:>9} {:<3} {}\n  {:<18} {:>9}     inputs: {}\n  {:<18} {:>9}     source: {}\n", x.component,
+                         gbs(x.bytes, style), mem_unit(style), x.formula, "", "", x.inputs, "", "", x.source);
   }
   return out;
 }
@@ -404,8 +420,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   out += memory_breakdown(mem, style);
   if (on_gpu) out += memory_bar(mem, static_cast<double>(on_gpu->gpu->memory_bytes), style);
   if (mem.vllm) {
-    out += fmt::format("\nvLLM: {:.0f}% of the card = {} GB; KV-cache pool {} GB = {:.0f} tokens = {:.1f} sequences of {} tokens\n",
-                       mem.vllm->utilization * 100, gbs(mem.vllm->budget_bytes), gbs(mem.vllm->kv_pool_bytes), mem.vllm->max_tokens,
+    out += fmt::format("\nvLLM: {:.0f}% of the card = {} {}; KV-cache pool {} {} = {:.0f} tokens = {:.1f} sequences of {} tokens\n",
+                       mem.vllm->utilization * 100, gbs(mem.vllm->budget_bytes, style), mem_unit(style), gbs(mem.vllm->kv_pool_bytes, style), mem_unit(style), mem.vllm->max_tokens,
                        mem.vllm->max_concurrent_sequences, mem.seq_len);
   }
   if (on_gpu) {
@@ -416,11 +432,11 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     else if (!on_gpu->fits && on_gpu->video && on_gpu->headroom_bytes >= 0) verdict = paint(style, "cannot sustain one stream", "31");
     if (on_gpu->memory.vllm) {
       // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
-      out += fmt::format("\nOn {} ({} GB usable): {}{}\n", g.name, gbs(static_cast<double>(g.memory_bytes)), verdict,
+      out += fmt::format("\nOn {} ({} {} usable): {}{}\n", g.name, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
                          on_gpu->fit_reason.empty() ? "" : ": " + on_gpu->fit_reason);
     } else {
-      out += fmt::format("\nOn {} ({} GB usable): {}, headroom {} GB\n", g.name, gbs(static_cast<double>(g.memory_bytes)), verdict,
-                         gbs(on_gpu->headroom_bytes));
+      out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}\n", g.name, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
+                         mib(static_cast<double>(g.memory_bytes)), verdict, gbs(on_gpu->headroom_bytes, style), mem_unit(style));
     }
     const auto& t = on_gpu->time;
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
@@ -451,8 +467,10 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     const JobCost& k = on_gpu->cost;
     {
       const SystemNeeds& sn = on_gpu->system;
-      out += fmt::format("  system: {:.0f} GB host RAM and {:.0f} CPU cores per node{}, {:.0f} GB disk\n", sn.host_ram_bytes / k_gb, sn.cpu_cores,
-                         sn.checkpoint_bytes ? fmt::format(", {:.1f} GB per checkpoint", *sn.checkpoint_bytes / k_gb) : "", sn.disk_bytes / k_gb);
+      const double u = mem_div(style);
+      const char* un = mem_unit(style);
+      out += fmt::format("  system: {:.0f} {} host RAM and {:.0f} CPU cores per node{}, {:.0f} {} disk\n", sn.host_ram_bytes / u, un, sn.cpu_cores,
+                         sn.checkpoint_bytes ? fmt::format(", {:.1f} {} per checkpoint", *sn.checkpoint_bytes / u, un) : "", sn.disk_bytes / u, un);
     }
     if (t.job_seconds)
       out += fmt::format("  job: {} of compute; billed {} per GPU (setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
@@ -606,12 +624,14 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     }
   const bool show_value = !r.has_job && !unit.empty() && unit != "stream-hour";
   const bool compact = style.compact;
-  const std::size_t lw = compact ? 30 : 44;  // layout column
-  std::string header = compact ? fmt::format("{:>3}  {:<24} {:<5} {:>4}  {:<30} {:>9}", "#", "GPU", "fits", "GPUs", "layout", "peak/GPU")
-                               : fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
-                                             "peak/GPU", "usable", "headroom", "$/GPU-h");
+  const std::size_t lw = compact ? 26 : 44;  // layout column
+  // Memory columns carry their unit once, in the header; the bar draws the peak against the usable memory.
+  const std::string un = mem_unit(style);
+  std::string header = compact ? fmt::format("{:>3}  {:<24} {:<5} {:>4}  {:<26} {:>9} {:<10}", "#", "GPU", "fits", "GPUs", "layout", "peak " + un, "of usable")
+                               : fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<44} {:>9} {:<10} {:>9} {:>11} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
+                                             "peak " + un, "of usable", "usable " + un, "headroom " + un, "$/GPU-h");
   if (show_value) header += fmt::format(" {:>10}", "$/" + (unit == "M training tokens" ? std::string("M tok") : unit == "M output tokens" ? "M out" : unit == "k images" ? "k img" : unit));
-  if (has_vllm) header += fmt::format(" {:>9} {:>8}", "KV pool", "max seqs");
+  if (has_vllm) header += fmt::format(" {:>10} {:>8}", "KV pool " + un, "max seqs");
   const bool video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video.has_value(); });
   if (vision) header += fmt::format(" {:>9}", "img/s/GPU");
   if (video) header += fmt::format(" {:>11} {:>9} {:>10}", "streams/GPU", "limit", "$/stream-h");
@@ -627,15 +647,16 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     const std::string fit = c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32"))
                                    : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
     const std::string layout = c.layout.size() > lw ? c.layout.substr(0, lw - 1) + "…" : c.layout;
-    std::string line = compact ? fmt::format("{:>3}  {:<24} {} {:>4}  {:<30} {:>9}", i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
-                                             gbs(c.memory.device_peak) + " GB")
-                               : fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {:>9} {:>9} {:>8}", i, c.gpu->id, fit, c.gpus, layout,
-                                             gbs(c.memory.device_peak) + " GB", gbs(static_cast<double>(c.gpu->memory_bytes)) + " GB",
-                                             gbs(c.headroom_bytes) + " GB", c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
+    const std::string bar = paint(style, usage_bar(c.memory.device_peak, static_cast<double>(c.gpu->memory_bytes)), c.memory.device_peak <= static_cast<double>(c.gpu->memory_bytes) ? "32" : "31");
+    std::string line = compact ? fmt::format("{:>3}  {:<24} {} {:>4}  {:<26} {:>9} {}", i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
+                                             gbs(c.memory.device_peak, style), bar)
+                               : fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {} {:>9} {:>11} {:>8}", i, c.gpu->id, fit, c.gpus, layout,
+                                             gbs(c.memory.device_peak, style), bar, gbs(static_cast<double>(c.gpu->memory_bytes), style),
+                                             gbs(c.headroom_bytes, style), c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
     if (show_value)
       line += fmt::format(" {:>10}", c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format("{:.1f}", *c.value_usd) : fmt::format("{:.3f}", *c.value_usd)) : "—");
     if (has_vllm)
-      line += fmt::format(" {:>9} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes) + " GB" : "—",
+      line += fmt::format(" {:>10} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes, style) : "—",
                           c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
     if (vision) {
       line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format(fmt::runtime(*c.time.images_per_second < 10 ? "{:.2f}" : "{:.0f}"), *c.time.images_per_second) : "—");
@@ -679,7 +700,7 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     if (!c.supported) {
       why = "not supported: " + (c.notes.empty() ? std::string("this precision or software") : c.notes.front());
     } else if (!c.fits) {
-      why = c.why.empty() ? fmt::format("needs {:.1f} GB per GPU of {:.1f} GB", c.memory.device_peak / 1e9, static_cast<double>(c.gpu->memory_bytes) / 1e9) : c.why;
+      why = c.why.empty() ? fmt::format("needs {} {} per GPU of {} {}", gbs(c.memory.device_peak, style), un, gbs(static_cast<double>(c.gpu->memory_bytes), style), un) : c.why;
     } else if (c.tight) {
       why = "tight: " + c.why;
     } else {
@@ -742,8 +763,8 @@ std::string check_table(const std::vector<CheckResult>& results, const Style& st
   for (const auto& r : results) {
     const Candidate& c = r.candidate;
     const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
-    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} GB per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
-                       c.memory.device_peak / 1e9, static_cast<double>(c.gpu->memory_bytes) / 1e9, c.gpus,
+    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
+                       c.memory.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,
                        100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
                        c.cost.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.cost.total_usd, c.cost.wall_hours) : "");
     for (const auto& f : r.failures) out += "      " + f + "\n";
@@ -768,14 +789,14 @@ std::string cell(const std::string& s) { return markdown_cell(s); }
 std::string md_money(const std::optional<double>& v) { return v ? fmt::format("${:.2f}", *v) : "—"; }
 }  // namespace
 
-std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r) {
+std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
   std::string out;
   if (r.rows.empty()) return "No GPU selected.\n";
   out += "**Workload:** " + cell(workload_line(w, m, r.rows.front().memory)) + "\n\n";
   for (const auto& rec : r.recommendations) out += "- **" + rec.label + ":** `" + rec.gpu + "` " + cell(rec.reason) + "\n";
   if (r.recommendations.empty()) out += "- No plan fits within the margin.\n";
   const bool inference = !is_training(w.mode) && !m.vision;
-  out += "\n| # | GPU | fits | GPUs | layout | peak/GPU (GB) | usable (GB) | $/GPU-h | " +
+  out += "\n| # | GPU | fits | GPUs | layout | peak/GPU (" + std::string(mem_unit(style)) + ") | usable (" + mem_unit(style) + ") | $/GPU-h | " +
          std::string(m.vision ? "img/s/GPU" : inference ? "output tok/s" : "tok/s/GPU") + " | job time | job cost |\n";
   out += "|--:|---|---|--:|---|--:|--:|--:|--:|--:|--:|\n";
   std::size_t i = 0;
@@ -788,8 +809,8 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
     else if (!m.vision && !inference && c.time.train_tokens_per_second_per_gpu) rate = *c.time.train_tokens_per_second_per_gpu;
     const std::string rate_s = rate < 0 ? "—" : fmt::format(fmt::runtime(rate < 10 ? "{:.2f}" : "{:.0f}"), rate);
     out += fmt::format("| {} | `{}` | {} | {} | {} | {:.1f} | {:.1f} | {} | {} | {} | {} |\n", i, c.gpu->id,
-                       c.fits ? (c.tight ? "tight" : "yes") : (c.supported ? "no" : "n/a"), c.gpus, cell(c.layout), c.memory.device_peak / 1e9,
-                       static_cast<double>(c.gpu->memory_bytes) / 1e9, c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—",
+                       c.fits ? (c.tight ? "tight" : "yes") : (c.supported ? "no" : "n/a"), c.gpus, cell(c.layout), c.memory.device_peak / mem_div(style),
+                       static_cast<double>(c.gpu->memory_bytes) / mem_div(style), c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—",
                        rate_s,
                        c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—", md_money(c.cost.total_usd));
   }
@@ -801,18 +822,18 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
   return out;
 }
 
-std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem) {
-  std::string out = "**Workload:** " + cell(workload_line(w, m, mem)) + "\n\n| component | GB |\n|---|--:|\n";
+std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem, const Style& style) {
+  std::string out = "**Workload:** " + cell(workload_line(w, m, mem)) + "\n\n| component | " + mem_unit(style) + " |\n|---|--:|\n";
   const std::pair<const char*, double> parts[] = {{"weights", mem.weights},          {"gradients", mem.gradients},
                                                   {"optimizer states", mem.optimizer_states}, {"activations", mem.activations},
                                                   {"KV cache", mem.kv_cache},        {"logits", mem.logits},
                                                   {"allocator reserve", mem.allocator_reserve}, {"runtime (CUDA etc.)", mem.runtime}};
   for (const auto& [name, bytes] : parts)
-    if (bytes > 0) out += fmt::format("| {} | {:.2f} |\n", name, bytes / 1e9);
-  out += fmt::format("| **device peak** | **{:.2f}** |\n", mem.device_peak / 1e9);
+    if (bytes > 0) out += fmt::format("| {} | {:.2f} |\n", name, bytes / mem_div(style));
+  out += fmt::format("| **device peak** | **{:.2f}** |\n", mem.device_peak / mem_div(style));
   if (on_gpu) {
     const Candidate& c = *on_gpu;
-    out += fmt::format("\nOn `{}` ({:.1f} GB): **{}**{}\n", c.gpu->id, static_cast<double>(c.gpu->memory_bytes) / 1e9,
+    out += fmt::format("\nOn `{}` ({} {}): **{}**{}\n", c.gpu->id, gbs(static_cast<double>(c.gpu->memory_bytes), style), mem_unit(style),
                        c.fits ? (c.tight ? "tight" : "fits") : "does not fit", c.fit_reason.empty() ? "" : " — " + cell(c.fit_reason));
     if (c.time.train_tokens_per_second_per_gpu) out += fmt::format("- {:.0f} training tokens/s per GPU\n", *c.time.train_tokens_per_second_per_gpu);
     if (c.time.decode_tokens_per_second) out += fmt::format("- {:.0f} output tokens/s, TPOT {:.1f} ms\n", *c.time.decode_tokens_per_second, c.time.tpot_seconds.value_or(0) * 1e3);
@@ -822,8 +843,9 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
   return out;
 }
 
-std::string check_markdown(const std::vector<CheckResult>& results) {
-  std::string out = "| result | workload | GPU | GPUs | peak/GPU (GB) | capacity (GB) | headroom | job cost | failures |\n"
+std::string check_markdown(const std::vector<CheckResult>& results, const Style& style) {
+  const std::string un = mem_unit(style);
+  std::string out = "| result | workload | GPU | GPUs | peak/GPU (" + un + ") | capacity (" + un + ") | headroom | job cost | failures |\n"
                     "|---|---|---|--:|--:|--:|--:|--:|---|\n";
   std::size_t failed = 0;
   for (const auto& r : results) {
@@ -831,7 +853,7 @@ std::string check_markdown(const std::vector<CheckResult>& results) {
     std::string fails;
     for (const auto& f : r.failures) fails += (fails.empty() ? "" : "; ") + cell(f);
     out += fmt::format("| {} | {} | `{}` | {} | {:.2f} | {:.2f} | {:.1f}% | {} | {} |\n", r.passed() ? "✅ pass" : "❌ fail", cell(r.workload), c.gpu->id,
-                       c.gpus, c.memory.device_peak / 1e9, static_cast<double>(c.gpu->memory_bytes) / 1e9,
+                       c.gpus, c.memory.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style),
                        100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes), md_money(c.cost.total_usd), fails.empty() ? "—" : fails);
     failed += r.passed() ? 0 : 1;
   }
@@ -869,13 +891,13 @@ std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   std::string out;
   const std::string what = r.what == Maximize::seq_len ? "sequence length" : r.what == Maximize::batch ? "batch" : "concurrency";
   if (r.value == 0) {
-    return fmt::format("{} does not fit on {} even at {} 1: {:.2f} GB per GPU needed, {:.2f} GB usable\n", m.id, g.id, what,
-                       r.next ? r.next->memory.device_peak / 1e9 : 0.0, static_cast<double>(g.memory_bytes) / 1e9);
+    return fmt::format("{} does not fit on {} even at {} 1: {} {} per GPU needed, {} {} usable\n", m.id, g.id, what,
+                       gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style));
   }
-  out += fmt::format("Largest {} that fits {} ({} GB usable) for {} {}: {}\n", what, g.id, gbs(static_cast<double>(g.memory_bytes)), m.id,
+  out += fmt::format("Largest {} that fits {} ({} {} usable) for {} {}: {}\n", what, g.id, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), m.id,
                      to_string(w.mode), paint(style, std::to_string(r.value), "1"));
-  out += fmt::format("  at {}: device peak {} GB, headroom {} GB\n", r.value, gbs(r.at->memory.device_peak), gbs(r.at->headroom_bytes));
-  if (r.next) out += fmt::format("  at {}: {} GB, does not fit\n", r.value + 1, gbs(r.next->memory.device_peak));
+  out += fmt::format("  at {}: device peak {} {}, headroom {} {}\n", r.value, gbs(r.at->memory.device_peak, style), mem_unit(style), gbs(r.at->headroom_bytes, style), mem_unit(style));
+  if (r.next) out += fmt::format("  at {}: {} {}, does not fit\n", r.value + 1, gbs(r.next->memory.device_peak, style), mem_unit(style));
   else out += "  limited by " + (r.limited_by.empty() ? std::string("the search's upper limit") : r.limited_by) + ", not by memory\n";
   out += "\n";
   out += memory_breakdown(r.at->memory, style);
@@ -941,19 +963,20 @@ ojson command_header(const char* command) {
   return j;
 }
 
-std::string gpus_table(const GpuCatalog& cat) {
-  std::string out = fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", "id", "vendor", "mem GB", "TB/s", "bf16 TF",
+std::string gpus_table(const GpuCatalog& cat, const Style& style) {
+  std::string out = fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", "id", "vendor", std::string("mem ") + mem_unit(style), "TB/s", "bf16 TF",
                                 "fp8 TF", "link GB/s", "stack", "$/GPU-h");
   for (const auto& g : cat.gpus) {
     const PriceOffer* o = g.cheapest_offer();
     auto tf = [&](const char* k) { auto it = g.dense_tflops.find(k); return it == g.dense_tflops.end() ? std::optional<double>{} : it->second; };
     out += fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", g.id, g.vendor,
-                       fmt::format("{:.1f}", static_cast<double>(g.memory_bytes) / k_gb),
+                       gbs(static_cast<double>(g.memory_bytes), style),
                        g.bandwidth_gb_per_s ? fmt::format("{:.2f}", *g.bandwidth_gb_per_s / 1000) : "—", num_or_dash(tf("bf16")),
                        num_or_dash(tf("fp8")), num_or_dash(g.interconnect_gb_per_s), g.stack,
                        o ? fmt::format("{:.2f}", *o->usd_per_gpu_hour) : "—");
   }
-  out += fmt::format("\n{} GPUs, catalogue {}. Memory is the capacity CUDA reports (GB = 1e9 bytes); TFLOPS are dense.\n", cat.gpus.size(), cat.version);
+  out += fmt::format("\n{} GPUs, catalogue {}. Memory is the capacity CUDA reports ({}); TFLOPS are dense.\n", cat.gpus.size(), cat.version,
+                     style.units == MemUnits::gib ? "GiB = 2^30 bytes" : "GB = 1e9 bytes");
   return out;
 }
 
@@ -973,10 +996,11 @@ std::string gpu_json(const GpuSpec& g) {
   return j.dump(2) + "\n";
 }
 
-std::string gpu_detail_table(const GpuSpec& g) {
+std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
   std::string out = fmt::format("{} ({})\n", g.name, g.id);
   out += fmt::format("  vendor          {}\n  architecture    {}\n  segment         {} ({})\n", g.vendor, g.architecture, to_string(g.segment), g.form_factor);
-  out += fmt::format("  memory          {} bytes = {:.2f} GB ({}), {} {:.0f} GB nominal\n", g.memory_bytes, static_cast<double>(g.memory_bytes) / k_gb,
+  out += fmt::format("  memory          {} bytes = {:.2f} {} = {} ({}), {} {:.0f} GB nominal\n", g.memory_bytes, static_cast<double>(g.memory_bytes) / mem_div(style),
+                     mem_unit(style), mib(static_cast<double>(g.memory_bytes)),
                      g.capacity_basis, g.memory_type, g.nominal_memory_gb);
   out += fmt::format("  bandwidth       {} GB/s\n", num_or_dash(g.bandwidth_gb_per_s));
   out += "  dense TFLOPS   ";
@@ -1065,15 +1089,17 @@ CalibrationView calibration_view(const std::string& estimate_json_text, const Pr
   return v;
 }
 
-std::string calibration_view_table(const CalibrationView& v) {
+std::string calibration_view_table(const CalibrationView& v, const Style& style) {
   auto err = [](double measured, double est) { return fmt::format("{:+.1f}%", 100.0 * (est / measured - 1.0)); };
   std::string out = fmt::format("Probe of: gpuadvise estimate {} --gpu {} ({}, torch run)\n\n", v.probe.estimate_args, v.gpu_id, v.probe.gpu_name);
   out += fmt::format("{:<14} {:>14} {:>14} {:>9}\n", "", "measured", "estimated", "error");
-  out += fmt::format("{:<14} {:>11.2f} GB {:>11.2f} GB {:>9}   torch.cuda.max_memory_allocated\n", "tensor peak", v.probe.max_allocated_bytes / 1e9,
-                     v.est_tensor_peak / 1e9, err(v.probe.max_allocated_bytes, v.est_tensor_peak));
-  out += fmt::format("{:<14} {:>11.2f} GB {:>14} {:>9}   torch.cuda.max_memory_reserved\n", "reserved", v.probe.max_reserved_bytes / 1e9, "", "");
-  out += fmt::format("{:<14} {:>11.2f} GB {:>11.2f} GB {:>9}   the device view (used at the end / estimated peak)\n", "device",
-                     v.probe.device_used_bytes / 1e9, v.est_device_peak / 1e9, err(v.probe.device_used_bytes, v.est_device_peak));
+  const double u = mem_div(style);
+  const std::string un = mem_unit(style);
+  out += fmt::format("{:<14} {:>11.2f} {:<3} {:>10.2f} {:<3} {:>9}   torch.cuda.max_memory_allocated\n", "tensor peak", v.probe.max_allocated_bytes / u, un,
+                     v.est_tensor_peak / u, un, err(v.probe.max_allocated_bytes, v.est_tensor_peak));
+  out += fmt::format("{:<14} {:>11.2f} {:<3} {:>14} {:>9}   torch.cuda.max_memory_reserved\n", "reserved", v.probe.max_reserved_bytes / u, un, "", "");
+  out += fmt::format("{:<14} {:>11.2f} {:<3} {:>10.2f} {:<3} {:>9}   the device view (used at the end / estimated peak)\n", "device",
+                     v.probe.device_used_bytes / u, un, v.est_device_peak / u, un, err(v.probe.device_used_bytes, v.est_device_peak));
   if (v.est_per_second)
     out += fmt::format("{:<14} {:>14.4g} {:>14.4g} {:>9}   {} per second\n", "throughput", v.probe.per_second, *v.est_per_second,
                        err(v.probe.per_second, *v.est_per_second), v.probe.unit);
@@ -1104,10 +1130,10 @@ std::optional<double> sweep_metric(const Sweep& s, const Candidate& c) {
   if (s.metric == "cost") return c.fits ? c.cost.total_usd : std::nullopt;
   return sweep_rate(c);
 }
-std::string sweep_cell(const Sweep& s, const Candidate& c) {
+std::string sweep_cell(const Sweep& s, const Candidate& c, const Style& style) {
   const auto v = sweep_metric(s, c);
   if (!v) return c.fits ? "—" : "no";
-  if (s.metric == "memory") return fmt::format("{:.1f} GB{}", *v / 1e9, c.fits ? "" : " no");
+  if (s.metric == "memory") return fmt::format("{} {}{}", gbs(*v, style), mem_unit(style), c.fits ? "" : " no");
   if (s.metric == "cost") return fmt::format("${:.2f}", *v);
   return fmt::format(fmt::runtime(*v < 10 ? "{:.2f}/s" : "{:.0f}/s"), *v);
 }
@@ -1154,13 +1180,14 @@ std::string sweep_table(const Sweep& s, const Style& style) {
     }
     const bool fits_first = p.per_gpu.front().fits;
     out += fmt::format("{:>10}  {}  ", sweep_value(p.value), paint(style, drawn, fits_first ? "32" : "31"));
-    for (const auto& c : p.per_gpu) out += fmt::format(" {:>18}", sweep_cell(s, c));
+    for (const auto& c : p.per_gpu) out += fmt::format(" {:>18}", sweep_cell(s, c, style));
     out += "\n";
   }
   if (s.metric == "memory") {
-    out += fmt::format("scale 0 to {:.0f} GB; usable memory:", top / 1e9);
+    out += fmt::format("scale 0 to {:.0f} {}; usable memory:", top / mem_div(style), mem_unit(style));
     for (std::size_t k = 0; k < first.size() && k < 6; ++k)
-      out += fmt::format(" {} {} {:.1f} GB{}", marks[k], first[k].gpu->id, static_cast<double>(first[k].gpu->memory_bytes) / 1e9, k + 1 < first.size() ? "," : "");
+      out += fmt::format(" {} {} {} {}{}", marks[k], first[k].gpu->id, gbs(static_cast<double>(first[k].gpu->memory_bytes), style), mem_unit(style),
+                         k + 1 < first.size() ? "," : "");
     out += "\n";
   }
   // Where each GPU stops fitting.
