@@ -661,3 +661,40 @@ TEST_CASE("cli: every --help placeholder names the kind of value, never TEXT", "
     CHECK(r.out.find(" INT") == std::string::npos);
   }
 }
+
+TEST_CASE("cli: every command's JSON opens with the same keys", "[cli][json]") {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> commands{
+      {{"--model", "7B"}, "rank"},
+      {{"estimate", "--model", "7B"}, "estimate"},
+      {{"check", "--model", "7B", "--gpu", "h100-sxm-80gb"}, "check"},
+      {{"fit", "--model", "7B", "--gpu", "rtx-4090-24gb"}, "fit"},
+      {{"gpus"}, "gpus"},
+      {{"gpus", "h100-sxm-80gb"}, "gpus"},
+      {{"models"}, "models"},
+      {{"sweep", "--model", "7B", "--vary", "batch", "--from", "1", "--to", "2"}, "sweep"}};
+  for (auto [args, command] : commands) {
+    args.insert(args.end(), {"--format", "json"});
+    const auto r = test::run(args);
+    INFO(args.front());
+    REQUIRE(r.code == 0);
+    const auto j = r.json();
+    CHECK(j["schema_version"] == 1);
+    CHECK(j["tool_version"].is_string());
+    CHECK(j["command"] == command);
+  }
+}
+
+TEST_CASE("cli: misspelt subcommands and GPU ids get a suggestion, whatever their case", "[cli][names]") {
+  CHECK(test::run({"estimat"}).err.find("did you mean 'estimate'?") != std::string::npos);
+  CHECK(test::run({"Estimate"}).err.find("did you mean 'estimate'?") != std::string::npos);
+  CHECK(test::run({"gpu"}).err.find("did you mean 'gpus'?") != std::string::npos);
+  // The first dash-separated word is kept: an A100 id, not the A10.
+  const auto a100 = test::run({"estimate", "--gpu", "A100-80GBX"});
+  CHECK(a100.code == 2);
+  CHECK(a100.err.find("did you mean 'a100-") != std::string::npos);
+  CHECK(a100.err.find("a10-24gb") == std::string::npos);
+  // The ranking takes --gpu as --only, with the names nvidia-smi and SkyPilot print.
+  const auto ranked = test::run({"--model", "7B", "--gpu", "H100", "--gpu", "A100-80GB", "--format", "json"});
+  REQUIRE(ranked.code == 0);
+  CHECK(ranked.json()["ranking"].size() == 2);
+}

@@ -621,7 +621,17 @@ std::string suggest_flag(const std::string& msg, const CLI::App& app) {
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options())
     for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+  std::vector<std::string> subcommands;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) subcommands.push_back(sub->get_name());
+  const auto colon = msg.find(": ");
+  if (colon != std::string::npos) words.str(msg.substr(colon + 2));
   while (words >> word) {
+    // A misspelt subcommand comes first among the unexpected words: "estimat" -> did you mean 'estimate'?
+    if (word.rfind("-", 0) != 0 && !subcommands.empty()) {
+      const std::string hint = did_you_mean(word, subcommands);
+      if (!hint.empty()) return hint;
+      continue;
+    }
     if (word.rfind("--", 0) != 0 || word.size() < 3) continue;
     if (const auto eq = word.find('='); eq != std::string::npos) word.resize(eq);
     if (std::find(names.begin(), names.end(), word) != names.end()) continue;
@@ -669,7 +679,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   add_cost_flags(&app, rank_cf);
   add_output_flags(&app, rank_of, false);
   app.add_option("--rank-by", rank_by, "value | cost | time | gpus | headroom [value: cost per job, or per unit of work]")->group("Ranking");
-  app.add_option("--only", only, "rank only these GPU ids")->group("Ranking");
+  app.add_option("--only,--gpu", only, "rank only these GPU ids (repeatable; nvidia-smi and SkyPilot names work: H100, A100-80GB)")->group("Ranking");
   app.add_option("--deadline", deadline, "scale out until the job finishes within it, keep the cheapest such plan: 90m, 36h, 2d")->group("Ranking");
   app.add_option("--budget", budget, "keep the fastest plan within this job cost (USD); drop GPUs over it")->group("Ranking");
   std::string rank_min_headroom, rank_max_gpus;
@@ -745,7 +755,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   cal->add_flag("--save", cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
   cal->add_flag("--reset", cal_reset, "remove every stored correction")->group("Calibrate");
   add_output_flags(cal, cal_of, false);
-  cal->footer("\nThe corrections live in $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else\n"
+  cal->footer("\nExamples:\n  gpuadvise calibrate probe_result.json            # measured beside estimated, and the correction\n"
+              "  gpuadvise calibrate probe_result.json --save     # later answers on that GPU and framework use it\n\n"
+              "The corrections live in $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else\n"
               "~/.config/gpuadvise/calibration.json; every answer they change says so.\n");
 
   CLI::App* swp = app.add_subcommand("sweep", "vary one setting over a range and draw memory, throughput or cost against it, per GPU");

@@ -1,6 +1,7 @@
 #include "gpuadvise/error.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 
 namespace gpuadvise {
@@ -22,22 +23,38 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
                                          std::size_t limit) {
-  std::vector<std::pair<std::size_t, std::string>> scored;
   // No identifier of the catalogues is longer than this; a longer word has no close match and would cost
   // length x candidates of edit distance.
   if (word.size() > 128) return {};
   const std::size_t budget = std::max<std::size_t>(2, word.size() / 3);
-  for (const auto& c : candidates) {
-    std::size_t dist = edit_distance(word, c);
-    // A candidate that contains the word (or the reverse) is close too: "h100" -> "h100-sxm-80gb".
-    if (c.find(word) != std::string::npos || word.find(c) != std::string::npos) dist = std::min<std::size_t>(dist, 1);
-    if (dist <= budget) scored.emplace_back(dist, c);
+  // Case does not matter ("A100-80GB" is "a100-80gb").
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  const std::string w = lower(word);
+  const std::string w_head = w.substr(0, w.find('-'));
+  // Closest first: a candidate that contains the word or the reverse ("h100" -> "h100-sxm-80gb"); then one that
+  // shares the word's first dash-separated part ("a100-80gbx" -> "a100-sxm-80gb", not "a10-24gb"); then a few edits.
+  struct Scored {
+    int tier;
+    std::size_t dist;
+    std::string id;
+  };
+  std::vector<Scored> scored;
+  for (const auto& candidate : candidates) {
+    const std::string c = lower(candidate);
+    const std::size_t dist = edit_distance(w, c);
+    if (c.find(w) != std::string::npos || w.find(c) != std::string::npos) scored.push_back({0, dist, candidate});
+    else if (w.find('-') != std::string::npos && w_head.size() >= 2 && c.substr(0, c.find('-')) == w_head) scored.push_back({1, dist, candidate});
+    else if (dist <= budget) scored.push_back({2, dist, candidate});
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& x, const Scored& y) { return x.tier != y.tier ? x.tier < y.tier : x.dist < y.dist; });
   std::vector<std::string> out;
   for (const auto& s : scored) {
     if (out.size() >= limit) break;
-    out.push_back(s.second);
+    out.push_back(s.id);
   }
   return out;
 }

@@ -990,8 +990,7 @@ std::string gpus_json(const GpuCatalog& cat) {
 }
 
 std::string gpu_json(const GpuSpec& g) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
+  ojson j = command_header("gpus");
   j["gpu"] = gpu_to_json(g);
   return j.dump(2) + "\n";
 }
