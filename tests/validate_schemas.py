@@ -44,6 +44,8 @@ CASES = [
     ("check.schema.json", ["check", "--workload", os.path.join(fixtures, "workloads", "fits.json"), "--gpu", "h100-sxm-80gb", "--min-headroom", "10"]),
     ("fit.schema.json", ["fit", "--gpu", "rtx-4090-24gb", "--model", "llama-3.1-8b", "--mode", "qlora", "--seq-len", "2048"]),
     ("gpus.schema.json", ["gpus"]),
+    ("models.schema.json", ["models"]),
+    ("sweep.schema.json", ["sweep", "--model", "llama-3.1-8b", "--mode", "lora", "--vary", "seq-len", "--from", "1024", "--to", "32768", "--gpu", "rtx-4090-24gb", "--gpu", "h100-sxm-80gb"]),
 ]
 
 failures = 0

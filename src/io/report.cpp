@@ -1057,7 +1057,7 @@ std::string models_json(const ModelCatalog& cat) {
   ojson arr = ojson::array();
   for (const auto& m : cat.models) {
     const ParamCounts pc = count_params(m);
-    arr.push_back({{"id", m.id}, {"family", m.family}, {"params", pc.total}, {"params_active", pc.active}, {"layers", m.layers + m.encoder_layers},
+    arr.push_back({{"id", m.id}, {"family", m.family}, {"params", bytes_int(pc.total)}, {"params_active", bytes_int(pc.active)}, {"layers", m.layers + m.encoder_layers},
                    {"hidden_size", m.hidden}, {"attention_heads", m.heads}, {"kv_heads", m.kv_heads}, {"vocab_size", m.vocab}, {"source", m.source}});
   }
   j["models"] = arr;
