@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpuadvise/ranking.hpp"
+#include "gpuadvise/report.hpp"
 
 namespace gpuadvise::detail {
 
@@ -27,6 +28,18 @@ inline std::optional<double> sweep_rate(const Candidate& c) {
   if (c.time.images_per_second) return c.time.images_per_second;
   return c.time.decode_tokens_per_second;
 }
+
+// Memory in the unit of --units (report.cpp): the divisor, its name, and a value with one decimal.
+double mem_div(const Style& s);
+const char* mem_unit(const Style& s);
+std::string gbs(double bytes, const Style& s);
+// Text in an ANSI colour when the style has colour; nvidia-smi's MiB.
+std::string paint(const Style& s, const std::string& text, const char* code);
+std::string mib(double bytes);
+// A duration as people read it: s, min, h or d.
+std::string hours(double secs);
+// The workload in one line: model, size, mode, precision, batch, sequence or image size, framework.
+std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem);
 
 // A sweep's setting value: integers without a decimal point.
 std::string sweep_value(double v);

@@ -1,0 +1,262 @@
+// Text for the listings and the smaller commands: the GPU catalogue and one GPU, the model presets, a
+// calibration beside its estimate, and a sweep drawn in the terminal.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gpuadvise/model.hpp"
+#include "gpuadvise/report.hpp"
+#include "gpuadvise/units.hpp"
+#include "report_detail.hpp"
+
+namespace gpuadvise {
+
+namespace {
+using detail::gbs;
+using detail::mem_div;
+using detail::mem_unit;
+using detail::mib;
+using detail::paint;
+}  // namespace
+
+namespace {
+
+std::string num_or_dash(const std::optional<double>& v, const char* f = "{:.0f}") {
+  return v ? fmt::format(fmt::runtime(f), *v) : std::string("—");
+}
+}  // namespace
+
+
+std::string gpus_table(const GpuCatalog& cat, const Style& style) {
+  std::string out = fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", "id", "vendor", std::string("mem ") + mem_unit(style), "TB/s", "bf16 TF",
+                                "fp8 TF", "link GB/s", "stack", "$/GPU-h");
+  for (const auto& g : cat.gpus) {
+    const PriceOffer* o = g.cheapest_offer();
+    auto tf = [&](const char* k) { auto it = g.dense_tflops.find(k); return it == g.dense_tflops.end() ? std::optional<double>{} : it->second; };
+    out += fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", g.id, g.vendor,
+                       gbs(static_cast<double>(g.memory_bytes), style),
+                       g.bandwidth_gb_per_s ? fmt::format("{:.2f}", *g.bandwidth_gb_per_s / 1000) : "—", num_or_dash(tf("bf16")),
+                       num_or_dash(tf("fp8")), num_or_dash(g.interconnect_gb_per_s), g.stack,
+                       o ? fmt::format("{:.2f}", *o->usd_per_gpu_hour) : "—");
+  }
+  out += fmt::format("\n{} GPUs, catalogue {}. Memory is the capacity CUDA reports ({}); TFLOPS are dense.\n", cat.gpus.size(), cat.version,
+                     style.units == MemUnits::gib ? "GiB = 2^30 bytes" : "GB = 1e9 bytes");
+  return out;
+}
+
+
+
+std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
+  std::string out = fmt::format("{} ({})\n", g.name, g.id);
+  out += fmt::format("  vendor          {}\n  architecture    {}\n  segment         {} ({})\n", g.vendor, g.architecture, to_string(g.segment), g.form_factor);
+  out += fmt::format("  memory          {} bytes = {:.2f} {} = {} ({}), {} {:.0f} GB nominal\n", g.memory_bytes, static_cast<double>(g.memory_bytes) / mem_div(style),
+                     mem_unit(style), mib(static_cast<double>(g.memory_bytes)),
+                     g.capacity_basis, g.memory_type, g.nominal_memory_gb);
+  out += fmt::format("  bandwidth       {} GB/s\n", num_or_dash(g.bandwidth_gb_per_s));
+  out += "  dense TFLOPS   ";
+  for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) {
+    auto it = g.dense_tflops.find(k);
+    out += fmt::format(" {}={}", k, it == g.dense_tflops.end() ? "—" : num_or_dash(it->second, "{:g}"));
+  }
+  out += "\n";
+  out += fmt::format("  interconnect    {} ({} GB/s)\n  PCIe gen        {}\n  board power     {} W\n", g.interconnect, num_or_dash(g.interconnect_gb_per_s),
+                     g.pcie_gen ? std::to_string(*g.pcie_gen) : "—", num_or_dash(g.board_power_w));
+  out += fmt::format("  node            {} GPUs per server{}; fast link joins {}; PCIe peer-to-peer {}\n", g.gpus_per_node(),
+                     g.node_size_assumed() ? " (assumed: not in the catalogue)" : "", g.node.fast_link_gpus,
+                     g.node.pcie_p2p ? (*g.node.pcie_p2p ? "yes" : "no (stock driver)") : "not known");
+  out += fmt::format("  network         {}{}\n", g.node.network.empty() ? "not known" : g.node.network,
+                     g.node.network_gbit_per_gpu ? fmt::format(" ({:g} Gb/s per GPU)", *g.node.network_gbit_per_gpu) : "");
+  out += fmt::format("  formats         fp8 {}, fp4 {}\n", g.fp8 ? "yes" : "no", g.fp4 ? "yes" : "no");
+  out += fmt::format("  software        {} {}\n  server chassis  {}\n", g.stack,
+                     g.compute_capability ? "compute capability " + *g.compute_capability : (g.gfx_target ? *g.gfx_target : ""),
+                     g.needs_server_chassis ? "required" : "not required");
+  out += fmt::format("  video decode    {}{}\n", g.nvdec_engines ? fmt::format("{} NVDEC engine(s)", *g.nvdec_engines) : std::string("unknown"),
+                     g.decode_streams_1080p30 ? fmt::format(", {:g} H.264 1080p30 streams published", *g.decode_streams_1080p30) : std::string());
+  out += "  prices (indicative, on-demand per GPU-hour):\n";
+  if (g.prices.empty()) out += "    none known\n";
+  for (const auto& p : g.prices)
+    out += fmt::format("    {:<24} {:>8}  seen {}  {}\n", p.provider, p.usd_per_gpu_hour ? fmt::format("${:.2f}", *p.usd_per_gpu_hour) : "—", p.date_seen, p.source);
+  out += "  sources:\n";
+  for (const auto& [k, v] : g.sources) out += fmt::format("    {:<22} {}\n", k, v);
+  if (!g.uncertain.empty()) {
+    out += "  uncertain:\n";
+    for (const auto& u : g.uncertain) out += "    " + u + "\n";
+  }
+  if (!g.notes.empty()) out += "  notes: " + g.notes + "\n";
+  return out;
+}
+
+std::string models_table(const ModelCatalog& cat) {
+  std::string out = fmt::format("{:<34} {:<18} {:>10} {:>10}  {}\n", "id", "family", "params B", "active B", "shape");
+  for (const auto& m : cat.models) {
+    const ParamCounts pc = count_params(m);
+    std::string shape;
+    if (m.vision) {
+      shape = fmt::format("{} at {}x{}", m.vision->task, m.vision->ref_w, m.vision->ref_h);
+    } else {
+      shape = fmt::format("L={} h={} heads={} kv={} f={} V={}", m.layers + m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab);
+      if (m.is_moe()) shape += fmt::format(" experts={}/{}", m.experts_per_token, m.experts);
+    }
+    out += fmt::format("{:<34} {:<18} {:>10.3f} {:>10.3f}  {}\n", m.id, m.family, pc.total / 1e9, pc.active / 1e9, shape);
+  }
+  out += fmt::format("\n{} presets. --model also takes a size (7B) or a Hugging Face config.json path.\n", cat.models.size());
+  return out;
+}
+
+
+
+std::string calibration_view_table(const CalibrationView& v, const Style& style) {
+  auto err = [](double measured, double est) { return fmt::format("{:+.1f}%", 100.0 * (est / measured - 1.0)); };
+  std::string out = fmt::format("Probe of: gpuadvise estimate {} --gpu {} ({}, torch run)\n\n", v.probe.estimate_args, v.gpu_id, v.probe.gpu_name);
+  out += fmt::format("{:<14} {:>14} {:>14} {:>9}\n", "", "measured", "estimated", "error");
+  const double u = mem_div(style);
+  const std::string un = mem_unit(style);
+  out += fmt::format("{:<14} {:>11.2f} {:<3} {:>10.2f} {:<3} {:>9}   torch.cuda.max_memory_allocated\n", "tensor peak", v.probe.max_allocated_bytes / u, un,
+                     v.est_tensor_peak / u, un, err(v.probe.max_allocated_bytes, v.est_tensor_peak));
+  out += fmt::format("{:<14} {:>11.2f} {:<3} {:>14} {:>9}   torch.cuda.max_memory_reserved\n", "reserved", v.probe.max_reserved_bytes / u, un, "", "");
+  out += fmt::format("{:<14} {:>11.2f} {:<3} {:>10.2f} {:<3} {:>9}   the device view (used at the end / estimated peak)\n", "device",
+                     v.probe.device_used_bytes / u, un, v.est_device_peak / u, un, err(v.probe.device_used_bytes, v.est_device_peak));
+  if (v.est_per_second)
+    out += fmt::format("{:<14} {:>14.4g} {:>14.4g} {:>9}   {} per second\n", "throughput", v.probe.per_second, *v.est_per_second,
+                       err(v.probe.per_second, *v.est_per_second), v.probe.unit);
+  out += fmt::format("\nCorrection for {} with {} ({}): memory x{:.3f}, throughput x{:.3f} (--save keeps it for later answers)\n", v.gpu_id,
+                     v.framework, v.training ? "training" : "inference", v.correction.memory_factor, v.correction.speed_factor);
+  return out;
+}
+
+
+namespace {
+using detail::sweep_rate;
+using detail::sweep_value;
+// The metric a sweep draws, per candidate: bytes of device peak per GPU, throughput per GPU, or job cost.
+std::optional<double> sweep_metric(const Sweep& s, const Candidate& c) {
+  if (s.metric == "memory") return c.memory.device_peak;
+  if (s.metric == "cost") return c.fits ? c.cost.total_usd : std::nullopt;
+  return sweep_rate(c);
+}
+std::string sweep_cell(const Sweep& s, const Candidate& c, const Style& style) {
+  const auto v = sweep_metric(s, c);
+  if (!v) return c.fits ? "—" : "no";
+  if (s.metric == "memory") return fmt::format("{} {}{}", gbs(*v, style), mem_unit(style), c.fits ? "" : " no");
+  if (s.metric == "cost") return fmt::format("${:.2f}", *v);
+  return fmt::format(fmt::runtime(*v < 10 ? "{:.2f}/s" : "{:.0f}/s"), *v);
+}
+}  // namespace
+
+std::string sweep_table(const Sweep& s, const Style& style) {
+  std::string out = "Sweep of --" + s.vary + ": " + s.workload_line + "\n";
+  if (s.points.empty() || s.points.front().per_gpu.empty()) return out + "no points\n";
+  const std::size_t width = 40;
+  double top = 0;
+  for (const auto& p : s.points)
+    for (const auto& c : p.per_gpu) {
+      if (auto v = sweep_metric(s, c)) top = std::max(top, *v);
+      if (s.metric == "memory") top = std::max(top, static_cast<double>(c.gpu->memory_bytes));
+    }
+  if (top <= 0) top = 1;
+  const char* marks = "|!:+*#";
+  const auto& first = s.points.front().per_gpu;
+  const std::string what = s.metric == "memory" ? "device peak per GPU (bar: " + first.front().gpu->id + ")"
+                           : s.metric == "cost" ? "job cost (bar: " + first.front().gpu->id + ")"
+                                                : "throughput per GPU (bar: " + first.front().gpu->id + ")";
+  out += fmt::format("{:>10}  {:<{}}", "--" + s.vary, what, width + 2);
+  for (const auto& c : first) out += fmt::format(" {:>18}", c.gpu->id.substr(0, 18));
+  out += "\n";
+  for (const auto& p : s.points) {
+    std::string bar(width, ' ');
+    const auto v = sweep_metric(s, p.per_gpu.front());
+    const std::size_t n = v ? static_cast<std::size_t>(std::lround(std::min(1.0, *v / top) * static_cast<double>(width))) : 0;
+    std::string drawn;
+    for (std::size_t i = 0; i < width; ++i) {
+      bool mark = false;
+      if (s.metric == "memory")
+        for (std::size_t k = 0; k < p.per_gpu.size() && k < 6; ++k) {
+          const auto at = static_cast<std::size_t>(std::lround(static_cast<double>(p.per_gpu[k].gpu->memory_bytes) / top * static_cast<double>(width)));
+          if (std::min(at, width - 1) == i) {
+            drawn.push_back(marks[k]);
+            mark = true;
+            break;
+          }
+        }
+      if (mark) continue;
+      if (i < n) drawn.append("#");
+      else drawn.push_back(' ');
+    }
+    const bool fits_first = p.per_gpu.front().fits;
+    out += fmt::format("{:>10}  {}  ", sweep_value(p.value), paint(style, drawn, fits_first ? "32" : "31"));
+    for (const auto& c : p.per_gpu) out += fmt::format(" {:>18}", sweep_cell(s, c, style));
+    out += "\n";
+  }
+  if (s.metric == "memory") {
+    out += fmt::format("scale 0 to {:.0f} {}; usable memory:", top / mem_div(style), mem_unit(style));
+    for (std::size_t k = 0; k < first.size() && k < 6; ++k)
+      out += fmt::format(" {} {} {} {}{}", marks[k], first[k].gpu->id, gbs(static_cast<double>(first[k].gpu->memory_bytes), style), mem_unit(style),
+                         k + 1 < first.size() ? "," : "");
+    out += "\n";
+  }
+  // Where each GPU stops fitting.
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    std::optional<double> last_fit, first_fail;
+    for (const auto& p : s.points) {
+      if (p.per_gpu[k].fits) {
+        if (!first_fail) last_fit = p.value;
+      } else if (!first_fail) {
+        first_fail = p.value;
+      }
+    }
+    const std::string id = first[k].gpu->id;
+    if (!first_fail) out += id + ": fits the whole range\n";
+    else if (!last_fit) out += id + ": does not fit at --" + s.vary + " " + sweep_value(s.points.front().value) + " already\n";
+    else out += fmt::format("{}: fits up to --{} {}, not at {}\n", id, s.vary, sweep_value(*last_fit), sweep_value(*first_fail));
+  }
+  return out;
+}
+
+
+namespace {
+using ojson = nlohmann::ordered_json;
+ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
+}  // namespace
+
+CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g) {
+  CalibrationView v;
+  v.probe = probe;
+  v.gpu_id = g.id;
+  const nlohmann::json e = nlohmann::json::parse(estimate_json_text);
+  v.framework = e["workload"]["framework"].is_string() ? e["workload"]["framework"].get<std::string>() : "";
+  v.training = e["workload"]["mode"].get<std::string>() != "inference";
+  v.est_tensor_peak = e["memory"]["tensor_peak_bytes"].get<double>();
+  v.est_device_peak = e["memory"]["device_peak_bytes"].get<double>();
+  const auto& t = e["time"];
+  for (const char* key : {"train_tokens_per_second_per_gpu", "images_per_second", "decode_tokens_per_second"})
+    if (t.contains(key) && t[key].is_number()) {
+      v.est_per_second = t[key].get<double>();
+      v.unit = key;
+      break;
+    }
+  v.correction.gpu = g.id;
+  v.correction.framework = v.framework;
+  v.correction.training = v.training;
+  v.correction.memory_factor = std::clamp(probe.max_allocated_bytes / v.est_tensor_peak, 0.2, 5.0);
+  v.correction.speed_factor = v.est_per_second && *v.est_per_second > 0 ? std::clamp(probe.per_second / *v.est_per_second, 0.1, 10.0) : 1.0;
+  return v;
+}
+
+std::string calibration_view_json(const CalibrationView& v) {
+  ojson j;
+  j["schema_version"] = k_schema_version;  // the keys every command's JSON opens with (report_json.cpp)
+  j["tool_version"] = tool_version();
+  j["command"] = "calibrate";
+  j["estimate_args"] = v.probe.estimate_args;
+  j["gpu"] = v.gpu_id;
+  j["gpu_name"] = v.probe.gpu_name;
+  j["measured"] = {{"tensor_peak_bytes", v.probe.max_allocated_bytes}, {"reserved_bytes", v.probe.max_reserved_bytes},
+                   {"device_used_bytes", v.probe.device_used_bytes}, {"per_second", v.probe.per_second}, {"unit", v.probe.unit}};
+  j["estimated"] = {{"tensor_peak_bytes", v.est_tensor_peak}, {"device_peak_bytes", v.est_device_peak}, {"per_second", opt(v.est_per_second)}};
+  j["correction"] = {{"gpu", v.correction.gpu}, {"framework", v.correction.framework}, {"training", v.correction.training},
+                     {"memory_factor", v.correction.memory_factor}, {"speed_factor", v.correction.speed_factor}};
+  return j.dump(2) + "\n";
+}
+}  // namespace gpuadvise
