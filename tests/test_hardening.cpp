@@ -7,6 +7,9 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "gpuadvise/perf.hpp"
 #include "helpers.hpp"
 
@@ -210,4 +213,24 @@ TEST_CASE("hardening: a setting that has no effect for the model and mode is bad
   // Where they apply, the same settings are accepted.
   CHECK(test::run({"estimate", "--model", "7B", "--mode", "lora", "--lora-rank", "8", "--optimizer", "sgd", "--tokens", "1B"}).code == 0);
   CHECK(test::run({"estimate", "--model", "resnet-50", "--mode", "inference", "--compile", "--batch", "64"}).code == 0);
+}
+
+TEST_CASE("hardening: a value given empty is bad input naming its flag, never the default", "[hardening][cli]") {
+  const std::vector<std::vector<std::string>> cases{
+      {"gpus", ""},           {"estimate", "--gpu", ""},        {"estimate", "--catalog", ""}, {"--model", "7B", "--provider", ""},
+      {"gpus", "--vendor", " "}, {"models", "--family", ""},   {"--model", "7B", "--prices", ""}, {"estimate", "--workload", ""},
+      {"--model", ""},        {"completions", ""},              {"--model", "7B", "--gpu", ""}, {"--model", "7B", "--units", ""}};
+  for (const auto& args : cases) {
+    const auto r = test::run(args);
+    INFO(fmt::format("{}", fmt::join(args, " ")));
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.err.find("got '") != std::string::npos);
+  }
+  // Enumerated output values take any case.
+  CHECK(test::run({"--model", "7B", "--format", "CSV"}).code == 0);
+  CHECK(test::run({"--model", "7B", "--units", "GiB", "-q"}).code == 0);
+  // A missing value is not mistaken for a misspelt subcommand.
+  CHECK(test::run({"--model", "7B", "--units"}).err.find("did you mean") == std::string::npos);
 }

@@ -623,11 +623,13 @@ std::string suggest_flag(const std::string& msg, const CLI::App& app) {
     for (const auto& n : o->get_lnames()) names.push_back("--" + n);
   std::vector<std::string> subcommands;
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) subcommands.push_back(sub->get_name());
+  // Only CLI11's "The following argument(s) was/were not expected: ..." lists the words a user typed.
+  const bool unexpected = msg.find("not expected") != std::string::npos;
   const auto colon = msg.find(": ");
   if (colon != std::string::npos) words.str(msg.substr(colon + 2));
   while (words >> word) {
     // A misspelt subcommand comes first among the unexpected words: "estimat" -> did you mean 'estimate'?
-    if (word.rfind("-", 0) != 0 && !subcommands.empty()) {
+    if (word.rfind("-", 0) != 0 && !subcommands.empty() && unexpected) {
       const std::string hint = did_you_mean(word, subcommands);
       if (!hint.empty()) return hint;
       continue;
@@ -814,15 +816,33 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       return 2;
     }
 
+    // A value given empty is a typo or an unset variable, never "use the default": one line naming the flag.
+    for (CLI::App* a : {&app, est, chk, fitc, gpus, models, prb, cal, swp, comp, manp}) {
+      if (a != &app && !a->parsed()) continue;
+      for (const CLI::Option* o : a->get_options()) {
+        if (o->count() == 0 || o->get_expected_min() == 0) continue;
+        for (const auto& v : o->results())
+          if (v.find_first_not_of(" \t") == std::string::npos) {
+            const std::string name = o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front();
+            std::string what = o->get_description();
+            if (const auto bracket = what.rfind(" ["); bracket != std::string::npos && what.back() == ']') what.resize(bracket);
+            throw UserError{2, name + ": expected " + (o->get_type_name().empty() ? std::string("a value") : o->get_type_name()) + " (" + what +
+                                   "), got '" + v + "'"};
+          }
+      }
+    }
     OutputFlags& of = est->parsed() ? est_of : chk->parsed() ? chk_of : fitc->parsed() ? fit_of : gpus->parsed() ? gpus_of
                       : models->parsed() ? models_of : prb->parsed() ? prb_of : cal->parsed() ? cal_of : manp->parsed() ? manp_of : swp->parsed() ? swp_of : rank_of;
+    // Enumerated output values take any case (CSV, GiB, Markdown).
+    for (std::string* v : {&of.format, &of.units})
+      for (auto& ch : *v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (of.verbose >= 2) logger->set_level(spdlog::level::debug);
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
     const int columns = terminal_width();
-    if (of.units != "gb" && of.units != "gib" && of.units != "GB" && of.units != "GiB")
+    if (of.units != "gb" && of.units != "gib")
       throw UserError{2, "--units: unknown value '" + of.units + "' (valid: gb, gib)"};
-    Style style{color, of.explain, of.hints, !of.wide && columns > 0 && columns < 160, of.units == "gib" || of.units == "GiB" ? MemUnits::gib : MemUnits::gb};
+    Style style{color, of.explain, of.hints, !of.wide && columns > 0 && columns < 160, of.units == "gib" ? MemUnits::gib : MemUnits::gb};
     // -q: the answer is the exit status; nothing reaches stdout.
     std::ostringstream quiet_sink;
     if (of.quiet) out_ptr = &quiet_sink;
@@ -1093,7 +1113,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     check_format(of.format);
     auto raws = collect_workloads(wf, in);
     if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; this command takes one"};
-    if (estimate && !est_gpu.empty()) raws[0]["gpu"] = RawValue{est_gpu, "--gpu"};
+    if (estimate && (!est_gpu.empty() || est->count("--gpu") > 0)) raws[0]["gpu"] = RawValue{est_gpu, "--gpu"};  // "" is an error there
     Workload w = build_workload(raws[0]);
     const ModelCatalog model_cat = load_models();
     const ModelSpec model = model_for(w, model_cat, in);
@@ -1137,7 +1157,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     if (!rank_max_gpus.empty()) {
       ro.max_gpus = static_cast<std::int64_t>(flag_number(rank_max_gpus, "--max-gpus", "an integer from 1 to 4,096", 1, 4096, true));
     }
-    for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only").id);
+    for (const auto& id : only) ro.only_gpus.push_back(gpu_for(id, cat, "--only/--gpu").id);
     if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);
     const Ranking r = rank_gpus(w, model, cat, ro);
     if (of.format == "json") (*out_ptr) << ranking_json(w, model, r, cat.version);

@@ -25,7 +25,7 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
                                          std::size_t limit) {
   // No identifier of the catalogues is longer than this; a longer word has no close match and would cost
   // length x candidates of edit distance.
-  if (word.size() > 128) return {};
+  if (word.size() > 128 || word.empty()) return {};
   const std::size_t budget = std::max<std::size_t>(2, word.size() / 3);
   // Case does not matter ("A100-80GB" is "a100-80gb").
   auto lower = [](std::string_view s) {
