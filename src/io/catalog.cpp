@@ -90,8 +90,22 @@ public:
     if (v.is_null()) return std::nullopt;
     if (!v.is_number()) throw InputError(m_where + "." + k + ": expected a number or null, got " + type_name(v));
     const double x = v.get<double>();
-    if (x < 0) throw InputError(m_where + "." + k + ": expected a non-negative number, got " + v.dump());
+    // Every optional catalogue quantity (GB/s, TFLOPS, W, GB, USD, streams) is far below 1e12; past it the
+    // arithmetic would overflow to infinities.
+    if (x < 0 || x > 1e12) throw InputError(m_where + "." + k + ": expected a number from 0 to 1e12 or null, got " + v.dump());
     return x;
+  }
+  // A whole number in [lo, hi]: counts the code holds as integers (cast only once in range).
+  std::int64_t integer(const std::string& k, double lo, double hi) {
+    const double x = num(k);
+    if (x < lo || x > hi || x != std::floor(x))
+      throw InputError(m_where + "." + k + ": expected a whole number from " + fmt::format("{:g}", lo) + " to " + fmt::format("{:g}", hi) + ", got " +
+                       raw(k).dump());
+    return static_cast<std::int64_t>(x);
+  }
+  std::optional<std::int64_t> opt_integer(const std::string& k, double lo, double hi) {
+    if (raw(k).is_null()) return std::nullopt;
+    return integer(k, lo, hi);
   }
   bool boolean(const std::string& k) {
     const json& v = raw(k);
@@ -139,6 +153,8 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   {
     Obj mem(o.raw("memory"), where + ".memory");
     g.nominal_memory_gb = mem.num("nominal_gb");
+    if (!(g.nominal_memory_gb > 0) || g.nominal_memory_gb > 1e6)
+      throw InputError(where + ".memory.nominal_gb: expected a number of GB above 0 and up to 1e6, got " + mem.raw("nominal_gb").dump());
     const double cap = mem.num("capacity_bytes");
     // Up to 1e15 bytes (a petabyte, far beyond any device): a larger number would not fit the integer it becomes.
     if (!(cap > 0) || cap > 1e15 || cap != std::floor(cap))
@@ -188,7 +204,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
     g.fp4 = lp.boolean("fp4");
     lp.done();
   }
-  if (auto v = o.opt_num("pcie_gen")) g.pcie_gen = static_cast<int>(*v);
+  if (auto v = o.opt_integer("pcie_gen", 1, 8)) g.pcie_gen = static_cast<int>(*v);
   g.board_power_w = o.opt_num("board_power_w");
   {
     Obj sw(o.raw("software"), where + ".software");
@@ -200,7 +216,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
     sw.done();
   }
   g.needs_server_chassis = o.boolean("needs_server_chassis");
-  if (auto v = o.opt_num("nvdec_engines")) g.nvdec_engines = static_cast<int>(*v);
+  if (auto v = o.opt_integer("nvdec_engines", 0, 64)) g.nvdec_engines = static_cast<int>(*v);
   if (o.has("decode_streams_1080p30"))  // optional: most cards publish no whole-card figure
     if (auto v = o.opt_num("decode_streams_1080p30")) g.decode_streams_1080p30 = *v;
   g.purchase_usd = o.opt_num("purchase_usd");
@@ -296,10 +312,10 @@ VisionArch parse_vision(const json& j, const std::string& where) {
                                    "efficientnet-b4", "mit-b0", "mit-b5", "unet2d", "cspdarknet", "generic", "unet", "dit"});
   a.neck = o.has("neck") ? one_of("neck", {"none", "fpn", "c4", "dc5", "dilated8"}) : "none";
   a.head = o.has("head") ? one_of("head", {"cls", "rpn", "rpn-box", "fast-box", "retinanet", "detr", "mask", "keypoint", "panoptic", "yolo", "seg"}) : "cls";
-  if (o.has("cascade_stages")) a.cascade_stages = static_cast<std::int64_t>(o.num("cascade_stages"));
-  if (o.has("box_convs")) a.box_convs = static_cast<std::int64_t>(o.num("box_convs"));
-  if (o.has("mask_convs")) a.mask_convs = static_cast<std::int64_t>(o.num("mask_convs"));
-  if (o.has("classes")) a.classes = static_cast<std::int64_t>(o.num("classes"));
+  if (o.has("cascade_stages")) a.cascade_stages = o.integer("cascade_stages", 0, 1e6);
+  if (o.has("box_convs")) a.box_convs = o.integer("box_convs", 0, 1e6);
+  if (o.has("mask_convs")) a.mask_convs = o.integer("mask_convs", 0, 1e6);
+  if (o.has("classes")) a.classes = o.integer("classes", 0, 1e6);
   if (o.has("dconv")) a.dconv = o.boolean("dconv");
   if (o.has("gn")) a.gn = o.boolean("gn");
   if (o.has("syncbn")) a.syncbn = o.boolean("syncbn");
@@ -324,11 +340,11 @@ VisionArch parse_vision(const json& j, const std::string& where) {
   size_pair("train_max_size", a.train_max_w, a.train_max_h);
   if (o.has("vit")) {
     Obj v(o.raw("vit"), where + ".vit");
-    a.vit_layers = static_cast<std::int64_t>(v.num("layers"));
-    a.vit_hidden = static_cast<std::int64_t>(v.num("hidden"));
-    a.vit_heads = static_cast<std::int64_t>(v.num("heads"));
-    a.vit_mlp = static_cast<std::int64_t>(v.num("mlp"));
-    a.patch = static_cast<std::int64_t>(v.num("patch"));
+    a.vit_layers = v.integer("layers", 0, 1e6);
+    a.vit_hidden = v.integer("hidden", 0, 1e6);
+    a.vit_heads = v.integer("heads", 0, 1e6);
+    a.vit_mlp = v.integer("mlp", 0, 1e6);
+    a.patch = v.integer("patch", 0, 1e6);
     v.done();
   }
   if (o.has("diffusion")) {
@@ -337,8 +353,8 @@ VisionArch parse_vision(const json& j, const std::string& where) {
     a.text_encoder_params = d.num("text_encoder_params");
     a.vae_params = d.num("vae_params");
     a.cfg = d.boolean("cfg");
-    a.latent_channels = static_cast<std::int64_t>(d.num("latent_channels"));
-    a.default_steps = static_cast<std::int64_t>(d.num("steps"));
+    a.latent_channels = d.integer("latent_channels", 0, 1e6);
+    a.default_steps = d.integer("steps", 0, 1e6);
     if (d.has("levels")) {
       const json& lv = d.raw("levels");
       if (!lv.is_array()) throw InputError(where + ".diffusion.levels: expected an array of [channels, transformer layers, heads]");
@@ -352,10 +368,10 @@ VisionArch parse_vision(const json& j, const std::string& where) {
     }
     if (d.has("dit")) {
       Obj t(d.raw("dit"), where + ".diffusion.dit");
-      a.dit_blocks = static_cast<std::int64_t>(t.num("blocks"));
-      a.dit_hidden = static_cast<std::int64_t>(t.num("hidden"));
-      a.dit_heads = static_cast<std::int64_t>(t.num("heads"));
-      a.dit_text_tokens = static_cast<std::int64_t>(t.num("text_tokens"));
+      a.dit_blocks = t.integer("blocks", 0, 1e6);
+      a.dit_hidden = t.integer("hidden", 0, 1e6);
+      a.dit_heads = t.integer("heads", 0, 1e6);
+      a.dit_text_tokens = t.integer("text_tokens", 0, 1e6);
       t.done();
     }
     d.done();
