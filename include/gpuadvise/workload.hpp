@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -116,10 +117,17 @@ struct Workload {
   MasterWeights effective_master_weights() const;
   Framework effective_framework() const;
   // Where each given setting came from ("--tp", or "file.json.tp"), for errors found later (against the model).
-  std::map<std::string, std::string> origins;
+  // Whether the memory estimate writes its explanation (formula, inputs, source per component): the ranking and
+  // `check` never print it, so their planners turn it off for the layouts they try.
+  bool explain = true;
+  // Shared, not copied: the planner copies workloads for every layout it tries.
+  std::shared_ptr<const std::map<std::string, std::string>> origins;
+  bool given(const std::string& key) const { return origins && origins->count(key) > 0; }
   std::string where(const std::string& key) const {
-    auto it = origins.find(key);
-    if (it != origins.end()) return it->second;
+    if (origins) {
+      auto it = origins->find(key);
+      if (it != origins->end()) return it->second;
+    }
     std::string flag = "--" + key;
     std::replace(flag.begin(), flag.end(), '_', '-');
     return flag;

@@ -1,5 +1,6 @@
 // gpuadvise_bench: how fast the library answers, on one core (docs/performance.md).
-//   estimator: one workload's memory, time and cost on one GPU (`evaluate`, what `estimate --gpu` computes)
+//   estimator: one workload's memory, time and cost on one GPU (`evaluate`, as the planner calls it for each
+//              layout it tries: without the printed explanations)
 //   ranking:   the whole catalogue planned and ordered for one workload (`rank_gpus`, the default command)
 // Prints plain integers per second so scripts can compare runs: "estimator: N evaluations/s".
 #include <chrono>
@@ -33,9 +34,10 @@ int main(int argc, char** argv) {
   const GpuCatalog gpus = parse_gpu_catalog(bundled_gpu_catalog(), "bundled");
   const ModelCatalog models = parse_model_catalog(bundled_model_catalog(), "bundled");
   // The headline question: a 7B model, bf16, full fine-tuning.
-  const Workload w = build_workload({{"model", {"7B", "--model"}}, {"precision", {"bf16", "--precision"}}, {"mode", {"finetune", "--mode"}}});
+  Workload w = build_workload({{"model", {"7B", "--model"}}, {"precision", {"bf16", "--precision"}}, {"mode", {"finetune", "--mode"}}});
   const ModelSpec m = resolve_model("7B", models, [](const std::string&) { return std::optional<std::string>{}; });
   const GpuSpec& h100 = *gpus.resolve("h100-sxm-80gb");
+  w.explain = false;
   double sink = 0;
   const long long evaluations = per_second(seconds, [&](int) { sink += evaluate(w, m, h100).memory.device_peak; });
   const long long rankings = per_second(seconds, [&](int) { sink += static_cast<double>(rank_gpus(w, m, gpus, RankOptions{}).rows.size()); });

@@ -137,7 +137,7 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   const bool generation = m.vision && m.vision->task == "generation";
   const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
   const std::string mode = to_string(w.mode);
-  auto given = [&](const char* key) { return w.origins.count(key) > 0; };
+  auto given = [&](const char* key) { return w.given(key); };
   auto refuse = [&](const char* key, const std::string& why) { throw InputError(w.where(key) + ": " + why); };
   for (const char* key : {"optimizer", "master_weights", "gradient_checkpointing", "grad_accum", "tokens", "dataset_tokens", "checkpoint_every"})
     if (given(key) && !training) refuse(key, "applies to training (--mode train, finetune, lora or qlora), not --mode " + mode);

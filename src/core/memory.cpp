@@ -232,7 +232,7 @@ void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool 
   if (w.gpus > 1) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);  // NCCL communicators and buffers
   if (cuda_graphs) comm += 0.5 * k_gib;                                 // CUDA graphs captured by vLLM
   e.runtime = ctx + comm;
-  e.explain.push_back({"runtime", "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)", ctx_src, e.runtime, "method.md §6.4"});
+  if (w.explain) e.explain.push_back({"runtime", "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)", ctx_src, e.runtime, "method.md §6.4"});
 }
 
 }  // namespace
@@ -352,7 +352,7 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
       e.activations = std::max({den_phase, vae_phase, text_w}) - e.weights;
       e.peak_phase = den_phase >= vae_phase ? "a denoising step (model CPU offload: the denoiser alone on the GPU)"
                                             : "the VAE decode (model CPU offload: the VAE alone on the GPU)";
-      e.explain.push_back({"weights", "model CPU offload: the largest component resident",
+      if (w.explain) e.explain.push_back({"weights", "model CPU offload: the largest component resident",
                            fmt::format("denoiser {:.2f} GB, text encoders {:.2f} GB, VAE {:.2f} GB", den_w / k_gb, text_w / k_gb, vae_w / k_gb), e.weights,
                            "method.md §12.4"});
       return;
@@ -365,12 +365,12 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
       e.weights = unit;
       e.activations = std::max(denoiser_bytes, vae);
       e.peak_phase = "a denoising step (sequential CPU offload: one block's weights resident)";
-      e.explain.push_back({"weights", "sequential CPU offload: one block's weights resident", fmt::format("{:.2f} GB", unit / k_gb), e.weights,
+      if (w.explain) e.explain.push_back({"weights", "sequential CPU offload: one block's weights resident", fmt::format("{:.2f} GB", unit / k_gb), e.weights,
                            "method.md §12.4"});
       return;
     }
     e.peak_phase = denoiser_bytes >= vae ? "a denoising step at the highest-resolution attention" : "the VAE decode at full resolution";
-    e.explain.push_back({"activations", "max(denoiser step (x2 with classifier-free guidance), VAE decode)",
+    if (w.explain) e.explain.push_back({"activations", "max(denoiser step (x2 with classifier-free guidance), VAE decode)",
                          fmt::format("denoiser {:.2f} GB, VAE {:.2f} GB", denoiser_bytes / k_gb, vae / k_gb), e.activations, "method.md §12.4"});
     return;
   }
@@ -414,7 +414,7 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
     e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
     e.device_low = e.tensor_peak - 0.25 * e.activations + e.runtime * 0.6;
     e.device_high = e.device_peak + 0.25 * e.activations + 0.5 * e.allocator_reserve;
-    if (w.offload == Offload::none) e.explain.insert(e.explain.begin(), {"weights", "denoiser + text encoders + VAE, all resident",
+    if (w.offload == Offload::none && w.explain) e.explain.insert(e.explain.begin(), {"weights", "denoiser + text encoders + VAE, all resident",
                                          fmt::format("{:.2f} B + {:.2f} B + {:.2f} B parameters", m.vision->denoiser_params / 1e9,
                                                      m.vision->text_encoder_params / 1e9, m.vision->vae_params / 1e9),
                                          e.weights, "method.md §12.4"});
@@ -452,14 +452,14 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
       // YOLO: every kept tensor is counted (the assigner's and loss's fp32 work tensors among them); add
       // the backward's gradient of the largest map (method.md §12.5).
       e.activations = b * ((vc.saved_elements + vc.transient_elements) * act_b + vc.saved_fp32_elements * 4.0);
-      e.explain.push_back({"activations", "batch x (kept elements per image x bytes + fp32 loss and assigner tensors + backward transient)",
+      if (w.explain) e.explain.push_back({"activations", "batch x (kept elements per image x bytes + fp32 loss and assigner tensors + backward transient)",
                            fmt::format("{} images of {:.0f}x{:.0f}{}, {:.3g} + {:.3g} fp32 elements each", w.batch, W, H,
                                        a.train_max_w > 0 ? " (the multi-scale recipe's largest)" : "", vc.saved_elements,
                                        vc.saved_fp32_elements),
                            e.activations, "method.md §12.5"});
     } else {
       e.activations = b * (vc.saved_elements * act_b + vc.saved_fp32_elements * 4.0) * (transformer ? 1.0 : k_cnn_transient_factor);
-      e.explain.push_back({"activations", "batch x saved elements per image (from stage widths, strides, heads) x bytes x 1.35",
+      if (w.explain) e.explain.push_back({"activations", "batch x saved elements per image (from stage widths, strides, heads) x bytes x 1.35",
                            fmt::format("{} images of {:.0f}x{:.0f}, {:.3g} elements each", w.batch, W, H, vc.saved_elements),
                            e.activations, "method.md §12.2"});
     }
@@ -475,7 +475,7 @@ MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, con
     e.activations = b * live * act_b;
     e.peak_phase = "forward of the largest layer";
   }
-  e.explain.insert(e.explain.begin(), {"weights", "params x bytes", fmt::format("params {:.1f} M", P / 1e6), e.weights, "method.md §12.1"});
+  if (w.explain) e.explain.insert(e.explain.begin(), {"weights", "params x bytes", fmt::format("params {:.1f} M", P / 1e6), e.weights, "method.md §12.1"});
   e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations;
   set_runtime(e, w, gpu, false);
   e.allocator_reserve = 0.10 * (e.activations + (training ? e.gradients : 0.0));
@@ -629,7 +629,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
       states_weights = ms.weights;
       states_grads = ms.gradients;
       states_opt = ms.optimizer;
-      states_formula = fmt::format("params/(tp·pp) x ({} weights + {} grads + {} optimizer) B, {}", wbytes, gbytes, obytes,
+      if (w.explain) states_formula = fmt::format("params/(tp·pp) x ({} weights + {} grads + {} optimizer) B, {}", wbytes, gbytes, obytes,
                                    to_string(shard));
     }
   }
@@ -681,7 +681,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
     // Embedding output and final norm input.
     acts += 2.0 * tokens * sls.h * act_b;
     e.activations = acts;
-    e.explain.push_back({"activations", act_formula,
+    if (w.explain) e.explain.push_back({"activations", act_formula,
                          fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
                                      w.batch, s_len, m.hidden, ls.f * tp, per_token_layer),
                          acts, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
@@ -695,7 +695,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
       logit_bytes = tokens * V / tp * per_elem;
     }
     e.logits = logit_bytes;
-    e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
+    if (w.explain) e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
                          fmt::format("b·s={}, V={}, {:.1f} B/element ({})", w.batch * s_len, m.vocab,
                                      fw.train_logits_bytes_per_element, fw.summary),
                          logit_bytes, "method.md §4.4"});
@@ -709,7 +709,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
         e.activations = step_temp;
         e.logits = 0;
         e.peak_phase = "optimizer step (weights, gradients, states and the step's temporaries live)";
-        e.explain.push_back({"activations", "optimizer-step temporary (multi-tensor AdamW: one state-sized buffer)", "",
+        if (w.explain) e.explain.push_back({"activations", "optimizer-step temporary (multi-tensor AdamW: one state-sized buffer)", "",
                              step_temp, "method.md §3.1"});
       }
     }
@@ -725,7 +725,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
     const double kv_tokens = kv_tokens_avg(m, s);
     e.kv_bytes_per_token = kv_per_token;
     e.kv_cache = b * kv_tokens * kv_per_token;
-    e.explain.push_back({"kv_cache", "2·L·g·d·bytes x tokens x batch (per GPU: max(g/tp,1) heads)",
+    if (w.explain) e.explain.push_back({"kv_cache", "2·L·g·d·bytes x tokens x batch (per GPU: max(g/tp,1) heads)",
                          fmt::format("L={}, g/GPU={}, d={}, {} B, tokens={:.0f}, batch={}", m.layers, kvh, m.head_dim,
                                      kv_elem_bytes, kv_tokens, w.batch),
                          e.kv_cache, "method.md §6.1 ([VLLM-P] §2)"});
@@ -739,12 +739,12 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
     }
     const double hidden_bufs = 3.0 * n * ls.h * act_b;  // residual stream, normed input, layer output
     e.activations = std::max(mlp_tr, attn_tr) + hidden_bufs;
-    e.explain.push_back({"activations", "max(eager scores a·s²·bytes, MLP 3·n·f·bytes) + 3·n·h·bytes",
+    if (w.explain) e.explain.push_back({"activations", "max(eager scores a·s²·bytes, MLP 3·n·f·bytes) + 3·n·h·bytes",
                          fmt::format("n={:.0f} prompt tokens, eager={}", n, !w.flash_attention), e.activations,
                          "method.md §6.3"});
     const double logit_pos = fw.prompt_logits_all_positions ? n : b;
     e.logits = logit_pos * V / tp * fw.infer_logits_bytes_per_element;
-    e.explain.push_back({"logits", "positions x V x bytes (all prompt positions or the last only)",
+    if (w.explain) e.explain.push_back({"logits", "positions x V x bytes (all prompt positions or the last only)",
                          fmt::format("positions={:.0f}, V={}", logit_pos, m.vocab), e.logits, "method.md §6.3"});
     // Weight-only quantised layers dequantise one weight to 16-bit for prefill matmuls (bnb, GPTQ w/o kernel).
     if (w.precision == Precision::nf4 || w.precision == Precision::int8) {
@@ -756,12 +756,12 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
 
   // ---- Tensor peak -----------------------------------------------------------------------------
   e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations + e.kv_cache + e.logits;
-  e.explain.insert(e.explain.begin(), {"weights", states_formula,
+  if (w.explain) e.explain.insert(e.explain.begin(), {"weights", states_formula,
                                        fmt::format("params {:.3f} B, {} bits/weight", pc.total / 1e9, base_bits), e.weights,
                                        "method.md §2–3"});
   if (training) {
-    e.explain.insert(e.explain.begin() + 1, {"gradients", "trainable params x grad bytes / shards", "", e.gradients, "method.md §3.1"});
-    e.explain.insert(e.explain.begin() + 2, {"optimizer_states", "trainable params x optimizer bytes / shards",
+    if (w.explain) e.explain.insert(e.explain.begin() + 1, {"gradients", "trainable params x grad bytes / shards", "", e.gradients, "method.md §3.1"});
+    if (w.explain) e.explain.insert(e.explain.begin() + 2, {"optimizer_states", "trainable params x optimizer bytes / shards",
                                              to_string(w.optimizer), e.optimizer_states, "method.md §3.1"});
   }
 
@@ -771,7 +771,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   // ---- Allocator reserve -------------------------------------------------------------------------
   const double transient = e.activations + e.logits + (training ? e.gradients : 0.0);
   e.allocator_reserve = fw.reserve_fraction * transient;
-  e.explain.push_back({"allocator_reserve", "reserve fraction x transient tensors (activations, logits, gradients)",
+  if (w.explain) e.explain.push_back({"allocator_reserve", "reserve fraction x transient tensors (activations, logits, gradients)",
                        fmt::format("{:.2f}", fw.reserve_fraction), e.allocator_reserve, "method.md §6.4"});
   e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
 

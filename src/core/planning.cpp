@@ -15,8 +15,10 @@ std::string to_string(Maximize m) {
   return "?";
 }
 
-CheckResult check_workload(const Workload& w, const std::string& label, const ModelSpec& m, const GpuSpec& g,
+CheckResult check_workload(const Workload& given, const std::string& label, const ModelSpec& m, const GpuSpec& g,
                            const CheckAssertions& a, const CostOptions& cost) {
+  Workload w = given;  // a check prints no memory explanations
+  w.explain = false;
   CheckResult r;
   r.workload = label;
   RankOptions opts;

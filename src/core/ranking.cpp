@@ -677,7 +677,10 @@ int tier(const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; }
 
 }  // namespace
 
-Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
+Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
+  // The ranking prints no memory explanations: the layouts it tries skip writing them.
+  Workload w = given;
+  w.explain = false;
   Ranking r;
   const bool job = w.has_job_size();
   r.has_job = job;

@@ -248,7 +248,9 @@ Workload build_workload(const RawWorkload& raw) {
                        (hint.empty() ? "" : "; " + hint));
     }
   }
-  for (const auto& [key, value] : raw) w.origins[key] = value.origin;
+  auto origins = std::make_shared<std::map<std::string, std::string>>();
+  for (const auto& [key, value] : raw) (*origins)[key] = value.origin;
+  w.origins = std::move(origins);
   auto get = [&](const std::string& key) -> const RawValue* {
     auto it = raw.find(key);
     return it == raw.end() ? nullptr : &it->second;
