@@ -56,6 +56,7 @@ struct JobCost {
   std::optional<double> usd_per_thousand_images;  // image jobs (--images) in inference
   std::optional<double> energy_usd, amortization_usd;  // owned
   std::vector<std::string> notes;
+  std::optional<std::string> missing_price;  // why there is no price (a fact about the GPU, not the plan)
 };
 
 // Interruptions per GPU-hour: Llama 3 saw 419 unexpected interruptions in 54 days on 16,384 H100s

@@ -63,7 +63,10 @@ struct Candidate {
   std::string fit_reason;           // why it does not fit, in the engine's own terms (empty when it fits)
   std::optional<VideoPlan> video;   // --streams: the pipeline's capacity per GPU
   SystemNeeds system;               // host memory, CPU cores, checkpoint and disk (method.md §13)
-  std::vector<std::string> notes;
+  std::vector<std::string> notes;  // about this plan
+  // About the GPU itself, the same in every plan (server chassis, nominal capacity, no price): `estimate` and
+  // JSON show them with the notes; the ranking table leaves them to its why-not lines and `gpus ID`.
+  std::vector<std::string> facts;
 
   std::optional<double> usd_per_gpu_hour() const { return cost.price.usd_per_gpu_hour; }
   std::optional<double> usd_per_hour() const {

@@ -47,8 +47,8 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
   c.price = choose_price(g, w, opts);
   const double n = static_cast<double>(w.gpus);
   if (!c.price.usd_per_gpu_hour) {
-    c.notes.push_back(w.owned ? "no purchase price known for this GPU (--purchase-price ID=USD)"
-                              : "no price in the catalogue (--price ID=USD sets one)");
+    c.missing_price = w.owned ? "no purchase price known for this GPU (--purchase-price ID=USD)"
+                              : "no price in the catalogue (--price ID=USD sets one)";
   }
   if (!time.job_seconds) return c;
   c.compute_hours = *time.job_seconds / 3600.0;

@@ -204,7 +204,7 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
   if (g.stack == "rocm") c.notes.push_back("AMD: runs through ROCm/HIP (" + g.gfx_target.value_or("?") + "), not CUDA; check your framework's ROCm support");
   if (g.stack == "synapseai") c.notes.push_back("Intel Gaudi: runs through the Gaudi software stack (SynapseAI), not CUDA");
-  if (g.needs_server_chassis) c.notes.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
+  if (g.needs_server_chassis) c.facts.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
   if (g.segment == Segment::edge)
     c.notes.push_back(fmt::format("edge module: its memory is shared with the CPU (the OS and the application take part of it) and the power mode "
                                   "(up to {:.0f} W) sets the clocks the figures assume", g.board_power_w.value_or(0)));
@@ -213,10 +213,11 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
                           ? "no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly"
                           : "no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
   if (w.nodes > 1) c.notes.push_back(fmt::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
-  if (g.capacity_basis == "nominal") c.notes.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
+  if (g.capacity_basis == "nominal") c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   c.system = system_needs(c.planned, m, g, c.memory);
   for (const auto& n : c.system.notes) c.notes.push_back(n);
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
+  if (c.cost.missing_price) c.facts.push_back(*c.cost.missing_price);
   if (w.streams && m.vision && !is_training(w.mode)) {
     c.video = plan_video(w, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour);
     c.fits = c.fits && c.video->streams_per_gpu >= 1;

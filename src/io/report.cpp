@@ -217,6 +217,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
       out += fmt::format("  priced apart by the GPU time each takes: ${:.3f} per million input tokens, ${:.3f} per million output tokens\n",
                          *k.usd_per_million_input_tokens, *k.usd_per_million_output_tokens_apart);
     for (const auto& n : on_gpu->notes) out += "  note: " + n + "\n";
+    for (const auto& n : on_gpu->facts) out += "  note: " + n + "\n";
     for (const auto& n : on_gpu->time.notes)
       if (std::find(on_gpu->notes.begin(), on_gpu->notes.end(), n) == on_gpu->notes.end()) out += "  note: " + n + "\n";
     if (style.hints && on_gpu->fits) out += "  launch hints:\n" + hints_text(*on_gpu, m);
@@ -419,10 +420,7 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     if (!c.fits) continue;
     std::vector<std::string> ns = c.notes;
     for (const auto& n : c.time.notes) ns.push_back(n);
-    for (const auto& n : ns) {
-      if (n.find("server module") != std::string::npos || n.find("nominal") != std::string::npos || n.find("no price") != std::string::npos) continue;
-      notes.emplace_back(n, c.gpu->id);
-    }
+    for (const auto& n : ns) notes.emplace_back(n, c.gpu->id);
   }
   out += "Notes:\n";
   for (const auto& n : r.notes) out += "  " + n + "\n";

@@ -256,6 +256,7 @@ ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
   if (c.video) j["video"] = video_json(*c.video);
   ojson notes = ojson::array();
   for (const auto& n : c.notes) notes.push_back(n);
+  for (const auto& n : c.facts) notes.push_back(n);
   for (const auto& n : c.memory.notes) notes.push_back(n);
   for (const auto& n : c.time.notes) notes.push_back(n);
   j["notes"] = notes;
@@ -344,6 +345,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
   for (const auto& n : mem.notes) notes.push_back(n);
   if (on_gpu) {
     for (const auto& n : on_gpu->notes) notes.push_back(n);
+    for (const auto& n : on_gpu->facts) notes.push_back(n);
     for (const auto& n : on_gpu->time.notes) notes.push_back(n);
   } else {
     notes.push_back("no --gpu given: runtime overhead is that of a current data-centre GPU");
