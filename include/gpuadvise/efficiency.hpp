@@ -25,6 +25,10 @@ struct FamilyEfficiency {
   // Relative half-width of the time band (method.md §8.5): about the p90 error on fitted families, wider on
   // families whose efficiency is a prior or a vendor figure.
   double spread = 0.35;
+  // Convolutional networks: the share of the convolution rate (perf.cpp's k_conv_tensor_share, fitted on cuDNN)
+  // that the vendor's convolution library reaches; 1 for cuDNN.
+  double conv_library = 1.0;
+  const char* conv_basis = "cuDNN: the calibration rows of method.md §12.3";
 };
 
 const FamilyEfficiency& family_efficiency(GpuFamily f);

@@ -298,7 +298,10 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
   // ViTs are large matmuls: the family's matmul share (§8.2's table) x k_vit_share for their attention and
   // elementwise work (fitted on torchao's ViT-H rows on an RTX 4070 Ti SUPER, with the optimizer step below).
   const double vit_util = family_efficiency(gpu_family(gpu)).matmul_efficiency * k_vit_share;
-  double util = ps.compute_key == "fp32" ? 0.65 : (a.backbone == "vit" ? vit_util : k_conv_tensor_share);
+  // The vendor's convolution library (efficiency.cpp: MIOpen reaches a smaller share than cuDNN) scales the
+  // convolution rate; ViTs are matmuls and keep the family's matmul share.
+  const double conv_library = family_efficiency(gpu_family(gpu)).conv_library;
+  double util = a.backbone == "vit" ? (ps.compute_key == "fp32" ? 0.65 : vit_util) : (ps.compute_key == "fp32" ? 0.65 : k_conv_tensor_share) * conv_library;
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
