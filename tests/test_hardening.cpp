@@ -234,3 +234,16 @@ TEST_CASE("hardening: a value given empty is bad input naming its flag, never th
   // A missing value is not mistaken for a misspelt subcommand.
   CHECK(test::run({"--model", "7B", "--units"}).err.find("did you mean") == std::string::npos);
 }
+
+TEST_CASE("hardening: a workload file is read in one pass and its errors name the entry and key", "[hardening][workload]") {
+  auto err = [](const std::string& text) { return test::run({"estimate", "--workload", "-"}, text).err; };
+  CHECK(err(R"({"model":"7B","model":"8B"})").find("stdin: key 'model' appears twice in one object") != std::string::npos);
+  CHECK(err("[]").find("non-empty array") != std::string::npos);
+  CHECK(err(R"([{"model":"7B"},3])").find("stdin[1]: expected a workload object, got a number") != std::string::npos);
+  CHECK(err(R"({"model":{"a":1}})").find("stdin.model: expected a string, number or boolean, got an object") != std::string::npos);
+  CHECK(err(R"({"batch":null})").find("stdin.batch: expected a string, number or boolean, got null") != std::string::npos);
+  CHECK(err(R"([[{"model":"7B"}]])").find("stdin[0]: expected a workload object, got an array") != std::string::npos);
+  // Values keep the text written: the error echoes it exactly.
+  CHECK(err(R"({"batch":18446744073709551615})").find("got '18446744073709551615'") != std::string::npos);
+  CHECK(err(R"({"model":"7B")").find("malformed JSON") != std::string::npos);
+}

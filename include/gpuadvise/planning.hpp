@@ -15,9 +15,26 @@ struct CheckAssertions {
   std::optional<std::int64_t> max_gpus;
 };
 
+// What a check reports of the plan it checked: a slim copy (a 10,000-workload check keeps 10,000 of them), with
+// the field names of the Candidate it was taken from.
+struct CheckedPlan {
+  const GpuSpec* gpu = nullptr;
+  bool fits = false;
+  std::int64_t gpus = 1;
+  std::string layout;
+  double headroom_bytes = 0;
+  struct {
+    double device_peak = 0;
+  } memory;
+  struct {
+    std::optional<double> total_usd;
+    double wall_hours = 0;
+  } cost;
+};
+
 struct CheckResult {
   std::string workload;  // its name, or workload[i]
-  Candidate candidate;
+  CheckedPlan plan;
   std::vector<std::string> failures;  // one line each: workload, GPU, assertion, numbers
   bool passed() const { return failures.empty(); }
 };

@@ -1074,9 +1074,15 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
       std::vector<const GpuSpec*> targets;
       for (const auto& id : chk_gpus) targets.push_back(&gpu_for(id, cat));
       std::vector<CheckResult> results;
+      results.reserve(raws.size() * targets.size());
+      std::map<std::string, ModelSpec> models_seen;
       for (std::size_t i = 0; i < raws.size(); ++i) {
         const Workload w = build_workload(raws[i]);
-        const ModelSpec model = model_for(w, model_cat, in);
+        // Each distinct --model is resolved (and its file read) once; every workload is checked against it.
+        auto seen = models_seen.find(w.model);
+        if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, model_cat, in)).first;
+        else check_workload_fits_model(w, seen->second);
+        const ModelSpec& model = seen->second;
         const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
         for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
       }

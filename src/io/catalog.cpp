@@ -25,15 +25,26 @@ namespace {
 using json = nlohmann::json;
 
 json parse_json(std::string_view text, const std::string& origin) {
-  // A key given twice in one object is an error, not a silent "last one wins".
-  std::vector<std::set<std::string>> keys;
+  // A key given twice in one object is an error, not a silent "last one wins". One list of keys per open object,
+  // kept (with its capacity) for the next object at that depth: objects are small, a linear search is cheapest.
+  std::vector<std::vector<std::string>> keys;
+  std::size_t depth = 0;
   std::string duplicate;
   const json::parser_callback_t on_event = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keys.emplace_back();
-    else if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    else if (event == json::parse_event_t::key && !keys.empty() && parsed.is_string() && !keys.back().insert(parsed.get<std::string>()).second &&
-             duplicate.empty())
-      duplicate = parsed.get<std::string>();
+    if (event == json::parse_event_t::object_start) {
+      if (keys.size() <= depth) keys.emplace_back();
+      keys[depth++].clear();
+    } else if (event == json::parse_event_t::object_end && depth > 0) {
+      --depth;
+    } else if (event == json::parse_event_t::key && depth > 0 && parsed.is_string()) {
+      const auto& key = parsed.get_ref<const std::string&>();
+      auto& seen = keys[depth - 1];
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+        if (duplicate.empty()) duplicate = key;
+      } else {
+        seen.push_back(key);
+      }
+    }
     return true;
   };
   try {
@@ -721,35 +732,92 @@ std::vector<std::pair<std::string, double>> parse_price_file_unguarded(std::stri
   return out;
 }
 
-std::vector<RawWorkload> parse_workload_file_unguarded(std::string_view text, const std::string& origin) {
-  const json j = parse_json(text, origin);
-  std::vector<const json*> items;
-  if (j.is_array()) {
-    if (j.empty()) throw InputError(origin + ": expected a workload object or a non-empty array of them");
-    for (const auto& x : j) items.push_back(&x);
-  } else {
-    items.push_back(&j);
-  }
+// A workload file is read in one pass of SAX events straight into RawWorkloads (no JSON tree: a CI file of
+// 10,000 workloads is read in milliseconds). Values keep the text the user wrote, so errors echo it exactly.
+class WorkloadReader : public nlohmann::json_sax<json> {
+public:
+  explicit WorkloadReader(const std::string& origin) : m_origin(origin) {}
   std::vector<RawWorkload> out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const json& w = *items[i];
-    const std::string where = j.is_array() ? origin + "[" + std::to_string(i) + "]" : origin;
-    if (!w.is_object()) throw InputError(where + ": expected a workload object, got " + type_name(w));
-    RawWorkload raw;
-    for (auto it = w.begin(); it != w.end(); ++it) {
-      const std::string field = where + "." + it.key();
-      std::string value;
-      const json& v = it.value();
-      if (v.is_string()) value = v.get<std::string>();
-      else if (v.is_boolean()) value = v.get<bool>() ? "true" : "false";
-      else if (v.is_number_integer()) value = std::to_string(v.get<std::int64_t>());
-      else if (v.is_number()) value = nlohmann::json(v.get<double>()).dump();
-      else throw InputError(field + ": expected a string, number or boolean, got " + type_name(v));
-      raw[it.key()] = RawValue{value, field};
+  std::string error;  // the first problem, as an InputError line
+
+  bool null() override { return value_of("null", "null"); }
+  bool boolean(bool v) override { return value_of(v ? "true" : "false", "a boolean"); }
+  bool number_integer(number_integer_t v) override { return value_of(std::to_string(v), "a number"); }
+  bool number_unsigned(number_unsigned_t v) override { return value_of(std::to_string(v), "a number"); }
+  bool number_float(number_float_t, const string_t& text) override { return value_of(text, "a number"); }
+  bool string(string_t& v) override { return value_of(v, "a string"); }
+  bool binary(binary_t&) override { return fail(where() + ": expected a workload object"); }
+  bool start_object(std::size_t) override {
+    if (m_depth == 0 || (m_depth == 1 && m_top_array)) {
+      ++m_depth;
+      out.emplace_back();
+      m_in_object = true;
+      return true;
     }
-    out.push_back(std::move(raw));
+    return fail(field() + ": expected a string, number or boolean, got an object");
   }
-  return out;
+  bool key(string_t& k) override {
+    m_key = k;
+    if (out.back().count(k)) return fail(where() + ": key '" + k + "' appears twice in one object");
+    return true;
+  }
+  bool end_object() override {
+    --m_depth;
+    m_in_object = false;
+    ++m_index;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (m_depth == 0) {
+      m_top_array = true;
+      ++m_depth;
+      return true;
+    }
+    return fail((m_in_object ? field() : where()) + (m_in_object ? ": expected a string, number or boolean, got an array" : ": expected a workload object, got an array"));
+  }
+  bool end_array() override {
+    --m_depth;
+    if (out.empty()) return fail(m_origin + ": expected a workload object or a non-empty array of them");
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    if (error.empty()) {
+      std::string what = e.what();
+      const auto pos = what.find("parse error");
+      error = m_origin + ": malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")";
+    }
+    return false;
+  }
+
+private:
+  std::string where() const { return m_top_array ? m_origin + "[" + std::to_string(m_index) + "]" : m_origin; }
+  std::string field() const { return where() + "." + m_key; }
+  bool fail(std::string line) {
+    if (error.empty()) error = std::move(line);
+    return false;
+  }
+  bool value_of(const std::string& v, const char* kind) {
+    if (!m_in_object) {
+      if (m_depth == 0) return fail(m_origin + ": expected a workload object or a non-empty array of them, got " + kind);
+      return fail(where() + ": expected a workload object, got " + kind);
+    }
+    if (std::string_view(kind) == "null") return fail(field() + ": expected a string, number or boolean, got null");
+    out.back().emplace(m_key, RawValue{v, field()});
+    return true;
+  }
+
+  const std::string& m_origin;
+  std::string m_key;
+  std::size_t m_depth = 0, m_index = 0;
+  bool m_top_array = false, m_in_object = false;
+};
+
+std::vector<RawWorkload> parse_workload_file_unguarded(std::string_view text, const std::string& origin) {
+  WorkloadReader reader(origin);
+  const bool ok = json::sax_parse(text.begin(), text.end(), &reader);
+  if (!ok || !reader.error.empty()) throw InputError(reader.error.empty() ? origin + ": malformed JSON" : reader.error);
+  if (reader.out.empty()) throw InputError(origin + ": expected a workload object or a non-empty array of them");
+  return std::move(reader.out);
 }
 
 namespace {

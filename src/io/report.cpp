@@ -438,7 +438,7 @@ std::string check_table(const std::vector<CheckResult>& results, const Style& st
   std::string out;
   std::size_t failed = 0;
   for (const auto& r : results) {
-    const Candidate& c = r.candidate;
+    const CheckedPlan& c = r.plan;
     const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
     out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
                        c.memory.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,

@@ -86,7 +86,7 @@ std::string estimate_csv(const Workload& w, const ModelSpec& m, const Candidate*
 std::string check_csv(const std::vector<CheckResult>& results) {
   std::string out = "workload,gpu,passed,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_pct,job_hours,job_usd,failures\n";
   for (const auto& r : results) {
-    const Candidate& c = r.candidate;
+    const CheckedPlan& c = r.plan;
     std::string failures;
     for (const auto& f : r.failures) failures += (failures.empty() ? "" : "; ") + f;
     out += fmt::format("{},{},{},{},{},{},{},{},{:.2f},{},{},{}\n", quoted(r.workload), c.gpu->id, boolean(r.passed()), boolean(c.fits), c.gpus,

@@ -395,7 +395,7 @@ std::string check_json(const std::vector<CheckResult>& results, const CheckAsser
   ojson arr = ojson::array();
   for (const auto& r : results) {
     ok = ok && r.passed();
-    const Candidate& c = r.candidate;
+    const CheckedPlan& c = r.plan;
     arr.push_back({{"workload", r.workload}, {"gpu", c.gpu->id}, {"passed", r.passed()}, {"fits", c.fits}, {"gpus", c.gpus},
                    {"layout", c.layout}, {"device_peak_bytes", bytes_int(c.memory.device_peak)}, {"capacity_bytes", c.gpu->memory_bytes},
                    {"headroom_pct", 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes)},

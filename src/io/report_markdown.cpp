@@ -88,7 +88,7 @@ std::string check_markdown(const std::vector<CheckResult>& results, const Style&
                     "|---|---|---|--:|--:|--:|--:|--:|---|\n";
   std::size_t failed = 0;
   for (const auto& r : results) {
-    const Candidate& c = r.candidate;
+    const CheckedPlan& c = r.plan;
     std::string fails;
     for (const auto& f : r.failures) fails += (fails.empty() ? "" : "; ") + cell(f);
     out += fmt::format("| {} | {} | `{}` | {} | {:.2f} | {:.2f} | {:.1f}% | {} | {} |\n", r.passed() ? "✅ pass" : "❌ fail", cell(r.workload), c.gpu->id,
