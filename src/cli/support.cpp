@@ -1,0 +1,398 @@
+// The CLI's shared plumbing: workload, cost and output flags, files and streams, catalogues and the names people
+// type for GPUs and models (ARCHITECTURE.md). Every problem is a UserError with one line and exit 2.
+#include "support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "gpuadvise/error.hpp"
+
+namespace gpuadvise::cli {
+
+namespace {
+
+// The placeholder --help shows for a workload setting's value: what kind of thing it takes.
+const char* placeholder(const std::string& key) {
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"model", "MODEL"},       {"mode", "MODE"},           {"precision", "PRECISION"}, {"kv_precision", "PRECISION"}, {"image_size", "N|WxH"},
+      {"tokens", "COUNT"},      {"requests", "COUNT"},      {"images", "COUNT"},        {"input_tokens", "COUNT"},     {"output_tokens", "COUNT"},
+      {"dataset_tokens", "COUNT"}, {"mfu", "FRACTION"},     {"utilization", "FRACTION"}, {"gpu_memory_utilization", "FRACTION"},
+      {"lora_targets", "LIST"}, {"epochs", "X"},            {"fps", "X"},               {"infer_every", "N"},          {"resolution", "RES"},
+      {"setup_hours", "HOURS"}, {"checkpoint_every", "HOURS"}, {"amortize_years", "YEARS"}, {"storage_usd", "USD"},  {"egress_usd", "USD"},
+      {"power_price", "USD/kWh"}, {"max_latency_ms", "MS"}, {"max_ttft_ms", "MS"},      {"max_tpot_ms", "MS"},
+      {"master_weights", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"},
+      {"codec", "NAME"},        {"tracker", "NAME"},        {"gradient_checkpointing", "KIND"}};
+  for (const auto& [k, v] : kinds)
+    if (key == k) return v;
+  return "N";  // the rest are counts: batch, seq_len, classes, lora_rank, gpus, tp, pp, ep, nodes, grad_accum, concurrency, steps, streams
+}
+
+CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help) {
+  auto f = std::make_unique<Flag>();
+  f->key = key;
+  f->name = names.substr(0, names.find(','));
+  f->opt = app->add_option(names, f->value, help)->type_name(placeholder(key));
+  wf.flags.push_back(std::move(f));
+  return wf.flags.back()->opt;
+}
+
+CLI::Option* add_switch(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& name, const std::string& value,
+                 const std::string& help) {
+  auto f = std::make_unique<Flag>();
+  f->key = key;
+  f->name = name;
+  f->is_switch = true;
+  f->switch_value = value;
+  f->opt = app->add_flag(name, help);
+  wf.flags.push_back(std::move(f));
+  return wf.flags.back()->opt;
+}
+
+// The user's own GPUs: $GPUADVISE_CATALOG, else $XDG_CONFIG_HOME/gpuadvise/gpus.json, else
+// ~/.config/gpuadvise/gpus.json, in the catalogue's schema; each entry adds a GPU or replaces the bundled one
+// with its id (a price of your own, a card the catalogue lacks).
+std::string user_catalog_path() { return config_path("GPUADVISE_CATALOG", "gpus.json"); }
+
+}  // namespace
+
+void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
+  const std::string g = "Workload";
+  add(app, wf, "model", "--model", "a size (7B, 350M, 6.74e9), a preset id (gpuadvise models), or a config.json path [7B]")->group(g);
+  add(app, wf, "mode", "--mode", "train | finetune | lora | qlora | inference [inference]")->group(g);
+  add(app, wf, "precision", "--precision", "fp32 tf32 fp16 bf16 fp8 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_0 q4_k_m q4_0 q4_1 q3_k_m q2_k [bf16]")->group(g);
+  add(app, wf, "kv_precision", "--kv-precision", "KV-cache precision [the compute precision]")->group(g);
+  add_switch(app, wf, "double_quant", "--double-quant", "true", "NF4 with double quantisation (bitsandbytes)")->group(g);
+  add(app, wf, "master_weights", "--master-weights", "fp32 | none (pure 16-bit training) [fp32]")->group(g);
+  add(app, wf, "optimizer", "--optimizer", "adamw | adamw-8bit | adafactor | sgd | sgd-momentum [adamw]")->group(g);
+  add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1]")->group(g);
+  add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]")->group(g);
+  add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)")->group(g);
+  add(app, wf, "classes", "--classes", "vision: classes of your data set (the preset's by default: 1000 ImageNet, 80 COCO, ...)")->group(g);
+  add(app, wf, "gradient_checkpointing", "--gradient-checkpointing", "activation recomputation: full (bare flag) | selective [off]")
+      ->expected(0, 1)
+      ->group(g);
+  add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores")->group(g);
+  add_switch(app, wf, "compile", "--compile", "true", "torch.compile: fused norms, activations and residual adds (training time)")->group(g);
+  add_switch(app, wf, "cache_latents", "--cache-latents", "true", "image-generation training on precomputed latents and text embeddings (no text encoders or VAE resident)")->group(g);
+  add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)")->group(g);
+  add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]")->group(g);
+  add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]")->group(g);
+  add(app, wf, "gpus", "--gpus", "GPUs in the job [1]")->group(g);
+  add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]")->group(g);
+  add(app, wf, "tp", "--tp", "tensor-parallel degree [1]")->group(g);
+  add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]")->group(g);
+  add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks [1]")->group(g);
+  add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]")->group(g);
+  add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs")->group(g);
+  add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)")->group(g);
+  add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]")->group(g);
+  add(app, wf, "framework", "--framework,--engine", "hf vllm sglang trtllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
+  add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);
+  add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
+  add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)")->group("Job size");
+  add(app, wf, "requests", "--requests", "inference job: number of requests")->group("Job size");
+  add(app, wf, "images", "--images", "vision job: images per epoch (training, with --epochs) or images to generate or process")->group("Job size");
+  add(app, wf, "input_tokens", "--input-tokens", "inference job: prompt tokens per request")->group("Job size");
+  add(app, wf, "output_tokens", "--output-tokens", "inference job: generated tokens per request")->group("Job size");
+  add(app, wf, "concurrency", "--concurrency", "inference: sequences in flight per model replica (same as --batch)")->group("Job size");
+  add(app, wf, "dataset_tokens", "--dataset-tokens", "training: tokens in the data set (with --epochs)")->group("Job size");
+  add(app, wf, "epochs", "--epochs", "training: passes over --dataset-tokens [1]")->group("Job size");
+  add(app, wf, "steps", "--steps", "training: optimizer steps (x batch x seq-len x data-parallel GPUs)")->group("Job size");
+  add(app, wf, "mfu", "--mfu", "override the achievable model-FLOPs utilisation (0-1)")->group("Job size");
+  const std::string v = "Video";
+  add(app, wf, "streams", "--streams", "video analytics: camera or file streams decoded in full")->group(v);
+  add(app, wf, "fps", "--fps", "frames per second of each stream [30]")->group(v);
+  add(app, wf, "resolution", "--resolution", "720p | 1080p | 1440p | 4k | WxH [1080p]")->group(v);
+  add(app, wf, "codec", "--codec", "h264 | hevc | av1 [h264]")->group(v);
+  add(app, wf, "infer_every", "--infer-every", "run the model on every K-th frame [1]")->group(v);
+  add(app, wf, "max_latency_ms", "--max-latency-ms", "end-to-end latency budget")->group(v);
+  add(app, wf, "max_ttft_ms", "--max-ttft-ms", "serving: time to first token a request may wait (ms)")->group("Job size");
+  add(app, wf, "max_tpot_ms", "--max-tpot-ms", "serving: time per output token (ms)")->group("Job size");
+  add(app, wf, "tracker", "--tracker", "none | sort | bytetrack: CPU-side tracking of every inferred frame [none]")->group(v);
+  const std::string c = "Cost";
+  add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]")->group(c);
+  add(app, wf, "storage_usd", "--storage-usd", "storage bill of the job in USD [0]")->group(c);
+  add(app, wf, "egress_usd", "--egress-usd", "data-transfer bill of the job in USD [0]")->group(c);
+  add(app, wf, "checkpoint_every", "--checkpoint-every", "training checkpoint interval: 30m, 2h [1h]")->group(c);
+  add_switch(app, wf, "owned", "--owned", "true", "cost owned hardware: purchase price amortised + energy, not rent")->group(c);
+  add(app, wf, "amortize_years", "--amortize-years", "owned: years to amortise the purchase over [3]")->group(c);
+  add(app, wf, "utilization", "--utilization", "owned: share of the hardware's life doing useful work [0.5]")->group(c);
+  add(app, wf, "power_price", "--power-price", "owned: USD per kWh [0.15]")->group(c);
+  wf.workload_opt = app->add_option("--workload", wf.workload_file, "workload JSON file (snake_case flag names; - reads stdin); flags override it")
+                        ->type_name("FILE")
+                        ->group(g);
+}
+
+void add_cost_flags(CLI::App* app, CostFlags& cf) {
+  app->add_option("--price", cf.prices, "price per GPU-hour for a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
+  app->add_option("--prices", cf.prices_file, "JSON file of prices: {\"ID\": USD per GPU-hour, ...}")->type_name("FILE")->group("Cost");
+  app->add_option("--purchase-price", cf.purchases, "owned: purchase price of a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
+  app->add_option("--provider", cf.provider, "use only this provider's catalogue prices")->type_name("NAME")->group("Cost");
+}
+
+void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
+  app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv [table]")->type_name("FORMAT")->group("Output");
+  app->add_flag("--wide", of.wide, "full-width tables whatever the terminal's width")->group("Output");
+  app->add_option("--units", of.units, "gb (1e9 bytes) | gib (2^30 bytes, as PyTorch prints) for memory in tables [gb]; JSON and CSV carry bytes")
+      ->type_name("UNIT")->group("Output");
+  app->add_flag("-q,--quiet", of.quiet, "print nothing on stdout: the exit status is the answer (check: 0 pass, 1 fail)")->group("Output");
+  app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->type_name("WHEN")->group("Output");
+  if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
+  app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
+  app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->type_name("FILE")->group("Output");
+  app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");
+}
+
+// Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never CLI11's
+// generic TEXT; the workload settings get theirs from `placeholder` when they are added.
+void name_placeholders(CLI::App& app) {
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"--rank-by", "KEY"},   {"--only", "ID"},          {"--deadline", "DURATION"}, {"--budget", "USD"},     {"--min-headroom", "PCT"},
+      {"--max-gpus", "N"},    {"--gpu", "ID"},           {"--max-cost", "USD"},      {"--max-hours", "HOURS"}, {"--maximize", "SETTING"},
+      {"id", "ID"},           {"--vendor", "VENDOR"},    {"--min-memory", "GB"},     {"--provider", "NAME"},  {"--sort", "KEY"},
+      {"--kind", "KIND"},     {"--family", "FAMILY"},    {"--vary", "SETTING"},      {"--from", "N"},         {"--to", "N"},
+      {"--points", "N"},      {"--metric", "METRIC"},    {"--probe-steps", "N"},     {"result", "FILE"},      {"shell", "SHELL"},
+      {"--format", "FORMAT"}};
+  std::vector<CLI::App*> apps{&app};
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) apps.push_back(sub);
+  for (CLI::App* a : apps)
+    for (CLI::Option* o : a->get_options()) {
+      if (o->get_type_name() != "TEXT") continue;
+      const std::string name = o->get_name(false, true);
+      for (const auto& [key, kind] : kinds)
+        if (name == key || name.find(std::string(key) + ",") != std::string::npos || name.find("," + std::string(key)) != std::string::npos) o->type_name(kind);
+    }
+}
+
+std::optional<std::string> read_file(const std::string& path, std::istream& in) {
+  if (path == "-") {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    // A model snapshot folder: its config.json. Any other folder is not a file to read.
+    const auto config = std::filesystem::path(path) / "config.json";
+    if (!std::filesystem::is_regular_file(config, ec)) return std::nullopt;
+    std::ifstream f(config, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The terminal's width: $COLUMNS, else the TTY's; 0 when stdout is not a terminal (pipes get full tables).
+int terminal_width() {
+  if (const char* c = std::getenv("COLUMNS"); c && *c) {
+    const int v = std::atoi(c);
+    if (v > 0) return v;
+  }
+  if (!isatty(STDOUT_FILENO)) return 0;
+  struct winsize ws {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 0;
+}
+
+bool use_color(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (mode != "auto") throw UserError{2, "--color: unknown value '" + mode + "' (valid: auto, always, never)"};
+  const char* force = std::getenv("CLICOLOR_FORCE");
+  if (force && *force && std::string(force) != "0") return true;
+  const char* no = std::getenv("NO_COLOR");
+  if (no && *no) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::string(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) != 0;
+}
+
+void check_format(const std::string& f) {
+  if (f == "table" || f == "json" || f == "markdown" || f == "md" || f == "csv") return;
+  throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json, markdown, csv)"};
+}
+
+std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in) {
+  std::vector<RawWorkload> base{RawWorkload{}};
+  if (!wf.workload_file.empty()) {
+    auto text = read_file(wf.workload_file, in);
+    if (!text) throw UserError{2, "--workload: cannot read '" + wf.workload_file + "'"};
+    base = parse_workload_file(*text, wf.workload_file == "-" ? "stdin" : wf.workload_file);
+  }
+  for (auto& raw : base) {
+    for (const auto& f : wf.flags) {
+      if (f->opt->count() == 0) continue;
+      std::string v = f->is_switch ? f->switch_value : f->value;
+      if (f->key == "gradient_checkpointing" && v.empty()) v = "full";
+      raw[f->key] = RawValue{v, f->name};
+    }
+  }
+  return base;
+}
+
+// A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).
+std::string config_path(const char* env, const std::string& name) {
+  if (const char* p = std::getenv(env); p && *p) return p;
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuadvise/" + name;
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuadvise/" + name;
+  return "";
+}
+
+// Its text, or nothing when there is no such file; a file that exists but cannot be read is bad input.
+std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy) {
+  std::error_code ec;
+  if (path.empty() || !std::filesystem::exists(path, ec)) return std::nullopt;
+  std::ifstream f(path);
+  if (!f) throw UserError{2, what + " '" + path + "' cannot be read (" + remedy + ")"};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+
+GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
+  GpuCatalog cat;
+  if (of.catalog.empty()) {
+    cat = parse_gpu_catalog(bundled_gpu_catalog(), "bundled data/gpus.json");
+  } else {
+    auto text = read_file(of.catalog, in);
+    if (!text) throw UserError{2, "--catalog: cannot read '" + of.catalog + "'"};
+    spdlog::info("catalogue replaced by {}", of.catalog);
+    cat = parse_gpu_catalog(*text, of.catalog);
+  }
+  const std::string user = user_catalog_path();
+  const auto text = read_config_file(user, "user catalogue", "unset GPUADVISE_CATALOG or remove the file");
+  if (!text) return cat;
+  const GpuCatalog mine = parse_gpu_catalog(*text, user);
+  for (const auto& g : mine.gpus) {
+    auto it = std::find_if(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& x) { return x.id == g.id; });
+    if (it != cat.gpus.end()) *it = g;
+    else cat.gpus.push_back(g);
+  }
+  cat.version += " + " + user;
+  spdlog::info("user catalogue {}: {} entries", user, mine.gpus.size());
+  return cat;
+}
+
+ModelCatalog load_models() { return parse_model_catalog(bundled_model_catalog(), "bundled data/models.json"); }
+
+ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in) {
+  const std::string where = w.where("model");
+  try {
+    ModelSpec m = resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
+    check_workload_fits_model(w, m);
+    return m;
+  } catch (const InputError& e) {
+    // The model reader names the flag; a model from a workload file is named by its file and key.
+    const std::string msg = e.what();
+    if (where != "--model" && msg.rfind("--model: ", 0) == 0) throw InputError(where + msg.substr(7));
+    throw;
+  }
+}
+
+// `--gpu local`: this machine's first GPU as nvidia-smi names it (as llmfit does); a clear line where there
+// is no NVIDIA driver or the name is not in the catalogue.
+std::string local_gpu_name(const std::string& flag) {
+  FILE* p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r");
+  std::string text;
+  if (p) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) text.append(buf);
+    const int rc = pclose(p);
+    if (rc != 0) text.clear();
+  }
+  const auto nl = text.find('\n');
+  std::string first = text.substr(0, nl);
+  while (!first.empty() && std::isspace(static_cast<unsigned char>(first.back()))) first.pop_back();
+  if (first.empty())
+    throw UserError{2, flag + ": local needs nvidia-smi and an NVIDIA GPU on this machine (none found); name the GPU with " + flag +
+                           " ID ('gpuadvise gpus' lists them)"};
+  return first;
+}
+
+const GpuSpec& gpu_for(const std::string& id_in, const GpuCatalog& cat, const std::string& flag) {
+  const bool local = id_in == "local";
+  const std::string id = local ? local_gpu_name(flag) : id_in;
+  if (const GpuSpec* g = cat.resolve(id)) return *g;
+  if (local) throw UserError{2, flag + ": this machine's GPU '" + id + "' is not in the catalogue; name the closest with " + flag + " ID"};
+  std::string hint = did_you_mean(id, cat.ids());
+  throw UserError{2, flag + ": unknown GPU '" + id + "' (" + (hint.empty() ? "'gpuadvise gpus' lists the catalogue" : hint) + ")"};
+}
+
+// A number on the command line within [lo, hi] (whole when `integer`; `lo_open`: above lo; `hi_open`: below
+// hi): one error line naming the flag and `what` otherwise.
+double flag_number(const std::string& text, const std::string& flag, const std::string& what, double lo, double hi, bool integer,
+                   bool lo_open, bool hi_open) {
+  const double v = parse_decimal(text, flag, what);
+  const bool low_ok = lo_open ? v > lo : v >= lo, high_ok = hi_open ? v < hi : v <= hi;
+  if (!low_ok || !high_ok || (integer && v != std::floor(v))) throw UserError{2, flag + ": expected " + what + ", got '" + text + "'"};
+  return v;
+}
+
+std::pair<std::string, double> parse_id_usd(const std::string& text, const std::string& flag, const GpuCatalog& cat) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) throw UserError{2, flag + ": expected ID=USD (e.g. h100-sxm-80gb=2.50), got '" + text + "'"};
+  const std::string id = text.substr(0, eq);
+  const GpuSpec& g = gpu_for(id, cat, flag);
+  const std::string num = text.substr(eq + 1);
+  return {g.id, flag_number(num, flag, "a USD amount from 0 to 1e9 after '='", 0, 1e9)};
+}
+
+// The calibration file: $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else
+// ~/.config/gpuadvise/calibration.json (docs/method.md §15).
+std::string calibration_path() { return config_path("GPUADVISE_CALIBRATION", "calibration.json"); }
+
+std::vector<LocalCorrection> load_corrections(const std::string& path) {
+  const auto text = read_config_file(path, "calibration file", "gpuadvise calibrate --reset removes it");
+  return text ? parse_calibration(*text, path) : std::vector<LocalCorrection>{};
+}
+
+// A provider with no offer in the catalogue is a typo or a provider it does not know: bad input listing those it has.
+void check_provider(const std::string& provider, const GpuCatalog& cat) {
+  if (std::any_of(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& g) { return g.offered_by(provider); })) return;
+  std::vector<std::string> providers;
+  for (const auto& g : cat.gpus)
+    for (const auto& offer : g.prices)
+      if (std::find(providers.begin(), providers.end(), offer.provider) == providers.end()) providers.push_back(offer.provider);
+  throw UserError{2, "--provider: no offer from '" + provider + "' in the catalogue (providers: " + join(providers, ", ") + ")"};
+}
+
+CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istream& in) {
+  CostOptions o;
+  o.provider = cf.provider;
+  o.corrections_file = calibration_path();
+  o.corrections = load_corrections(o.corrections_file);
+  if (!cf.prices_file.empty()) {
+    auto text = read_file(cf.prices_file, in);
+    if (!text) throw UserError{2, "--prices: cannot read '" + cf.prices_file + "'"};
+    for (const auto& [id, usd] : parse_price_file(*text, cf.prices_file)) o.price_overrides[gpu_for(id, cat, cf.prices_file).id] = usd;
+  }
+  for (const auto& p : cf.prices) o.price_overrides.insert_or_assign(parse_id_usd(p, "--price", cat).first, parse_id_usd(p, "--price", cat).second);
+  for (const auto& p : cf.purchases) {
+    const auto [id, usd] = parse_id_usd(p, "--purchase-price", cat);
+    o.purchase_overrides[id] = usd;
+  }
+  if (!o.provider.empty()) check_provider(o.provider, cat);
+  return o;
+}
+
+std::string sweep_value_text(double v) { return fmt::format("{:.0f}", v); }
+
+// Shell completions and the man page, generated from the option definitions so they cannot drift.
+
+}  // namespace gpuadvise::cli

@@ -1,0 +1,98 @@
+#pragma once
+// The CLI's shared plumbing (support.cpp) and its generated documentation (docs.cpp), used by app.cpp's commands.
+#include <istream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "gpuadvise/catalog.hpp"
+#include "gpuadvise/cost.hpp"
+#include "gpuadvise/gpu.hpp"
+#include "gpuadvise/model.hpp"
+#include "gpuadvise/workload.hpp"
+
+namespace gpuadvise::cli {
+
+struct UserError {
+  int code;
+  std::string message;
+};
+
+// One workload flag: its snake_case key (workload files use the same), the flag text and its value.
+struct Flag {
+  std::string key;
+  std::string name;
+  std::string value;
+  CLI::Option* opt = nullptr;
+  bool is_switch = false;        // a flag without value
+  std::string switch_value;      // value a switch stands for
+};
+
+struct WorkloadFlags {
+  std::vector<std::unique_ptr<Flag>> flags;
+  std::string workload_file;
+  CLI::Option* workload_opt = nullptr;
+};
+
+struct CostFlags {
+  std::vector<std::string> prices;     // ID=USD
+  std::vector<std::string> purchases;  // ID=USD
+  std::string prices_file;
+  std::string provider;
+};
+
+struct OutputFlags {
+  std::string format = "table";
+  std::string color = "auto";
+  bool explain = false;
+  bool hints = false;
+  std::string catalog;
+  int verbose = 0;
+  bool quiet = false;
+  bool wide = false;
+  std::string units = "gb";
+};
+
+// Flags, registered once per command that takes them.
+void add_workload_flags(CLI::App* app, WorkloadFlags& wf);
+void add_cost_flags(CLI::App* app, CostFlags& cf);
+void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain);
+// Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never TEXT.
+void name_placeholders(CLI::App& app);
+
+// A file's text ("-" reads the stream; a folder: its config.json); nothing when it cannot be read.
+std::optional<std::string> read_file(const std::string& path, std::istream& in);
+int terminal_width();
+bool use_color(const std::string& mode);
+void check_format(const std::string& f);
+// The workloads of --workload (or one empty), with the command line's flags over each.
+std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in);
+// A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).
+std::string config_path(const char* env, const std::string& name);
+std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy);
+
+// The GPU catalogue (bundled, --catalog, and the user's additions) and the bundled model presets.
+GpuCatalog load_gpus(const OutputFlags& of, std::istream& in);
+ModelCatalog load_models();
+ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in);
+std::string local_gpu_name(const std::string& flag);
+const GpuSpec& gpu_for(const std::string& id_in, const GpuCatalog& cat, const std::string& flag = "--gpu");
+double flag_number(const std::string& text, const std::string& flag, const std::string& what, double lo, double hi, bool integer = false,
+                   bool lo_open = false, bool hi_open = false);
+std::pair<std::string, double> parse_id_usd(const std::string& text, const std::string& flag, const GpuCatalog& cat);
+std::string calibration_path();
+std::vector<LocalCorrection> load_corrections(const std::string& path);
+void check_provider(const std::string& provider, const GpuCatalog& cat);
+CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istream& in);
+std::string sweep_value_text(double v);
+
+// Generated from the option definitions (docs.cpp).
+std::string completion_script(const std::string& shell, CLI::App& app, const GpuCatalog& gpus, const ModelCatalog& models);
+std::string man_page(CLI::App& app);
+std::string cli_reference(CLI::App& app);
+
+}  // namespace gpuadvise::cli
