@@ -1,5 +1,6 @@
 // The command line: owns files, streams, colour, logging and exit codes; everything else is the library.
 #include "app.hpp"
+#include "commands.hpp"
 #include "support.hpp"
 
 #include <CLI/CLI.hpp>
@@ -111,11 +112,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   est->footer(k_examples);
 
   CLI::App* chk = app.add_subcommand("check", "CI gate: assert that workloads fit GPUs within headroom, cost, time and GPU limits (exit 1 when not)");
-  WorkloadFlags chk_wf;
+  CheckFlags chk_flags;
+  auto& [chk_wf, chk_cf, chk_gpus, min_headroom, max_cost, max_hours, max_gpus] = chk_flags;
   OutputFlags chk_of;
-  CostFlags chk_cf;
-  std::vector<std::string> chk_gpus;
-  std::string min_headroom, max_cost, max_hours, max_gpus;
   add_workload_flags(chk, chk_wf);
   add_cost_flags(chk, chk_cf);
   add_output_flags(chk, chk_of, false);
@@ -128,9 +127,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
               "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input.\n");
 
   CLI::App* fitc = app.add_subcommand("fit", "the largest batch, sequence length or concurrency that fits a GPU");
-  WorkloadFlags fit_wf;
+  FitFlags fit_flags;
+  auto& [fit_wf, fit_gpu, maximize] = fit_flags;
   OutputFlags fit_of;
-  std::string fit_gpu, maximize = "batch";
   add_workload_flags(fitc, fit_wf);
   add_output_flags(fitc, fit_of, false);
   fitc->add_option("--gpu", fit_gpu, "the GPU id")->group("Fit");
@@ -139,9 +138,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalogue; 'gpus ID' shows one entry with its sources");
   OutputFlags gpus_of;
-  std::string gpu_id;
+  GpusFlags gpus_flags;
+  auto& [gpu_id, gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort] = gpus_flags;
   gpus->add_option("id", gpu_id, "a GPU id");
-  std::string gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort;
   gpus->add_option("--vendor", gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
   gpus->add_option("--min-memory", gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
   gpus->add_option("--provider", gpus_provider, "only GPUs this provider offers (a catalogue price)")->group("Filter");
@@ -150,9 +149,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   add_output_flags(gpus, gpus_of, false);
 
   CLI::App* prb = app.add_subcommand("probe", "print a short PyTorch script that measures this workload's peak memory and speed on a real GPU");
-  WorkloadFlags prb_wf;
+  ProbeFlags prb_flags;
+  auto& [prb_wf, prb_steps] = prb_flags;
   OutputFlags prb_of;
-  std::string prb_steps = "5";
   add_workload_flags(prb, prb_wf);
   add_output_flags(prb, prb_of, false);
   prb->add_option("--probe-steps", prb_steps, "timed steps after one warm-up [5]")->group("Probe");
@@ -161,8 +160,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* cal = app.add_subcommand("calibrate", "compare a probe's measurement with the estimate; --save keeps the correction for later answers");
   OutputFlags cal_of;
-  std::string cal_file, cal_gpu;
-  bool cal_save = false, cal_reset = false;
+  CalibrateFlags cal_flags;
+  auto& [cal_file, cal_gpu, cal_save, cal_reset] = cal_flags;
   cal->add_option("result", cal_file, "the JSON a probe script wrote (probe_result.json)");
   cal->add_option("--gpu", cal_gpu, "the GPU id it ran on [from the name the script recorded]")->group("Calibrate");
   cal->add_flag("--save", cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
@@ -174,11 +173,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
               "~/.config/gpuadvise/calibration.json; every answer they change says so.\n");
 
   CLI::App* swp = app.add_subcommand("sweep", "vary one setting over a range and draw memory, throughput or cost against it, per GPU");
-  WorkloadFlags swp_wf;
+  SweepFlags swp_flags;
+  auto& [swp_wf, swp_cf, swp_gpus, swp_vary, swp_from, swp_to, swp_points, swp_metric] = swp_flags;
   OutputFlags swp_of;
-  CostFlags swp_cf;
-  std::vector<std::string> swp_gpus;
-  std::string swp_vary, swp_from, swp_to, swp_points = "8", swp_metric = "memory";
   add_workload_flags(swp, swp_wf);
   add_cost_flags(swp, swp_cf);
   add_output_flags(swp, swp_of, false);
@@ -200,7 +197,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
   OutputFlags models_of;
-  std::string models_kind, models_family;
+  ModelsFlags models_flags;
+  auto& [models_kind, models_family] = models_flags;
   models->add_option("--kind", models_kind, "only language | vision | generation models")->group("Filter");
   models->add_option("--family", models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
   add_output_flags(models, models_of, false);
@@ -258,121 +256,17 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     std::ostringstream quiet_sink;
     if (of.quiet) out_ptr = &quiet_sink;
     const bool md = of.format == "markdown" || of.format == "md";
+    const CommandContext ctx{in, out_ptr, of, style, md};
 
     if (gpus->parsed()) {
-      check_format(of.format);
-      const GpuCatalog cat = load_gpus(of, in);
-      if (!gpu_id.empty()) {
-        const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
-        GpuCatalog one;
-        one.gpus.push_back(g);
-        (*out_ptr) << (of.format == "json" ? gpu_json(g) : of.format == "csv" ? gpus_csv(one) : md ? fenced_markdown(g.id, gpu_detail_table(g, style)) : gpu_detail_table(g, style));
-      } else {
-        GpuCatalog shown = cat;
-        auto lower = [](std::string s) {
-          for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-          return s;
-        };
-        if (!gpus_vendor.empty()) {
-          std::vector<std::string> vendors;
-          for (const auto& g : cat.gpus)
-            if (std::find(vendors.begin(), vendors.end(), lower(g.vendor)) == vendors.end()) vendors.push_back(lower(g.vendor));
-          if (std::find(vendors.begin(), vendors.end(), lower(gpus_vendor)) == vendors.end())
-            throw UserError{2, "--vendor: unknown vendor '" + gpus_vendor + "' (valid: " + join(vendors, ", ") + ")"};
-          std::erase_if(shown.gpus, [&](const GpuSpec& g) { return lower(g.vendor) != lower(gpus_vendor); });
-        }
-        if (!gpus_min_memory.empty()) {
-          const double gb = flag_number(gpus_min_memory, "--min-memory", "a size in GB from 0 to 10,000", 0, 10000);
-          std::erase_if(shown.gpus, [&](const GpuSpec& g) { return static_cast<double>(g.memory_bytes) / 1e9 < gb; });
-        }
-        if (!gpus_provider.empty()) {
-          check_provider(gpus_provider, cat);
-          std::erase_if(shown.gpus, [&](const GpuSpec& g) { return !g.offered_by(gpus_provider); });
-        }
-        if (!gpus_sort.empty()) {
-          auto key = [&](const GpuSpec& g) -> double {
-            if (gpus_sort == "memory") return -static_cast<double>(g.memory_bytes);
-            if (gpus_sort == "bandwidth") return -g.bandwidth_gb_per_s.value_or(0);
-            if (gpus_sort == "bf16") return -g.peak_flops("bf16").value_or(0);
-            const PriceOffer* o = gpus_provider.empty() ? g.cheapest_offer() : g.offer_from(gpus_provider);
-            return o && o->usd_per_gpu_hour ? *o->usd_per_gpu_hour : 1e18;  // price: cheapest first, unknown last
-          };
-          if (gpus_sort == "id") std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
-          else if (gpus_sort == "memory" || gpus_sort == "bandwidth" || gpus_sort == "bf16" || gpus_sort == "price")
-            std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
-          else throw UserError{2, "--sort: unknown value '" + gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
-        }
-        (*out_ptr) << (of.format == "json" ? gpus_json(shown) : of.format == "csv" ? gpus_csv(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown, style)) : gpus_table(shown, style));
-      }
-      return 0;
+      return run_gpus(gpus_flags, ctx);
     }
     if (models->parsed()) {
-      check_format(of.format);
-      const ModelCatalog cat = load_models();
-      ModelCatalog shown = cat;
-      if (!models_kind.empty()) {
-        if (models_kind != "language" && models_kind != "vision" && models_kind != "generation")
-          throw UserError{2, "--kind: unknown value '" + models_kind + "' (valid: language, vision, generation)"};
-        std::erase_if(shown.models, [&](const ModelSpec& m) {
-          const std::string kind = !m.vision ? "language" : m.vision->task == "generation" ? "generation" : "vision";
-          return kind != models_kind;
-        });
-      }
-      if (!models_family.empty()) {
-        std::vector<std::string> families;
-        for (const auto& m : cat.models)
-          if (!m.family.empty() && std::find(families.begin(), families.end(), m.family) == families.end()) families.push_back(m.family);
-        if (std::find(families.begin(), families.end(), models_family) == families.end())
-          throw UserError{2, "--family: unknown family '" + models_family + "' (valid: " + join(families, ", ") + ")"};
-        std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != models_family; });
-      }
-      (*out_ptr) << (of.format == "json" ? models_json(shown) : of.format == "csv" ? models_csv(shown) : md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
-      return 0;
+      return run_models(models_flags, ctx);
     }
 
     if (swp->parsed()) {
-      check_format(of.format);
-      static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
-                                                                         {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
-      auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == swp_vary; });
-      if (key == keys.end()) throw UserError{2, "--vary: unknown setting '" + swp_vary + "' (valid: seq-len, batch, concurrency, lora-rank, gpus, image-size)"};
-      if (swp_metric != "memory" && swp_metric != "time" && swp_metric != "cost")
-        throw UserError{2, "--metric: unknown value '" + swp_metric + "' (valid: memory, time, cost)"};
-      if (swp_from.empty() || swp_to.empty()) throw UserError{2, "sweep: give the range with --from and --to"};
-      const double lo = flag_number(swp_from, "--from", "a whole number from 1 to 16,777,216", 1, 16777216, true);
-      const double hi = flag_number(swp_to, "--to", "a whole number from 1 to 16,777,216", 1, 16777216, true);
-      if (hi < lo) throw UserError{2, "--to: expected a value at or above --from (" + swp_from + "), got '" + swp_to + "'"};
-      const int n = static_cast<int>(flag_number(swp_points, "--points", "an integer from 2 to 64", 2, 64, true));
-      std::vector<double> values;
-      for (int i = 0; i < n; ++i) {
-        const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
-        if (values.empty() || v != values.back()) values.push_back(v);
-      }
-      auto raws = collect_workloads(swp_wf, in);
-      if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
-      if (raws[0].count(key->second)) throw UserError{2, "--" + swp_vary + ": it is the setting --vary varies; leave it out"};
-      const ModelCatalog model_cat = load_models();
-      const GpuCatalog cat = load_gpus(of, in);
-      const CostOptions co = cost_options(swp_cf, cat, in);
-      std::vector<const GpuSpec*> targets;
-      for (const auto& id : swp_gpus) targets.push_back(&gpu_for(id, cat));
-      if (targets.empty()) targets.push_back(&gpu_for("h100-sxm-80gb", cat));
-      Sweep sw;
-      sw.vary = swp_vary;
-      sw.metric = swp_metric;
-      for (double v : values) {
-        RawWorkload raw = raws[0];
-        raw[key->second] = RawValue{sweep_value_text(v), "--vary " + swp_vary};
-        const Workload w = build_workload(raw);
-        const ModelSpec model = model_for(w, model_cat, in);
-        if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
-        SweepPoint p;
-        p.value = v;
-        for (const GpuSpec* g : targets) p.per_gpu.push_back(evaluate(w, model, *g, co));
-        sw.points.push_back(std::move(p));
-      }
-      (*out_ptr) << (of.format == "json" ? sweep_json(sw) : of.format == "csv" ? sweep_csv(sw) : md ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, style));
-      return 0;
+      return run_sweep(swp_flags, ctx);
     }
 
     if (comp->parsed()) {
@@ -385,144 +279,19 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     }
 
     if (cal->parsed()) {
-      check_format(of.format);
-      const std::string path = calibration_path();
-      if (cal_reset) {
-        std::error_code ec;
-        const bool removed = !path.empty() && std::filesystem::remove(path, ec);
-        (*out_ptr) << (removed ? "removed the calibration file " + path + "\n" : "no calibration file at " + (path.empty() ? "(no home)" : path) + "\n");
-        if (cal_file.empty()) return 0;
-      }
-      if (cal_file.empty()) throw UserError{2, "calibrate: give the probe's result file (probe_result.json), or --reset"};
-      auto text = read_file(cal_file, in);
-      if (!text) throw UserError{2, "calibrate: cannot read '" + cal_file + "'"};
-      const ProbeResult pr = parse_probe_result(*text, cal_file == "-" ? "stdin" : cal_file);
-      const GpuCatalog cat = load_gpus(of, in);
-      const GpuSpec* g = cal_gpu.empty() ? cat.resolve(pr.gpu_name) : &gpu_for(cal_gpu, cat);
-      if (!g) throw UserError{2, cal_file + ".gpu_name: '" + pr.gpu_name + "' is not in the catalogue; name it with --gpu ID (gpuadvise gpus lists them)"};
-      // The estimate the probe checked, on the GPU it ran on, without earlier corrections of this GPU.
-      std::vector<std::string> args{"gpuadvise", "estimate"};
-      std::istringstream words(pr.estimate_args);
-      for (std::string word; words >> word;) args.push_back(word);
-      for (const char* extra : {"--gpu", g->id.c_str(), "--format", "json"}) args.push_back(extra);
-      std::vector<const char*> argv2;
-      for (const auto& a : args) argv2.push_back(a.c_str());
-      std::ostringstream est_out, est_err;
-      const char* saved_env = std::getenv("GPUADVISE_CALIBRATION");
-      const std::string saved_value = saved_env ? saved_env : "";
-      setenv("GPUADVISE_CALIBRATION", "/nonexistent/gpuadvise-calibration.json", 1);
-      const int rc = run(static_cast<int>(argv2.size()), argv2.data(), in, est_out, est_err);
-      if (saved_env) setenv("GPUADVISE_CALIBRATION", saved_value.c_str(), 1);
-      else unsetenv("GPUADVISE_CALIBRATION");
-      if (rc != 0) throw UserError{2, cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
-      const CalibrationView v = calibration_view(est_out.str(), pr, *g);
-      (*out_ptr) << (of.format == "json" ? calibration_view_json(v) : of.format == "csv" ? calibration_view_csv(v)
-                     : md ? fenced_markdown("calibration", calibration_view_table(v, style)) : calibration_view_table(v, style));
-      if (cal_save) {
-        if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
-        std::vector<LocalCorrection> all = load_corrections(path);
-        all.erase(std::remove_if(all.begin(), all.end(), [&](const LocalCorrection& k) {
-                    return k.gpu == v.correction.gpu && k.framework == v.correction.framework && k.training == v.correction.training;
-                  }), all.end());
-        LocalCorrection k = v.correction;
-        k.source = cal_file;
-        const std::time_t now = std::time(nullptr);
-        char day[16];
-        std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&now));
-        k.saved = day;
-        all.push_back(k);
-        std::error_code ec;
-        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-        std::ofstream f(path);
-        f << calibration_json(all);
-        f.flush();
-        if (!f) throw UserError{2, "calibrate --save: cannot write '" + path + "'"};
-        (*out_ptr) << "saved to " << path << ": later answers on " << k.gpu << " with " << k.framework << " say so; gpuadvise calibrate --reset removes it\n";
-      }
-      return 0;
+      return run_calibrate(cal_flags, ctx);
     }
 
     if (prb->parsed()) {
-      const int steps = static_cast<int>(flag_number(prb_steps, "--probe-steps", "an integer from 1 to 1,000", 1, 1000, true));
-      auto raws = collect_workloads(prb_wf, in);
-      if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; probe takes one"};
-      const Workload w = build_workload(raws[0]);
-      const ModelCatalog model_cat = load_models();
-      const ModelSpec model = model_for(w, model_cat, in);
-      // The estimate the script checks, as flags (in the order given) so it can be run again.
-      std::string args;
-      for (const auto& [key, value] : raws[0]) {
-        std::string flag = "--" + key;
-        std::replace(flag.begin(), flag.end(), '_', '-');
-        if (key == "flash_attention") {
-          if (value.value == "false") args += (args.empty() ? "" : " ") + std::string("--no-flash-attention");
-          continue;
-        }
-        args += (args.empty() ? "" : " ") + flag;
-        if (value.value != "true") args += " " + value.value;
-      }
-      (*out_ptr) << probe_script(w, model, estimate_memory(w, model, nullptr), args, steps);
-      return 0;
+      return run_probe(prb_flags, ctx);
     }
 
     if (chk->parsed()) {
-      check_format(of.format);
-      if (chk_gpus.empty()) throw UserError{2, "check: give at least one --gpu ID to check on"};
-      CheckAssertions a;
-      auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
-        if (text.empty()) return std::nullopt;
-        return integer ? flag_number(text, flag, "an integer from 1 to 4,096", 1, 4096, true) : flag_number(text, flag, "a number from 0 to 1e12", 0, 1e12);
-      };
-      a.min_headroom_pct = num(min_headroom, "--min-headroom", false);
-      if (a.min_headroom_pct && *a.min_headroom_pct >= 100) throw UserError{2, "--min-headroom: expected a percentage below 100, got '" + min_headroom + "'"};
-      a.max_cost_usd = num(max_cost, "--max-cost", false);
-      a.max_hours = num(max_hours, "--max-hours", false);
-      if (auto g = num(max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
-      auto raws = collect_workloads(chk_wf, in);
-      const ModelCatalog model_cat = load_models();
-      const GpuCatalog cat = load_gpus(of, in);
-      const CostOptions co = cost_options(chk_cf, cat, in);
-      std::vector<const GpuSpec*> targets;
-      for (const auto& id : chk_gpus) targets.push_back(&gpu_for(id, cat));
-      std::vector<CheckResult> results;
-      results.reserve(raws.size() * targets.size());
-      std::map<std::string, ModelSpec> models_seen;
-      for (std::size_t i = 0; i < raws.size(); ++i) {
-        const Workload w = build_workload(raws[i]);
-        // Each distinct --model is resolved (and its file read) once; every workload is checked against it.
-        auto seen = models_seen.find(w.model);
-        if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, model_cat, in)).first;
-        else check_workload_fits_model(w, seen->second);
-        const ModelSpec& model = seen->second;
-        const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
-        for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
-      }
-      (*out_ptr) << (of.format == "json" ? check_json(results, a) : of.format == "csv" ? check_csv(results) : md ? check_markdown(results, style) : check_table(results, style));
-      for (const auto& r : results)
-        if (!r.passed()) return 1;
-      return 0;
+      return run_check(chk_flags, ctx);
     }
 
     if (fitc->parsed()) {
-      check_format(of.format);
-      if (fit_gpu.empty()) throw UserError{2, "fit: give the GPU with --gpu ID"};
-      Maximize what;
-      if (maximize == "batch") what = Maximize::batch;
-      else if (maximize == "seq-len" || maximize == "seq_len") what = Maximize::seq_len;
-      else if (maximize == "concurrency") what = Maximize::concurrency;
-      else throw UserError{2, "--maximize: unknown value '" + maximize + "' (valid: batch, seq-len, concurrency)"};
-      auto raws = collect_workloads(fit_wf, in);
-      if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; fit takes one"};
-      const Workload w = build_workload(raws[0]);
-      if (what == Maximize::concurrency && is_training(w.mode))
-        throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
-      const ModelCatalog model_cat = load_models();
-      const ModelSpec model = model_for(w, model_cat, in);
-      const GpuCatalog cat = load_gpus(of, in);
-      const GpuSpec& g = gpu_for(fit_gpu, cat);
-      const FitResult r = fit_max(w, model, g, what, CostOptions{});
-      (*out_ptr) << (of.format == "json" ? fit_json(w, model, g, r) : of.format == "csv" ? fit_csv(g, r) : md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, style));
-      return 0;
+      return run_fit(fit_flags, ctx);
     }
 
     const bool estimate = est->parsed();

@@ -1,0 +1,106 @@
+// `gpuadvise gpus` and `gpuadvise models`: the catalogue and the presets, filtered and sorted.
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "app.hpp"
+#include "commands.hpp"
+#include "gpuadvise/catalog.hpp"
+#include "gpuadvise/error.hpp"
+#include "gpuadvise/planning.hpp"
+#include "gpuadvise/probe.hpp"
+#include "gpuadvise/ranking.hpp"
+#include "gpuadvise/report.hpp"
+
+namespace gpuadvise::cli {
+
+int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
+  [[maybe_unused]] std::istream& in = ctx.in;
+  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
+  [[maybe_unused]] const OutputFlags& of = ctx.of;
+  [[maybe_unused]] const Style& style = ctx.style;
+  [[maybe_unused]] const bool md = ctx.md;
+  [[maybe_unused]] const auto& [gpu_id, gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort] = flags;
+  check_format(of.format);
+  const GpuCatalog cat = load_gpus(of, in);
+  if (!gpu_id.empty()) {
+    const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
+    GpuCatalog one;
+    one.gpus.push_back(g);
+    (*out_ptr) << (of.format == "json" ? gpu_json(g) : of.format == "csv" ? gpus_csv(one) : md ? fenced_markdown(g.id, gpu_detail_table(g, style)) : gpu_detail_table(g, style));
+  } else {
+    GpuCatalog shown = cat;
+    auto lower = [](std::string s) {
+      for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      return s;
+    };
+    if (!gpus_vendor.empty()) {
+      std::vector<std::string> vendors;
+      for (const auto& g : cat.gpus)
+        if (std::find(vendors.begin(), vendors.end(), lower(g.vendor)) == vendors.end()) vendors.push_back(lower(g.vendor));
+      if (std::find(vendors.begin(), vendors.end(), lower(gpus_vendor)) == vendors.end())
+        throw UserError{2, "--vendor: unknown vendor '" + gpus_vendor + "' (valid: " + join(vendors, ", ") + ")"};
+      std::erase_if(shown.gpus, [&](const GpuSpec& g) { return lower(g.vendor) != lower(gpus_vendor); });
+    }
+    if (!gpus_min_memory.empty()) {
+      const double gb = flag_number(gpus_min_memory, "--min-memory", "a size in GB from 0 to 10,000", 0, 10000);
+      std::erase_if(shown.gpus, [&](const GpuSpec& g) { return static_cast<double>(g.memory_bytes) / 1e9 < gb; });
+    }
+    if (!gpus_provider.empty()) {
+      check_provider(gpus_provider, cat);
+      std::erase_if(shown.gpus, [&](const GpuSpec& g) { return !g.offered_by(gpus_provider); });
+    }
+    if (!gpus_sort.empty()) {
+      auto key = [&](const GpuSpec& g) -> double {
+        if (gpus_sort == "memory") return -static_cast<double>(g.memory_bytes);
+        if (gpus_sort == "bandwidth") return -g.bandwidth_gb_per_s.value_or(0);
+        if (gpus_sort == "bf16") return -g.peak_flops("bf16").value_or(0);
+        const PriceOffer* o = gpus_provider.empty() ? g.cheapest_offer() : g.offer_from(gpus_provider);
+        return o && o->usd_per_gpu_hour ? *o->usd_per_gpu_hour : 1e18;  // price: cheapest first, unknown last
+      };
+      if (gpus_sort == "id") std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
+      else if (gpus_sort == "memory" || gpus_sort == "bandwidth" || gpus_sort == "bf16" || gpus_sort == "price")
+        std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
+      else throw UserError{2, "--sort: unknown value '" + gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
+    }
+    (*out_ptr) << (of.format == "json" ? gpus_json(shown) : of.format == "csv" ? gpus_csv(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown, style)) : gpus_table(shown, style));
+  }
+  return 0;
+}
+
+int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
+  [[maybe_unused]] std::istream& in = ctx.in;
+  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
+  [[maybe_unused]] const OutputFlags& of = ctx.of;
+  [[maybe_unused]] const Style& style = ctx.style;
+  [[maybe_unused]] const bool md = ctx.md;
+  [[maybe_unused]] const auto& [models_kind, models_family] = flags;
+  check_format(of.format);
+  const ModelCatalog cat = load_models();
+  ModelCatalog shown = cat;
+  if (!models_kind.empty()) {
+    if (models_kind != "language" && models_kind != "vision" && models_kind != "generation")
+      throw UserError{2, "--kind: unknown value '" + models_kind + "' (valid: language, vision, generation)"};
+    std::erase_if(shown.models, [&](const ModelSpec& m) {
+      const std::string kind = !m.vision ? "language" : m.vision->task == "generation" ? "generation" : "vision";
+      return kind != models_kind;
+    });
+  }
+  if (!models_family.empty()) {
+    std::vector<std::string> families;
+    for (const auto& m : cat.models)
+      if (!m.family.empty() && std::find(families.begin(), families.end(), m.family) == families.end()) families.push_back(m.family);
+    if (std::find(families.begin(), families.end(), models_family) == families.end())
+      throw UserError{2, "--family: unknown family '" + models_family + "' (valid: " + join(families, ", ") + ")"};
+    std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != models_family; });
+  }
+  (*out_ptr) << (of.format == "json" ? models_json(shown) : of.format == "csv" ? models_csv(shown) : md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
+  return 0;
+}
+
+}  // namespace gpuadvise::cli

@@ -1,0 +1,73 @@
+// `gpuadvise sweep`: one setting varied over a range, each value evaluated on each GPU asked.
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "app.hpp"
+#include "commands.hpp"
+#include "gpuadvise/catalog.hpp"
+#include "gpuadvise/error.hpp"
+#include "gpuadvise/planning.hpp"
+#include "gpuadvise/probe.hpp"
+#include "gpuadvise/ranking.hpp"
+#include "gpuadvise/report.hpp"
+
+namespace gpuadvise::cli {
+
+int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
+  [[maybe_unused]] std::istream& in = ctx.in;
+  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
+  [[maybe_unused]] const OutputFlags& of = ctx.of;
+  [[maybe_unused]] const Style& style = ctx.style;
+  [[maybe_unused]] const bool md = ctx.md;
+  [[maybe_unused]] const auto& [swp_wf, swp_cf, swp_gpus, swp_vary, swp_from, swp_to, swp_points, swp_metric] = flags;
+  check_format(of.format);
+  static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
+                                                                     {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
+  auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == swp_vary; });
+  if (key == keys.end()) throw UserError{2, "--vary: unknown setting '" + swp_vary + "' (valid: seq-len, batch, concurrency, lora-rank, gpus, image-size)"};
+  if (swp_metric != "memory" && swp_metric != "time" && swp_metric != "cost")
+    throw UserError{2, "--metric: unknown value '" + swp_metric + "' (valid: memory, time, cost)"};
+  if (swp_from.empty() || swp_to.empty()) throw UserError{2, "sweep: give the range with --from and --to"};
+  const double lo = flag_number(swp_from, "--from", "a whole number from 1 to 16,777,216", 1, 16777216, true);
+  const double hi = flag_number(swp_to, "--to", "a whole number from 1 to 16,777,216", 1, 16777216, true);
+  if (hi < lo) throw UserError{2, "--to: expected a value at or above --from (" + swp_from + "), got '" + swp_to + "'"};
+  const int n = static_cast<int>(flag_number(swp_points, "--points", "an integer from 2 to 64", 2, 64, true));
+  std::vector<double> values;
+  for (int i = 0; i < n; ++i) {
+    const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
+    if (values.empty() || v != values.back()) values.push_back(v);
+  }
+  auto raws = collect_workloads(swp_wf, in);
+  if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
+  if (raws[0].count(key->second)) throw UserError{2, "--" + swp_vary + ": it is the setting --vary varies; leave it out"};
+  const ModelCatalog model_cat = load_models();
+  const GpuCatalog cat = load_gpus(of, in);
+  const CostOptions co = cost_options(swp_cf, cat, in);
+  std::vector<const GpuSpec*> targets;
+  for (const auto& id : swp_gpus) targets.push_back(&gpu_for(id, cat));
+  if (targets.empty()) targets.push_back(&gpu_for("h100-sxm-80gb", cat));
+  Sweep sw;
+  sw.vary = swp_vary;
+  sw.metric = swp_metric;
+  for (double v : values) {
+    RawWorkload raw = raws[0];
+    raw[key->second] = RawValue{sweep_value_text(v), "--vary " + swp_vary};
+    const Workload w = build_workload(raw);
+    const ModelSpec model = model_for(w, model_cat, in);
+    if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
+    SweepPoint p;
+    p.value = v;
+    for (const GpuSpec* g : targets) p.per_gpu.push_back(evaluate(w, model, *g, co));
+    sw.points.push_back(std::move(p));
+  }
+  (*out_ptr) << (of.format == "json" ? sweep_json(sw) : of.format == "csv" ? sweep_csv(sw) : md ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, style));
+  return 0;
+}
+
+}  // namespace gpuadvise::cli
