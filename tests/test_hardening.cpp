@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuadvise/perf.hpp"
+#include "bundled.hpp"
 #include "helpers.hpp"
 
 using namespace gpuadvise;
@@ -246,4 +247,22 @@ TEST_CASE("hardening: a workload file is read in one pass and its errors name th
   // Values keep the text written: the error echoes it exactly.
   CHECK(err(R"({"batch":18446744073709551615})").find("got '18446744073709551615'") != std::string::npos);
   CHECK(err(R"({"model":"7B")").find("malformed JSON") != std::string::npos);
+}
+
+TEST_CASE("catalogue: the C++ generated at build time equals the parsed JSON, field by field", "[catalog][generated]") {
+  // src/gen/catalog_gen.cpp writes the bundled catalogues as C++ (no JSON parsing at start-up); data/gpus.json and
+  // data/models.json stay the source of truth. A field the generator forgot would differ here.
+  const auto gpus = gpuadvise::parse_gpu_catalog(gpuadvise::bundled_gpu_catalog(), "bundled");
+  REQUIRE(gpuadvise::bundled_gpus().gpus.size() == gpus.gpus.size());
+  CHECK(gpuadvise::bundled_gpus().version == gpus.version);
+  for (std::size_t i = 0; i < gpus.gpus.size(); ++i) {
+    INFO(gpus.gpus[i].id);
+    CHECK(gpuadvise::bundled_gpus().gpus[i] == gpus.gpus[i]);
+  }
+  const auto models = gpuadvise::parse_model_catalog(gpuadvise::bundled_model_catalog(), "bundled");
+  REQUIRE(gpuadvise::bundled_models().models.size() == models.models.size());
+  for (std::size_t i = 0; i < models.models.size(); ++i) {
+    INFO(models.models[i].id);
+    CHECK(gpuadvise::bundled_models().models[i] == models.models[i]);
+  }
 }

@@ -21,6 +21,7 @@ struct PriceOffer {
   std::string date_seen;
   std::string source;
   std::string note;
+  bool operator==(const PriceOffer&) const = default;
 };
 
 // Where a GPU lives: the server it comes in and how it talks to the others (data/gpus.json "node",
@@ -33,6 +34,7 @@ struct NodeSpec {
   std::string network;                      // what that network is
   std::optional<double> host_ram_gb;        // host memory of such a node (bounds CPU offload)
   std::string source;
+  bool operator==(const NodeSpec&) const = default;
 };
 
 struct GpuSpec {
@@ -82,6 +84,7 @@ struct GpuSpec {
   const PriceOffer* cheapest_offer(const std::string& provider = "") const;
   // CUDA compute capability as a number (8.0, 9.0 ...), 0 when not a CUDA GPU.
   double cc() const;
+  bool operator==(const GpuSpec&) const = default;
 };
 
 struct GpuCatalog {

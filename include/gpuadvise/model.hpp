@@ -57,6 +57,7 @@ struct ModelSpec {
 
   bool is_moe() const { return experts > 0; }
   bool is_mla() const { return kv_lora_rank > 0; }
+  bool operator==(const ModelSpec&) const = default;
 };
 
 struct ParamCounts {

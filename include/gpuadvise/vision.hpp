@@ -47,11 +47,13 @@ struct VisionArch {
   // attention at that level), attention heads.
   struct Level {
     std::int64_t channels = 0, transformer_layers = 0, heads = 0;
+    bool operator==(const Level&) const = default;
   };
   std::vector<Level> levels;
   // Diffusion transformer: blocks, width, heads, text tokens, patch size on the latent.
   std::int64_t dit_blocks = 0, dit_hidden = 0, dit_heads = 0, dit_text_tokens = 0;
   std::int64_t default_steps = 50;
+  bool operator==(const VisionArch&) const = default;
 };
 
 }  // namespace gpuadvise

@@ -81,7 +81,7 @@ int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
   [[maybe_unused]] const bool md = ctx.md;
   [[maybe_unused]] const auto& [models_kind, models_family] = flags;
   check_format(of.format);
-  const ModelCatalog cat = load_models();
+  const ModelCatalog& cat = load_models();
   ModelCatalog shown = cat;
   if (!models_kind.empty()) {
     if (models_kind != "language" && models_kind != "vision" && models_kind != "generation")

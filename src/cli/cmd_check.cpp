@@ -40,7 +40,7 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   a.max_hours = num(max_hours, "--max-hours", false);
   if (auto g = num(max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
   auto raws = collect_workloads(chk_wf, in);
-  const ModelCatalog model_cat = load_models();
+  const ModelCatalog& model_cat = load_models();
   const GpuCatalog cat = load_gpus(of, in);
   const CostOptions co = cost_options(chk_cf, cat, in);
   std::vector<const GpuSpec*> targets;
@@ -83,7 +83,7 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   const Workload w = build_workload(raws[0]);
   if (what == Maximize::concurrency && is_training(w.mode))
     throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
-  const ModelCatalog model_cat = load_models();
+  const ModelCatalog& model_cat = load_models();
   const ModelSpec model = model_for(w, model_cat, in);
   const GpuCatalog cat = load_gpus(of, in);
   const GpuSpec& g = gpu_for(fit_gpu, cat);

@@ -46,7 +46,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   auto raws = collect_workloads(swp_wf, in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
   if (raws[0].count(key->second)) throw UserError{2, "--" + swp_vary + ": it is the setting --vary varies; leave it out"};
-  const ModelCatalog model_cat = load_models();
+  const ModelCatalog& model_cat = load_models();
   const GpuCatalog cat = load_gpus(of, in);
   const CostOptions co = cost_options(swp_cf, cat, in);
   std::vector<const GpuSpec*> targets;

@@ -2,6 +2,8 @@
 // type for GPUs and models (ARCHITECTURE.md). Every problem is a UserError with one line and exit 2.
 #include "support.hpp"
 
+#include "bundled.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -268,7 +270,7 @@ std::optional<std::string> read_config_file(const std::string& path, const std::
 GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
   GpuCatalog cat;
   if (of.catalog.empty()) {
-    cat = parse_gpu_catalog(bundled_gpu_catalog(), "bundled data/gpus.json");
+    cat = bundled_gpus();  // data/gpus.json, turned into C++ at build time (src/gen/)
   } else {
     auto text = read_file(of.catalog, in);
     if (!text) throw UserError{2, "--catalog: cannot read '" + of.catalog + "'"};
@@ -289,7 +291,7 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
   return cat;
 }
 
-ModelCatalog load_models() { return parse_model_catalog(bundled_model_catalog(), "bundled data/models.json"); }
+const ModelCatalog& load_models() { return bundled_models(); }  // data/models.json, as C++ (src/gen/)
 
 ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in) {
   const std::string where = w.where("model");

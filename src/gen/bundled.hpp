@@ -1,0 +1,13 @@
+#pragma once
+// The bundled catalogues as C++ data, generated at build time from data/gpus.json and data/models.json by
+// gpuadvise_catalog_gen (src/gen/): the same values parse_gpu_catalog and parse_model_catalog give (a test
+// checks it), without parsing JSON at every start.
+#include "gpuadvise/catalog.hpp"
+#include "gpuadvise/gpu.hpp"
+
+namespace gpuadvise {
+
+const GpuCatalog& bundled_gpus();
+const ModelCatalog& bundled_models();
+
+}  // namespace gpuadvise

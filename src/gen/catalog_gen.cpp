@@ -1,0 +1,145 @@
+// gpuadvise_catalog_gen: turns the bundled catalogues (data/gpus.json, data/models.json, as gpuadvise_io reads
+// them) into C++ that builds the same GpuCatalog and ModelCatalog, so a run starts without parsing JSON
+// (docs/performance.md). The JSON stays the source of truth: CMake reruns this when it changes, and a test
+// checks that the generated catalogues equal the parsed ones field by field.
+// Usage: gpuadvise_catalog_gen OUT.cpp
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gpuadvise/catalog.hpp"
+
+namespace {
+using namespace gpuadvise;
+
+std::string lit(const std::string& s) {
+  std::string o = "\"";
+  for (const unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') o += '\\', o += static_cast<char>(ch);
+    else if (ch == '\n') o += "\\n";
+    else if (ch < 0x20 || ch >= 0x7f) o += fmt::format("\\{:03o}", ch);  // octal: never swallows a following digit
+    else o += static_cast<char>(ch);
+  }
+  return o + "\"";
+}
+std::string num(double v) { return fmt::format("{:.17g}", v); }
+std::string opt(const std::optional<double>& v) { return v ? "std::optional<double>(" + num(*v) + ")" : "std::nullopt"; }
+std::string opt(const std::optional<int>& v) { return v ? "std::optional<int>(" + std::to_string(*v) + ")" : "std::nullopt"; }
+std::string opt(const std::optional<bool>& v) { return v ? (*v ? "std::optional<bool>(true)" : "std::optional<bool>(false)") : "std::nullopt"; }
+std::string opt(const std::optional<std::string>& v) { return v ? "std::optional<std::string>(" + lit(*v) + ")" : "std::nullopt"; }
+const char* boolean(bool b) { return b ? "true" : "false"; }
+std::string strings(const std::vector<std::string>& v) {
+  std::string o = "{";
+  for (const auto& s : v) o += lit(s) + ", ";
+  return o + "}";
+}
+
+const char* segment(Segment s) {
+  switch (s) {
+    case Segment::consumer: return "Segment::consumer";
+    case Segment::workstation: return "Segment::workstation";
+    case Segment::datacenter_pcie: return "Segment::datacenter_pcie";
+    case Segment::datacenter_module: return "Segment::datacenter_module";
+    case Segment::edge: return "Segment::edge";
+  }
+  return "Segment::consumer";
+}
+const char* architecture(Architecture a) {
+  switch (a) {
+    case Architecture::decoder: return "Architecture::decoder";
+    case Architecture::encoder: return "Architecture::encoder";
+    case Architecture::encoder_decoder: return "Architecture::encoder_decoder";
+  }
+  return "Architecture::decoder";
+}
+
+void gpu(std::ostream& o, const GpuSpec& g) {
+  o << "  {\n    GpuSpec g;\n";
+  o << fmt::format("    g.id = {}; g.vendor = {}; g.name = {}; g.architecture = {}; g.form_factor = {}; g.memory_type = {};\n", lit(g.id), lit(g.vendor),
+                   lit(g.name), lit(g.architecture), lit(g.form_factor), lit(g.memory_type));
+  o << fmt::format("    g.segment = {}; g.nominal_memory_gb = {}; g.memory_bytes = {}LL; g.capacity_basis = {}; g.bandwidth_gb_per_s = {};\n",
+                   segment(g.segment), num(g.nominal_memory_gb), g.memory_bytes, lit(g.capacity_basis), opt(g.bandwidth_gb_per_s));
+  for (const auto& [k, v] : g.dense_tflops) o << fmt::format("    g.dense_tflops[{}] = {};\n", lit(k), opt(v));
+  o << fmt::format("    g.interconnect = {}; g.interconnect_gb_per_s = {}; g.pcie_gen = {}; g.board_power_w = {}; g.stack = {};\n", lit(g.interconnect),
+                   opt(g.interconnect_gb_per_s), opt(g.pcie_gen), opt(g.board_power_w), lit(g.stack));
+  o << fmt::format("    g.compute_capability = {}; g.gfx_target = {}; g.needs_server_chassis = {}; g.nvdec_engines = {}; g.decode_streams_1080p30 = {};\n",
+                   opt(g.compute_capability), opt(g.gfx_target), boolean(g.needs_server_chassis), opt(g.nvdec_engines), opt(g.decode_streams_1080p30));
+  o << fmt::format("    g.node = NodeSpec{{{}, {}, {}, {}, {}, {}, {}}};\n", opt(g.node.gpus_per_node), g.node.fast_link_gpus, opt(g.node.pcie_p2p),
+                   opt(g.node.network_gbit_per_gpu), lit(g.node.network), opt(g.node.host_ram_gb), lit(g.node.source));
+  o << fmt::format("    g.fp8 = {}; g.fp4 = {}; g.purchase_usd = {};\n", boolean(g.fp8), boolean(g.fp4), opt(g.purchase_usd));
+  for (const auto& p : g.prices)
+    o << fmt::format("    g.prices.push_back(PriceOffer{{{}, {}, {}, {}, {}}});\n", lit(p.provider), opt(p.usd_per_gpu_hour), lit(p.date_seen), lit(p.source),
+                     lit(p.note));
+  for (const auto& [k, v] : g.sources) o << fmt::format("    g.sources[{}] = {};\n", lit(k), lit(v));
+  o << fmt::format("    g.uncertain = {}; g.notes = {};\n", strings(g.uncertain), lit(g.notes));
+  o << "    c.gpus.push_back(std::move(g));\n  }\n";
+}
+
+void vision(std::ostream& o, const VisionArch& a) {
+  o << "    VisionArch a;\n";
+  o << fmt::format("    a.task = {}; a.backbone = {}; a.neck = {}; a.head = {}; a.cascade_stages = {}; a.box_convs = {}; a.mask_convs = {}; a.classes = {};\n",
+                   lit(a.task), lit(a.backbone), lit(a.neck), lit(a.head), a.cascade_stages, a.box_convs, a.mask_convs, a.classes);
+  o << fmt::format("    a.dconv = {}; a.gn = {}; a.syncbn = {}; a.scratch = {}; a.params = {}; a.gmacs = {}; a.flops_unit = {};\n", boolean(a.dconv),
+                   boolean(a.gn), boolean(a.syncbn), boolean(a.scratch), num(a.params), num(a.gmacs), lit(a.flops_unit));
+  o << fmt::format("    a.ref_w = {}; a.ref_h = {}; a.train_max_w = {}; a.train_max_h = {};\n", a.ref_w, a.ref_h, a.train_max_w, a.train_max_h);
+  o << fmt::format("    a.vit_layers = {}; a.vit_hidden = {}; a.vit_heads = {}; a.vit_mlp = {}; a.patch = {};\n", a.vit_layers, a.vit_hidden, a.vit_heads,
+                   a.vit_mlp, a.patch);
+  o << fmt::format("    a.width_mult = {}; a.depth_mult = {}; a.yolo_family = {}; a.max_channels = {}; a.hidden_ratio = {};\n", num(a.width_mult),
+                   num(a.depth_mult), lit(a.yolo_family), num(a.max_channels), num(a.hidden_ratio));
+  o << fmt::format("    a.denoiser_params = {}; a.text_encoder_params = {}; a.vae_params = {}; a.cfg = {}; a.latent_channels = {};\n",
+                   num(a.denoiser_params), num(a.text_encoder_params), num(a.vae_params), boolean(a.cfg), a.latent_channels);
+  for (const auto& l : a.levels) o << fmt::format("    a.levels.push_back(VisionArch::Level{{{}, {}, {}}});\n", l.channels, l.transformer_layers, l.heads);
+  o << fmt::format("    a.dit_blocks = {}; a.dit_hidden = {}; a.dit_heads = {}; a.dit_text_tokens = {}; a.default_steps = {};\n", a.dit_blocks,
+                   a.dit_hidden, a.dit_heads, a.dit_text_tokens, a.default_steps);
+  o << "    m.vision = std::move(a);\n";
+}
+
+void model(std::ostream& o, const ModelSpec& m) {
+  o << "  {\n    ModelSpec m;\n";
+  o << fmt::format("    m.id = {}; m.family = {}; m.source = {}; m.architecture = {};\n", lit(m.id), lit(m.family), lit(m.source), architecture(m.architecture));
+  o << fmt::format("    m.layers = {}; m.encoder_layers = {}; m.hidden = {}; m.heads = {}; m.kv_heads = {}; m.head_dim = {}; m.ffn = {}; m.vocab = {}; m.context = {};\n",
+                   m.layers, m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.vocab, m.context);
+  o << fmt::format("    m.tied_embeddings = {}; m.gated_mlp = {}; m.qkv_bias = {}; m.linear_bias = {}; m.layer_norm = {}; m.norms_per_layer = {};\n",
+                   boolean(m.tied_embeddings), boolean(m.gated_mlp), boolean(m.qkv_bias), boolean(m.linear_bias), boolean(m.layer_norm), m.norms_per_layer);
+  o << fmt::format("    m.parallel_attention = {}; m.learned_positions = {}; m.type_vocab = {}; m.embedding_norm = {}; m.pooler = {}; m.num_labels = {};\n",
+                   boolean(m.parallel_attention), boolean(m.learned_positions), m.type_vocab, boolean(m.embedding_norm), boolean(m.pooler), m.num_labels);
+  o << fmt::format("    m.experts = {}; m.experts_per_token = {}; m.shared_experts = {}; m.expert_ffn = {}; m.shared_expert_ffn = {}; m.dense_layers = {};\n",
+                   m.experts, m.experts_per_token, m.shared_experts, m.expert_ffn, m.shared_expert_ffn, m.dense_layers);
+  o << fmt::format("    m.q_lora_rank = {}; m.kv_lora_rank = {}; m.qk_nope_head_dim = {}; m.qk_rope_head_dim = {}; m.v_head_dim = {};\n", m.q_lora_rank,
+                   m.kv_lora_rank, m.qk_nope_head_dim, m.qk_rope_head_dim, m.v_head_dim);
+  o << fmt::format("    m.sliding_window = {}; m.sliding_fraction = {}; m.relative_attention_bias = {}; m.exact_params = {}; m.notes = {};\n",
+                   m.sliding_window, num(m.sliding_fraction), boolean(m.relative_attention_bias), num(m.exact_params), strings(m.notes));
+  if (m.vision) vision(o, *m.vision);
+  o << "    c.models.push_back(std::move(m));\n  }\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: gpuadvise_catalog_gen OUT.cpp\n";
+    return 2;
+  }
+  try {
+    const GpuCatalog gpus = parse_gpu_catalog(bundled_gpu_catalog(), "bundled data/gpus.json");
+    const ModelCatalog models = parse_model_catalog(bundled_model_catalog(), "bundled data/models.json");
+    std::ofstream o(argv[1]);
+    o << "// Generated by gpuadvise_catalog_gen from data/gpus.json and data/models.json: do not edit.\n"
+         "#include \"bundled.hpp\"\n\nnamespace gpuadvise {\n\nnamespace {\n"
+         "GpuCatalog build_gpus() {\n  GpuCatalog c;\n  c.version = "
+      << lit(gpus.version) << ";\n  c.gpus.reserve(" << gpus.gpus.size() << ");\n";
+    for (const auto& g : gpus.gpus) gpu(o, g);
+    o << "  return c;\n}\n\nModelCatalog build_models() {\n  ModelCatalog c;\n  c.models.reserve(" << models.models.size() << ");\n";
+    for (const auto& m : models.models) model(o, m);
+    o << "  return c;\n}\n}  // namespace\n\n"
+         "const GpuCatalog& bundled_gpus() {\n  static const GpuCatalog c = build_gpus();\n  return c;\n}\n"
+         "const ModelCatalog& bundled_models() {\n  static const ModelCatalog c = build_models();\n  return c;\n}\n\n}  // namespace gpuadvise\n";
+    o.flush();
+    return o ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "gpuadvise_catalog_gen: " << e.what() << "\n";
+    return 1;
+  }
+}
