@@ -21,25 +21,20 @@
 namespace gpuadvise::cli {
 
 int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
-  [[maybe_unused]] std::istream& in = ctx.in;
-  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
-  [[maybe_unused]] const OutputFlags& of = ctx.of;
-  [[maybe_unused]] const Style& style = ctx.style;
-  [[maybe_unused]] const bool md = ctx.md;
-  [[maybe_unused]] const auto& [cal_file, cal_gpu, cal_save, cal_reset] = flags;
-  check_format(of.format);
+  const auto& [cal_file, cal_gpu, cal_save, cal_reset] = flags;
+  check_format(ctx.of.format);
   const std::string path = calibration_path();
   if (cal_reset) {
     std::error_code ec;
     const bool removed = !path.empty() && std::filesystem::remove(path, ec);
-    (*out_ptr) << (removed ? "removed the calibration file " + path + "\n" : "no calibration file at " + (path.empty() ? "(no home)" : path) + "\n");
+    (*ctx.out_ptr) << (removed ? "removed the calibration file " + path + "\n" : "no calibration file at " + (path.empty() ? "(no home)" : path) + "\n");
     if (cal_file.empty()) return 0;
   }
   if (cal_file.empty()) throw UserError{2, "calibrate: give the probe's result file (probe_result.json), or --reset"};
-  auto text = read_file(cal_file, in);
+  auto text = read_file(cal_file, ctx.in);
   if (!text) throw UserError{2, "calibrate: cannot read '" + cal_file + "'"};
   const ProbeResult pr = parse_probe_result(*text, cal_file == "-" ? "stdin" : cal_file);
-  const GpuCatalog cat = load_gpus(of, in);
+  const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const GpuSpec* g = cal_gpu.empty() ? cat.resolve(pr.gpu_name) : &gpu_for(cal_gpu, cat);
   if (!g) throw UserError{2, cal_file + ".gpu_name: '" + pr.gpu_name + "' is not in the catalogue; name it with --gpu ID (gpuadvise gpus lists them)"};
   // The estimate the probe checked, on the GPU it ran on, without earlier corrections of this GPU.
@@ -53,13 +48,13 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
   const char* saved_env = std::getenv("GPUADVISE_CALIBRATION");
   const std::string saved_value = saved_env ? saved_env : "";
   setenv("GPUADVISE_CALIBRATION", "/nonexistent/gpuadvise-calibration.json", 1);
-  const int rc = run(static_cast<int>(argv2.size()), argv2.data(), in, est_out, est_err);
+  const int rc = run(static_cast<int>(argv2.size()), argv2.data(), ctx.in, est_out, est_err);
   if (saved_env) setenv("GPUADVISE_CALIBRATION", saved_value.c_str(), 1);
   else unsetenv("GPUADVISE_CALIBRATION");
   if (rc != 0) throw UserError{2, cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
   const CalibrationView v = calibration_view(est_out.str(), pr, *g);
-  (*out_ptr) << (of.format == "json" ? calibration_view_json(v) : of.format == "csv" ? calibration_view_csv(v)
-                 : md ? fenced_markdown("calibration", calibration_view_table(v, style)) : calibration_view_table(v, style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? calibration_view_json(v) : ctx.of.format == "csv" ? calibration_view_csv(v)
+                 : ctx.md ? fenced_markdown("calibration", calibration_view_table(v, ctx.style)) : calibration_view_table(v, ctx.style));
   if (cal_save) {
     if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
     std::vector<LocalCorrection> all = load_corrections(path);
@@ -79,24 +74,19 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
     f << calibration_json(all);
     f.flush();
     if (!f) throw UserError{2, "calibrate --save: cannot write '" + path + "'"};
-    (*out_ptr) << "saved to " << path << ": later answers on " << k.gpu << " with " << k.framework << " say so; gpuadvise calibrate --reset removes it\n";
+    (*ctx.out_ptr) << "saved to " << path << ": later answers on " << k.gpu << " with " << k.framework << " say so; gpuadvise calibrate --reset removes it\n";
   }
   return 0;
 }
 
 int run_probe(const ProbeFlags& flags, const CommandContext& ctx) {
-  [[maybe_unused]] std::istream& in = ctx.in;
-  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
-  [[maybe_unused]] const OutputFlags& of = ctx.of;
-  [[maybe_unused]] const Style& style = ctx.style;
-  [[maybe_unused]] const bool md = ctx.md;
-  [[maybe_unused]] const auto& [prb_wf, prb_steps] = flags;
+  const auto& [prb_wf, prb_steps] = flags;
   const int steps = static_cast<int>(flag_number(prb_steps, "--probe-steps", "an integer from 1 to 1,000", 1, 1000, true));
-  auto raws = collect_workloads(prb_wf, in);
+  auto raws = collect_workloads(prb_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; probe takes one"};
   const Workload w = build_workload(raws[0]);
   const ModelCatalog& model_cat = load_models();
-  const ModelSpec model = model_for(w, model_cat, in);
+  const ModelSpec model = model_for(w, model_cat, ctx.in);
   // The estimate the script checks, as flags (in the order given) so it can be run again.
   std::string args;
   for (const auto& [key, value] : raws[0]) {
@@ -109,7 +99,7 @@ int run_probe(const ProbeFlags& flags, const CommandContext& ctx) {
     args += (args.empty() ? "" : " ") + flag;
     if (value.value != "true") args += " " + value.value;
   }
-  (*out_ptr) << probe_script(w, model, estimate_memory(w, model, nullptr), args, steps);
+  (*ctx.out_ptr) << probe_script(w, model, estimate_memory(w, model, nullptr), args, steps);
   return 0;
 }
 

@@ -20,19 +20,14 @@
 namespace gpuadvise::cli {
 
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
-  [[maybe_unused]] std::istream& in = ctx.in;
-  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
-  [[maybe_unused]] const OutputFlags& of = ctx.of;
-  [[maybe_unused]] const Style& style = ctx.style;
-  [[maybe_unused]] const bool md = ctx.md;
-  [[maybe_unused]] const auto& [gpu_id, gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort] = flags;
-  check_format(of.format);
-  const GpuCatalog cat = load_gpus(of, in);
+  const auto& [gpu_id, gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort] = flags;
+  check_format(ctx.of.format);
+  const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   if (!gpu_id.empty()) {
     const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
     GpuCatalog one;
     one.gpus.push_back(g);
-    (*out_ptr) << (of.format == "json" ? gpu_json(g) : of.format == "csv" ? gpus_csv(one) : md ? fenced_markdown(g.id, gpu_detail_table(g, style)) : gpu_detail_table(g, style));
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpu_json(g) : ctx.of.format == "csv" ? gpus_csv(one) : ctx.md ? fenced_markdown(g.id, gpu_detail_table(g, ctx.style)) : gpu_detail_table(g, ctx.style));
   } else {
     GpuCatalog shown = cat;
     auto lower = [](std::string s) {
@@ -68,19 +63,14 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
         std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
       else throw UserError{2, "--sort: unknown value '" + gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
     }
-    (*out_ptr) << (of.format == "json" ? gpus_json(shown) : of.format == "csv" ? gpus_csv(shown) : md ? fenced_markdown("GPU catalogue", gpus_table(shown, style)) : gpus_table(shown, style));
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(shown) : ctx.of.format == "csv" ? gpus_csv(shown) : ctx.md ? fenced_markdown("GPU catalogue", gpus_table(shown, ctx.style)) : gpus_table(shown, ctx.style));
   }
   return 0;
 }
 
 int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
-  [[maybe_unused]] std::istream& in = ctx.in;
-  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
-  [[maybe_unused]] const OutputFlags& of = ctx.of;
-  [[maybe_unused]] const Style& style = ctx.style;
-  [[maybe_unused]] const bool md = ctx.md;
-  [[maybe_unused]] const auto& [models_kind, models_family] = flags;
-  check_format(of.format);
+  const auto& [models_kind, models_family] = flags;
+  check_format(ctx.of.format);
   const ModelCatalog& cat = load_models();
   ModelCatalog shown = cat;
   if (!models_kind.empty()) {
@@ -99,7 +89,7 @@ int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
       throw UserError{2, "--family: unknown family '" + models_family + "' (valid: " + join(families, ", ") + ")"};
     std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != models_family; });
   }
-  (*out_ptr) << (of.format == "json" ? models_json(shown) : of.format == "csv" ? models_csv(shown) : md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? models_json(shown) : ctx.of.format == "csv" ? models_csv(shown) : ctx.md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
   return 0;
 }
 

@@ -21,13 +21,8 @@
 namespace gpuadvise::cli {
 
 int run_check(const CheckFlags& flags, const CommandContext& ctx) {
-  [[maybe_unused]] std::istream& in = ctx.in;
-  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
-  [[maybe_unused]] const OutputFlags& of = ctx.of;
-  [[maybe_unused]] const Style& style = ctx.style;
-  [[maybe_unused]] const bool md = ctx.md;
-  [[maybe_unused]] const auto& [chk_wf, chk_cf, chk_gpus, min_headroom, max_cost, max_hours, max_gpus] = flags;
-  check_format(of.format);
+  const auto& [chk_wf, chk_cf, chk_gpus, min_headroom, max_cost, max_hours, max_gpus] = flags;
+  check_format(ctx.of.format);
   if (chk_gpus.empty()) throw UserError{2, "check: give at least one --gpu ID to check on"};
   CheckAssertions a;
   auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
@@ -39,10 +34,10 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   a.max_cost_usd = num(max_cost, "--max-cost", false);
   a.max_hours = num(max_hours, "--max-hours", false);
   if (auto g = num(max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
-  auto raws = collect_workloads(chk_wf, in);
+  auto raws = collect_workloads(chk_wf, ctx.in);
   const ModelCatalog& model_cat = load_models();
-  const GpuCatalog cat = load_gpus(of, in);
-  const CostOptions co = cost_options(chk_cf, cat, in);
+  const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
+  const CostOptions co = cost_options(chk_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
   for (const auto& id : chk_gpus) targets.push_back(&gpu_for(id, cat));
   std::vector<CheckResult> results;
@@ -52,43 +47,38 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
     const Workload w = build_workload(raws[i]);
     // Each distinct --model is resolved (and its file read) once; every workload is checked against it.
     auto seen = models_seen.find(w.model);
-    if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, model_cat, in)).first;
+    if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, model_cat, ctx.in)).first;
     else check_workload_fits_model(w, seen->second);
     const ModelSpec& model = seen->second;
     const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
     for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
   }
-  (*out_ptr) << (of.format == "json" ? check_json(results, a) : of.format == "csv" ? check_csv(results) : md ? check_markdown(results, style) : check_table(results, style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md ? check_markdown(results, ctx.style) : check_table(results, ctx.style));
   for (const auto& r : results)
     if (!r.passed()) return 1;
   return 0;
 }
 
 int run_fit(const FitFlags& flags, const CommandContext& ctx) {
-  [[maybe_unused]] std::istream& in = ctx.in;
-  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
-  [[maybe_unused]] const OutputFlags& of = ctx.of;
-  [[maybe_unused]] const Style& style = ctx.style;
-  [[maybe_unused]] const bool md = ctx.md;
-  [[maybe_unused]] const auto& [fit_wf, fit_gpu, maximize] = flags;
-  check_format(of.format);
+  const auto& [fit_wf, fit_gpu, maximize] = flags;
+  check_format(ctx.of.format);
   if (fit_gpu.empty()) throw UserError{2, "fit: give the GPU with --gpu ID"};
   Maximize what;
   if (maximize == "batch") what = Maximize::batch;
   else if (maximize == "seq-len" || maximize == "seq_len") what = Maximize::seq_len;
   else if (maximize == "concurrency") what = Maximize::concurrency;
   else throw UserError{2, "--maximize: unknown value '" + maximize + "' (valid: batch, seq-len, concurrency)"};
-  auto raws = collect_workloads(fit_wf, in);
+  auto raws = collect_workloads(fit_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; fit takes one"};
   const Workload w = build_workload(raws[0]);
   if (what == Maximize::concurrency && is_training(w.mode))
     throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
   const ModelCatalog& model_cat = load_models();
-  const ModelSpec model = model_for(w, model_cat, in);
-  const GpuCatalog cat = load_gpus(of, in);
+  const ModelSpec model = model_for(w, model_cat, ctx.in);
+  const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const GpuSpec& g = gpu_for(fit_gpu, cat);
   const FitResult r = fit_max(w, model, g, what, CostOptions{});
-  (*out_ptr) << (of.format == "json" ? fit_json(w, model, g, r) : of.format == "csv" ? fit_csv(g, r) : md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? fit_json(w, model, g, r) : ctx.of.format == "csv" ? fit_csv(g, r) : ctx.md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, ctx.style));
   return 0;
 }
 

@@ -20,13 +20,8 @@
 namespace gpuadvise::cli {
 
 int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
-  [[maybe_unused]] std::istream& in = ctx.in;
-  [[maybe_unused]] std::ostream* out_ptr = ctx.out_ptr;
-  [[maybe_unused]] const OutputFlags& of = ctx.of;
-  [[maybe_unused]] const Style& style = ctx.style;
-  [[maybe_unused]] const bool md = ctx.md;
-  [[maybe_unused]] const auto& [swp_wf, swp_cf, swp_gpus, swp_vary, swp_from, swp_to, swp_points, swp_metric] = flags;
-  check_format(of.format);
+  const auto& [swp_wf, swp_cf, swp_gpus, swp_vary, swp_from, swp_to, swp_points, swp_metric] = flags;
+  check_format(ctx.of.format);
   static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
                                                                      {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
   auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == swp_vary; });
@@ -43,12 +38,12 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
     if (values.empty() || v != values.back()) values.push_back(v);
   }
-  auto raws = collect_workloads(swp_wf, in);
+  auto raws = collect_workloads(swp_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
   if (raws[0].count(key->second)) throw UserError{2, "--" + swp_vary + ": it is the setting --vary varies; leave it out"};
   const ModelCatalog& model_cat = load_models();
-  const GpuCatalog cat = load_gpus(of, in);
-  const CostOptions co = cost_options(swp_cf, cat, in);
+  const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
+  const CostOptions co = cost_options(swp_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
   for (const auto& id : swp_gpus) targets.push_back(&gpu_for(id, cat));
   if (targets.empty()) targets.push_back(&gpu_for("h100-sxm-80gb", cat));
@@ -59,14 +54,14 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     RawWorkload raw = raws[0];
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + swp_vary};
     const Workload w = build_workload(raw);
-    const ModelSpec model = model_for(w, model_cat, in);
+    const ModelSpec model = model_for(w, model_cat, ctx.in);
     if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
     SweepPoint p;
     p.value = v;
     for (const GpuSpec* g : targets) p.per_gpu.push_back(evaluate(w, model, *g, co));
     sw.points.push_back(std::move(p));
   }
-  (*out_ptr) << (of.format == "json" ? sweep_json(sw) : of.format == "csv" ? sweep_csv(sw) : md ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, ctx.style));
   return 0;
 }
 
