@@ -1,0 +1,194 @@
+// The files users write: workload files (read as SAX events), price files, a probe's result and the calibration
+// file.
+#include <algorithm>
+#include <cmath>
+
+#include "gpuadvise/catalog.hpp"
+#include "json_read.hpp"
+
+namespace gpuadvise {
+
+using namespace jsonio;
+
+std::vector<std::pair<std::string, double>> parse_price_file_unguarded(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  if (!j.is_object()) throw InputError(origin + ": expected an object of GPU id -> USD per GPU-hour");
+  std::vector<std::pair<std::string, double>> out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_number() || it.value().get<double>() < 0)
+      throw InputError(origin + "." + it.key() + ": expected a non-negative number of USD per GPU-hour");
+    out.emplace_back(it.key(), it.value().get<double>());
+  }
+  return out;
+}
+
+// A workload file is read in one pass of SAX events straight into RawWorkloads (no JSON tree: a CI file of
+// 10,000 workloads is read in milliseconds). Values keep the text the user wrote, so errors echo it exactly.
+class WorkloadReader : public nlohmann::json_sax<json> {
+public:
+  explicit WorkloadReader(const std::string& origin) : m_origin(origin) {}
+  std::vector<RawWorkload> out;
+  std::string error;  // the first problem, as an InputError line
+
+  bool null() override { return value_of("null", "null"); }
+  bool boolean(bool v) override { return value_of(v ? "true" : "false", "a boolean"); }
+  bool number_integer(number_integer_t v) override { return value_of(std::to_string(v), "a number"); }
+  bool number_unsigned(number_unsigned_t v) override { return value_of(std::to_string(v), "a number"); }
+  bool number_float(number_float_t, const string_t& text) override { return value_of(text, "a number"); }
+  bool string(string_t& v) override { return value_of(v, "a string"); }
+  bool binary(binary_t&) override { return fail(where() + ": expected a workload object"); }
+  bool start_object(std::size_t) override {
+    if (m_depth == 0 || (m_depth == 1 && m_top_array)) {
+      ++m_depth;
+      out.emplace_back();
+      m_in_object = true;
+      return true;
+    }
+    return fail(field() + ": expected a string, number or boolean, got an object");
+  }
+  bool key(string_t& k) override {
+    m_key = k;
+    if (out.back().count(k)) return fail(where() + ": key '" + k + "' appears twice in one object");
+    return true;
+  }
+  bool end_object() override {
+    --m_depth;
+    m_in_object = false;
+    ++m_index;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (m_depth == 0) {
+      m_top_array = true;
+      ++m_depth;
+      return true;
+    }
+    return fail((m_in_object ? field() : where()) + (m_in_object ? ": expected a string, number or boolean, got an array" : ": expected a workload object, got an array"));
+  }
+  bool end_array() override {
+    --m_depth;
+    if (out.empty()) return fail(m_origin + ": expected a workload object or a non-empty array of them");
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    if (error.empty()) {
+      std::string what = e.what();
+      const auto pos = what.find("parse error");
+      error = m_origin + ": malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")";
+    }
+    return false;
+  }
+
+private:
+  std::string where() const { return m_top_array ? m_origin + "[" + std::to_string(m_index) + "]" : m_origin; }
+  std::string field() const { return where() + "." + m_key; }
+  bool fail(std::string line) {
+    if (error.empty()) error = std::move(line);
+    return false;
+  }
+  bool value_of(const std::string& v, const char* kind) {
+    if (!m_in_object) {
+      if (m_depth == 0) return fail(m_origin + ": expected a workload object or a non-empty array of them, got " + kind);
+      return fail(where() + ": expected a workload object, got " + kind);
+    }
+    if (std::string_view(kind) == "null") return fail(field() + ": expected a string, number or boolean, got null");
+    out.back().emplace(m_key, RawValue{v, field()});
+    return true;
+  }
+
+  const std::string& m_origin;
+  std::string m_key;
+  std::size_t m_depth = 0, m_index = 0;
+  bool m_top_array = false, m_in_object = false;
+};
+
+std::vector<RawWorkload> parse_workload_file_unguarded(std::string_view text, const std::string& origin) {
+  WorkloadReader reader(origin);
+  const bool ok = json::sax_parse(text.begin(), text.end(), &reader);
+  if (!ok || !reader.error.empty()) throw InputError(reader.error.empty() ? origin + ": malformed JSON" : reader.error);
+  if (reader.out.empty()) throw InputError(origin + ": expected a workload object or a non-empty array of them");
+  return std::move(reader.out);
+}
+
+namespace {
+double need_number(const json& o, const char* key, const std::string& where, double lo, double hi) {
+  if (!o.contains(key)) throw InputError(where + ": missing '" + key + "'");
+  const json& v = o.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi)
+    throw InputError(where + "." + key + fmt::format(": expected a number from {:g} to {:g}", lo, hi));
+  return v.get<double>();
+}
+std::string need_string(const json& o, const char* key, const std::string& where) {
+  if (!o.contains(key) || !o.at(key).is_string()) throw InputError(where + "." + key + ": expected a string");
+  return o.at(key).get<std::string>();
+}
+}  // namespace
+
+ProbeResult parse_probe_result_unguarded(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  if (!j.is_object()) throw InputError(origin + ": expected the JSON object a gpuadvise probe script writes");
+  if (!j.contains("schema") || j.at("schema") != "gpuadvise-probe/1")
+    throw InputError(origin + ".schema: expected \"gpuadvise-probe/1\" (the file `python probe.py` writes)");
+  ProbeResult r;
+  r.estimate_args = need_string(j, "estimate_args", origin);
+  r.gpu_name = need_string(j, "gpu_name", origin);
+  if (!j.contains("measured") || !j.at("measured").is_object()) throw InputError(origin + ".measured: expected an object");
+  const json& m = j.at("measured");
+  const std::string mw = origin + ".measured";
+  r.max_allocated_bytes = need_number(m, "max_memory_allocated_bytes", mw, 1, 1e15);
+  r.max_reserved_bytes = need_number(m, "max_memory_reserved_bytes", mw, 0, 1e15);
+  r.device_used_bytes = need_number(m, "device_used_bytes", mw, 0, 1e15);
+  r.step_seconds = need_number(m, "step_seconds", mw, 1e-9, 1e9);
+  r.per_second = need_number(m, "per_second", mw, 1e-9, 1e15);
+  r.unit = need_string(m, "unit", mw);
+  return r;
+}
+
+std::vector<LocalCorrection> parse_calibration_unguarded(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  if (!j.is_object() || !j.contains("corrections") || !j.at("corrections").is_array())
+    throw InputError(origin + ": expected {\"corrections\": [...]} as gpuadvise calibrate --save writes it");
+  std::vector<LocalCorrection> out;
+  std::size_t i = 0;
+  for (const auto& c : j.at("corrections")) {
+    const std::string where = origin + ".corrections[" + std::to_string(i++) + "]";
+    if (!c.is_object()) throw InputError(where + ": expected an object");
+    LocalCorrection k;
+    k.gpu = need_string(c, "gpu", where);
+    k.framework = need_string(c, "framework", where);
+    if (!c.contains("training") || !c.at("training").is_boolean()) throw InputError(where + ".training: expected true or false");
+    k.training = c.at("training").get<bool>();
+    k.memory_factor = need_number(c, "memory_factor", where, 0.2, 5.0);
+    k.speed_factor = need_number(c, "speed_factor", where, 0.1, 10.0);
+    k.source = c.contains("source") && c.at("source").is_string() ? c.at("source").get<std::string>() : "";
+    k.saved = c.contains("saved") && c.at("saved").is_string() ? c.at("saved").get<std::string>() : "";
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::string calibration_json(const std::vector<LocalCorrection>& corrections) {
+  json arr = json::array();
+  for (const auto& k : corrections)
+    arr.push_back({{"gpu", k.gpu}, {"framework", k.framework}, {"training", k.training}, {"memory_factor", k.memory_factor},
+                   {"speed_factor", k.speed_factor}, {"source", k.source}, {"saved", k.saved}});
+  json j;
+  j["note"] = "local corrections from gpuadvise calibrate --save; every answer they change says so; gpuadvise calibrate --reset removes them";
+  j["corrections"] = arr;
+  return j.dump(2) + "\n";
+}
+
+std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_price_file_unguarded(text, origin); });
+}
+std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_workload_file_unguarded(text, origin); });
+}
+ProbeResult parse_probe_result(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_probe_result_unguarded(text, origin); });
+}
+std::vector<LocalCorrection> parse_calibration(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_calibration_unguarded(text, origin); });
+}
+
+}  // namespace gpuadvise
