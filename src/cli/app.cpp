@@ -113,7 +113,13 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* chk = app.add_subcommand("check", "CI gate: assert that workloads fit GPUs within headroom, cost, time and GPU limits (exit 1 when not)");
   CheckFlags chk_flags;
-  auto& [chk_wf, chk_cf, chk_gpus, min_headroom, max_cost, max_hours, max_gpus] = chk_flags;
+  auto& chk_wf = chk_flags.chk_wf;
+  auto& chk_cf = chk_flags.chk_cf;
+  auto& chk_gpus = chk_flags.chk_gpus;
+  auto& min_headroom = chk_flags.min_headroom;
+  auto& max_cost = chk_flags.max_cost;
+  auto& max_hours = chk_flags.max_hours;
+  auto& max_gpus = chk_flags.max_gpus;
   OutputFlags chk_of;
   add_workload_flags(chk, chk_wf);
   add_cost_flags(chk, chk_cf);
@@ -128,7 +134,9 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* fitc = app.add_subcommand("fit", "the largest batch, sequence length or concurrency that fits a GPU");
   FitFlags fit_flags;
-  auto& [fit_wf, fit_gpu, maximize] = fit_flags;
+  auto& fit_wf = fit_flags.fit_wf;
+  auto& fit_gpu = fit_flags.fit_gpu;
+  auto& maximize = fit_flags.maximize;
   OutputFlags fit_of;
   add_workload_flags(fitc, fit_wf);
   add_output_flags(fitc, fit_of, false);
@@ -139,7 +147,11 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalogue; 'gpus ID' shows one entry with its sources");
   OutputFlags gpus_of;
   GpusFlags gpus_flags;
-  auto& [gpu_id, gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort] = gpus_flags;
+  auto& gpu_id = gpus_flags.gpu_id;
+  auto& gpus_vendor = gpus_flags.gpus_vendor;
+  auto& gpus_min_memory = gpus_flags.gpus_min_memory;
+  auto& gpus_provider = gpus_flags.gpus_provider;
+  auto& gpus_sort = gpus_flags.gpus_sort;
   gpus->add_option("id", gpu_id, "a GPU id");
   gpus->add_option("--vendor", gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
   gpus->add_option("--min-memory", gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
@@ -150,7 +162,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* prb = app.add_subcommand("probe", "print a short PyTorch script that measures this workload's peak memory and speed on a real GPU");
   ProbeFlags prb_flags;
-  auto& [prb_wf, prb_steps] = prb_flags;
+  auto& prb_wf = prb_flags.prb_wf;
+  auto& prb_steps = prb_flags.prb_steps;
   OutputFlags prb_of;
   add_workload_flags(prb, prb_wf);
   add_output_flags(prb, prb_of, false);
@@ -161,7 +174,10 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   CLI::App* cal = app.add_subcommand("calibrate", "compare a probe's measurement with the estimate; --save keeps the correction for later answers");
   OutputFlags cal_of;
   CalibrateFlags cal_flags;
-  auto& [cal_file, cal_gpu, cal_save, cal_reset] = cal_flags;
+  auto& cal_file = cal_flags.cal_file;
+  auto& cal_gpu = cal_flags.cal_gpu;
+  auto& cal_save = cal_flags.cal_save;
+  auto& cal_reset = cal_flags.cal_reset;
   cal->add_option("result", cal_file, "the JSON a probe script wrote (probe_result.json)");
   cal->add_option("--gpu", cal_gpu, "the GPU id it ran on [from the name the script recorded]")->group("Calibrate");
   cal->add_flag("--save", cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
@@ -174,7 +190,14 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* swp = app.add_subcommand("sweep", "vary one setting over a range and draw memory, throughput or cost against it, per GPU");
   SweepFlags swp_flags;
-  auto& [swp_wf, swp_cf, swp_gpus, swp_vary, swp_from, swp_to, swp_points, swp_metric] = swp_flags;
+  auto& swp_wf = swp_flags.swp_wf;
+  auto& swp_cf = swp_flags.swp_cf;
+  auto& swp_gpus = swp_flags.swp_gpus;
+  auto& swp_vary = swp_flags.swp_vary;
+  auto& swp_from = swp_flags.swp_from;
+  auto& swp_to = swp_flags.swp_to;
+  auto& swp_points = swp_flags.swp_points;
+  auto& swp_metric = swp_flags.swp_metric;
   OutputFlags swp_of;
   add_workload_flags(swp, swp_wf);
   add_cost_flags(swp, swp_cf);
@@ -198,7 +221,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
   OutputFlags models_of;
   ModelsFlags models_flags;
-  auto& [models_kind, models_family] = models_flags;
+  auto& models_kind = models_flags.models_kind;
+  auto& models_family = models_flags.models_family;
   models->add_option("--kind", models_kind, "only language | vision | generation models")->group("Filter");
   models->add_option("--family", models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
   add_output_flags(models, models_of, false);

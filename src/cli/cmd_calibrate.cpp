@@ -21,7 +21,10 @@
 namespace gpuadvise::cli {
 
 int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
-  const auto& [cal_file, cal_gpu, cal_save, cal_reset] = flags;
+  const auto& cal_file = flags.cal_file;
+  const auto& cal_gpu = flags.cal_gpu;
+  const auto& cal_save = flags.cal_save;
+  const auto& cal_reset = flags.cal_reset;
   check_format(ctx.of.format);
   const std::string path = calibration_path();
   if (cal_reset) {
@@ -80,7 +83,8 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
 }
 
 int run_probe(const ProbeFlags& flags, const CommandContext& ctx) {
-  const auto& [prb_wf, prb_steps] = flags;
+  const auto& prb_wf = flags.prb_wf;
+  const auto& prb_steps = flags.prb_steps;
   const int steps = static_cast<int>(flag_number(prb_steps, "--probe-steps", "an integer from 1 to 1,000", 1, 1000, true));
   auto raws = collect_workloads(prb_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; probe takes one"};

@@ -20,7 +20,11 @@
 namespace gpuadvise::cli {
 
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
-  const auto& [gpu_id, gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort] = flags;
+  const auto& gpu_id = flags.gpu_id;
+  const auto& gpus_vendor = flags.gpus_vendor;
+  const auto& gpus_min_memory = flags.gpus_min_memory;
+  const auto& gpus_provider = flags.gpus_provider;
+  const auto& gpus_sort = flags.gpus_sort;
   check_format(ctx.of.format);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   if (!gpu_id.empty()) {
@@ -69,7 +73,8 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
 }
 
 int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
-  const auto& [models_kind, models_family] = flags;
+  const auto& models_kind = flags.models_kind;
+  const auto& models_family = flags.models_family;
   check_format(ctx.of.format);
   const ModelCatalog& cat = load_models();
   ModelCatalog shown = cat;

@@ -21,7 +21,13 @@
 namespace gpuadvise::cli {
 
 int run_check(const CheckFlags& flags, const CommandContext& ctx) {
-  const auto& [chk_wf, chk_cf, chk_gpus, min_headroom, max_cost, max_hours, max_gpus] = flags;
+  const auto& chk_wf = flags.chk_wf;
+  const auto& chk_cf = flags.chk_cf;
+  const auto& chk_gpus = flags.chk_gpus;
+  const auto& min_headroom = flags.min_headroom;
+  const auto& max_cost = flags.max_cost;
+  const auto& max_hours = flags.max_hours;
+  const auto& max_gpus = flags.max_gpus;
   check_format(ctx.of.format);
   if (chk_gpus.empty()) throw UserError{2, "check: give at least one --gpu ID to check on"};
   CheckAssertions a;
@@ -60,7 +66,9 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
 }
 
 int run_fit(const FitFlags& flags, const CommandContext& ctx) {
-  const auto& [fit_wf, fit_gpu, maximize] = flags;
+  const auto& fit_wf = flags.fit_wf;
+  const auto& fit_gpu = flags.fit_gpu;
+  const auto& maximize = flags.maximize;
   check_format(ctx.of.format);
   if (fit_gpu.empty()) throw UserError{2, "fit: give the GPU with --gpu ID"};
   Maximize what;

@@ -20,7 +20,14 @@
 namespace gpuadvise::cli {
 
 int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
-  const auto& [swp_wf, swp_cf, swp_gpus, swp_vary, swp_from, swp_to, swp_points, swp_metric] = flags;
+  const auto& swp_wf = flags.swp_wf;
+  const auto& swp_cf = flags.swp_cf;
+  const auto& swp_gpus = flags.swp_gpus;
+  const auto& swp_vary = flags.swp_vary;
+  const auto& swp_from = flags.swp_from;
+  const auto& swp_to = flags.swp_to;
+  const auto& swp_points = flags.swp_points;
+  const auto& swp_metric = flags.swp_metric;
   check_format(ctx.of.format);
   static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
                                                                      {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
