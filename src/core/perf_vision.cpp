@@ -1,0 +1,206 @@
+// Vision and image-generation time (method.md §12.3, §12.4): convolutional networks from the hardware up
+// (convolutions, the CUDA-core work beside them, the feature-map traffic), ViTs at the family's matmul share,
+// diffusion pipelines step by step.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuadvise/efficiency.hpp"
+#include "gpuadvise/perf.hpp"
+#include "gpuadvise/vision_model.hpp"
+#include "perf_common.hpp"
+
+namespace gpuadvise {
+
+namespace {
+
+// Grouped-convolution efficiency relative to dense convolutions (see estimate_vision_time): fitted on
+// detectron2's two ResNeXt-101-32x8d training rows (method.md §12.3).
+constexpr double k_grouped_conv_efficiency = 0.3;
+
+// Convolutional networks on tensor cores (estimate_vision_time, method.md §12.3): the convolutions' share of
+// the dense tensor peak, the share of their FLOPs that runs at the CUDA-core (fp32) rate beside them, and the
+// factor on the feature-map passes. Fitted together on the calibration rows (NVIDIA ResNet-50 T4/V100/A100,
+// detectron2 V100).
+constexpr double k_conv_tensor_share = 0.7;
+constexpr double k_conv_cuda_share = 0.06;
+constexpr double k_conv_traffic_share = 0.8;
+// ViTs: share of the family's matmul share (efficiency.cpp) reached model-wide (attention, norms, GELU).
+constexpr double k_vit_share = 0.7;
+
+// VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
+// block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
+// resolution, then four up levels of three ResNet blocks (two 3x3 convs each, a 1x1 shortcut where the width
+// changes) with a 3x3 conv after each 2x upsampling; method.md §12.4).
+double vae_decode_macs(double W, double H) {
+  const double T0 = W * H / 64.0, ch[] = {512, 512, 256, 128};
+  double macs = T0 * (4.0 * 9.0 * 512 * 512 + 4.0 * 512 * 512) + 2.0 * T0 * T0 * 512;
+  double in = 512, T = T0;
+  for (int i = 0; i < 4; ++i) {
+    const double c = ch[i];
+    macs += T * (9.0 * in * c + 9.0 * c * c + (in != c ? in * c : 0.0) + 2.0 * 18.0 * c * c);
+    if (i < 3) macs += 4.0 * T * 9.0 * c * c;
+    in = c;
+    T *= 4.0;
+  }
+  return macs + 9.0 * 128 * 3 * W * H;
+}
+
+// Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image.
+}  // namespace
+
+TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
+  TimeEstimate t;
+  const VisionArch a = vision_arch(w, m);
+  PrecisionSupport ps = precision_support(w, gpu);
+  // PyTorch runs fp32 convolutions on TF32 tensor cores by default on Ampere and newer
+  // (torch.backends.cudnn.allow_tf32 = True); convolutional networks asked in fp32 are timed so, and say it.
+  // --precision tf32 asks for the same; an fp32-only run (allow_tf32 = False) is timed with --mfu.
+  const bool conv_net = a.backbone != "vit" && a.backbone != "dit" && a.task != "generation";
+  if (w.precision == Precision::fp32 && conv_net && gpu.stack == "cuda" && gpu.peak_flops("tf32")) {
+    ps.compute_key = "tf32";
+    t.notes.push_back("fp32 convolutions run on TF32 tensor cores (PyTorch's default torch.backends.cudnn.allow_tf32 = True)");
+  }
+  t.compute_key = ps.compute_key;
+  if (!ps.note.empty()) t.notes.push_back(ps.note);
+  const auto peak = gpu.peak_flops(ps.compute_key);
+  if (!peak) {
+    t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: throughput unknown");
+    return t;
+  }
+  const auto [W, H] = image_size(w, m);
+  const bool training = is_training(w.mode);
+  if (a.task == "generation") {
+    // Denoiser multiply-adds per image and step from its architecture (method.md §12.4): UNet levels with
+    // five ResNet blocks (two 3x3 convs) and transformer layers (projections, cross-attention, GEGLU MLP:
+    // 18·C²·T, scores 2·T²·C); a diffusion transformer one multiply-add per parameter and token plus attention.
+    const double lw = W / 8.0, lh = H / 8.0;
+    double macs = 0;
+    if (a.backbone == "dit") {
+      const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens);
+      macs = a.denoiser_params * T + 2.0 * static_cast<double>(a.dit_blocks) * static_cast<double>(a.dit_hidden) * T * T;
+    } else {
+      for (std::size_t i = 0; i < a.levels.size(); ++i) {
+        const double sc = std::pow(2.0, static_cast<double>(i));
+        const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels);
+        macs += 5.0 * 18.0 * C * C * T + 5.0 * static_cast<double>(a.levels[i].transformer_layers) * (18.0 * C * C * T + 2.0 * T * T * C);
+      }
+    }
+    // Denoising steps: the pipeline's default, or --steps for an inference job.
+    const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
+    // Training: forward + backward (LoRA/QLoRA skip the frozen weights' gradients: 2x the forward), and a
+    // recomputed forward with gradient checkpointing.
+    const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+    const double train_passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
+    const double flops = 2.0 * macs * (training ? train_passes : steps * (a.cfg ? 2.0 : 1.0));
+    const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
+    // Inference ends with the VAE decode of every image, at the same utilisation.
+    const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
+    double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (*peak * util);
+    if (!training && (w.offload == Offload::model || w.offload == Offload::sequential)) {
+      // diffusers' CPU offload moves weights over PCIe from host memory (method.md §12.4): model offload each
+      // component once per pipeline call; sequential offload the denoiser at every step (and the rest once).
+      const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
+      const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+      const double den_w = a.denoiser_params * bits, rest_w = (a.text_encoder_params + a.vae_params) * (quant ? 2.0 : bits);
+      const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
+      const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
+      secs += moved / pcie;
+      t.notes.push_back(fmt::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
+                                    w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
+    }
+    t.images_per_second = static_cast<double>(w.batch) / secs;
+    if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
+    t.utilization = util;
+    t.bound = "compute";
+    t.notes.push_back(fmt::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
+                                  training ? "" : fmt::format(", then the VAE decode ({:.2f} TFLOP per image)", vae_flops / 1e12)));
+    return t;
+  }
+  t.input_pixels = W * H;
+  const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
+  // Training: forward + backward (2x) of the trained part, forward only through frozen stages.
+  double flops = 2.0 * (training ? 3.0 * (vc.macs - vc.frozen_macs) + vc.frozen_macs : vc.macs);
+  // Grouped 3x3 convolutions (ResNeXt's 32 or 64 groups of 4-8 channels) have little work per group and run
+  // at a fraction of the dense utilisation (method.md §12.3).
+  flops += 2.0 * (training ? 3.0 : 1.0) * vc.grouped_macs * (1.0 / k_grouped_conv_efficiency - 1.0);
+  // Utilisation: fp32 on CUDA cores 0.65 (large convolutions); tensor cores 0.2 for convolutional networks
+  // (memory-bound norms and activations), 0.5 for ViTs (large matmuls); fitted on NVIDIA's ResNet-50 rows,
+  // detectron2's MODEL_ZOO and torchao's ViT-H rows (method.md §12.3).
+  // Convolutional networks on tensor cores are timed from the hardware up (method.md §12.3), as the sum of
+  //   the convolutions at k_conv_tensor_share of the dense tensor peak,
+  //   the CUDA-core work beside them (norm and activation arithmetic, epilogues, index math):
+  //     k_conv_cuda_share of the FLOPs at the fp32 (CUDA-core) peak. It is what makes data-centre chips, with
+  //     8-16x more tensor than CUDA-core FLOPs, reach a smaller share of their tensor peak than GeForce cards
+  //     (2x),
+  //   the feature-map traffic: each element written and read about 14 x 0.8 times in a training step
+  //     (forward, norm and activation passes, backward reads, gradient writes) and 6 x 0.8 in inference, at
+  //     70 % of peak bandwidth.
+  // The three coefficients were fitted together on the calibration rows (NVIDIA's ResNet-50 rows on T4, V100,
+  // A100; detectron2's V100 rows); timm's RTX 3090/4090/5090 rows and Lambda's rows are held out.
+  // fp32 on CUDA cores (0.65 of the fp32 peak) and ViTs (0.5: large matmuls, torchao's ViT-H rows) keep one
+  // utilisation.
+  const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit";
+  // ViTs are large matmuls: the family's matmul share (§8.2's table) x k_vit_share for their attention and
+  // elementwise work (fitted on torchao's ViT-H rows on an RTX 4070 Ti SUPER, with the optimizer step below).
+  const double vit_util = family_efficiency(gpu_family(gpu)).matmul_efficiency * k_vit_share;
+  // The vendor's convolution library (efficiency.cpp: MIOpen reaches a smaller share than cuDNN) scales the
+  // convolution rate; ViTs are matmuls and keep the family's matmul share.
+  const double conv_library = family_efficiency(gpu_family(gpu)).conv_library;
+  double util = a.backbone == "vit" ? (ps.compute_key == "fp32" ? 0.65 : vit_util) : (ps.compute_key == "fp32" ? 0.65 : k_conv_tensor_share) * conv_library;
+  const bool det = a.task != "classification" && a.task != "segmentation";
+  if (w.mfu) util = *w.mfu;
+  const double b = static_cast<double>(w.batch);
+  double secs = b * flops / (*peak * util);
+  const auto cuda_peak = gpu.peak_flops("fp32");
+  if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
+  if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
+    const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
+    const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+    // The YOLO count keeps three maps per Conv unit where the ResNet count this was fitted on keeps about
+    // two (conv and norm inputs): the same traffic per layer is 2/3 as many passes per counted element.
+    double passes = (training ? 14.0 : 3.75) * (tensor_convs ? k_conv_traffic_share : 1.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
+    // TensorRT fuses each convolution with its norm and activation: one of the three maps per unit is
+    // written and read (method.md §12.3); torch.compile fuses the norm and activation into one pass.
+    if (w.framework == Framework::tensorrt) passes /= 3.0;
+    else if (w.compile) passes /= 2.0;
+    const double bytes = b * traffic.saved_elements * act_b * passes;
+    const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
+    if (tensor_convs && !w.mfu) {
+      // On tensor cores the traffic adds to the convolutions (they do not overlap: separate kernels).
+      if (t_bw > secs) t.bound = "memory bandwidth (feature-map traffic)";
+      secs += t_bw;
+    } else if (t_bw > secs) {
+      secs = t_bw;
+      t.bound = "memory bandwidth (feature-map traffic)";
+    }
+  }
+  // Training: the optimizer step is memory traffic, as in §8.2 (AdamW with fp32 weights about 30 bytes per
+  // trained parameter, 8-bit AdamW 18, SGD 12, at 80 % of peak bandwidth), once per step of `batch` images.
+  if (training && !w.mfu && gpu.bandwidth_gb_per_s) {
+    const double opt_bytes = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
+    secs += vc.params * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / static_cast<double>(w.grad_accum);
+  }
+  // Detection inference post-processing per image: two-stage detectors 13 ms (proposal NMS, ROI ops, mask
+  // paste; MMDetection rows on a V100), single-stage detectors (YOLO, RetinaNet) about 1 ms of NMS
+  // (Ultralytics' reported postprocess times).
+  const bool two_stage = a.head != "yolo" && a.head != "retinanet";
+  if (det && !training) {
+    t.postprocess_seconds_per_image = two_stage ? 0.013 : 0.001;
+    secs += t.postprocess_seconds_per_image * b;
+  }
+  // The two-stage figure above was fitted on batch-1 rows, so it already holds their launch overhead.
+  if (b <= 4 && !training && !(det && two_stage) && w.framework != Framework::tensorrt) {
+    secs += 2e-3;  // small batches are launch- and transfer-bound (Python dispatch of every layer)
+    t.notes.push_back("small batches are bound by kernel launches and host-to-device transfers, not FLOPs");
+  }
+  t.images_per_second = b / secs;
+  // A job of --images (times --epochs in training) over every GPU of a data-parallel plan.
+  if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
+  t.utilization = util;
+  if (t.bound.empty()) t.bound = "compute";
+  if (w.gpus > 1 && training && !gpu.has_nvlink()) t.notes.push_back("data parallel over PCIe: gradient all-reduce not hidden");
+  return t;
+}
+
+}  // namespace gpuadvise
