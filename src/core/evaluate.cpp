@@ -1,0 +1,223 @@
+// One workload at its own layout on one GPU (`evaluate`): memory, serving pool and latency targets, time, cost,
+// system needs and the notes that go with them.
+#include "gpuadvise/ranking.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuadvise/units.hpp"
+#include "ranking_common.hpp"
+
+namespace gpuadvise {
+
+namespace {
+
+std::string layout_text(const Workload& w) {
+  const std::string off = w.offload == Offload::optimizer ? " + optimizer offload"
+                          : w.offload == Offload::optimizer_params ? " + CPU offload"
+                          : w.offload == Offload::model ? " + model CPU offload"
+                          : w.offload == Offload::sequential ? " + sequential CPU offload" : "";
+  std::string extra;
+  if (w.checkpointing != Checkpointing::none) extra += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
+  if (w.grad_accum > 1) extra += fmt::format(", micro-batch {} x {}", w.batch, w.grad_accum);
+  if (w.allow_quantization && is_weight_only_quant(w.precision)) extra += ", " + to_string(w.precision) + " weights";
+  if (w.vae_tiling) extra += ", tiled VAE";
+  if (w.gpus == 1) return "single GPU" + off + extra;
+  std::vector<std::string> parts;
+  if (w.tp > 1) parts.push_back(fmt::format("tensor parallel {}", w.tp));
+  if (w.pp > 1) parts.push_back(fmt::format("pipeline parallel {}", w.pp));
+  const std::int64_t dp = w.data_parallel();
+  if (w.ep > 1) parts.push_back(fmt::format("expert parallel {}", w.ep));
+  if (dp > 1) {
+    switch (w.sharding) {
+      case Sharding::none: parts.push_back(fmt::format("data parallel {}", dp)); break;
+      case Sharding::zero1: parts.push_back(fmt::format("ZeRO-1 over {}", dp)); break;
+      case Sharding::zero2: parts.push_back(fmt::format("ZeRO-2 over {}", dp)); break;
+      case Sharding::zero3: parts.push_back(fmt::format("FSDP/ZeRO-3 over {}", dp)); break;
+    }
+  }
+  std::string s = w.nodes > 1 ? fmt::format("{} GPUs in {} nodes: ", w.gpus, w.nodes) : fmt::format("{} GPUs: ", w.gpus);
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? " + " : "") + parts[i];
+  return s + off + extra;
+}
+
+}  // namespace
+
+namespace {
+
+// vLLM's verdict in its own terms (method.md §6.2): the weights and the profiling run must leave a KV-cache
+// pool inside gpu_memory_utilization of the card; one sequence of the max model length (--seq-len) must fit
+// the pool (vLLM refuses to start otherwise); and the sequences in flight, each holding its prompt and output
+// (--input-tokens + --output-tokens, else the max model length), must fit it together. With a request count
+// and no --concurrency, the engine runs as many as the pool holds, up to its max_num_seqs of 256.
+void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
+  const VllmPool& pool = *c.memory.vllm;
+  const std::string engine = pool.engine == "sglang" ? "SGLang" : pool.engine == "trtllm" ? "TensorRT-LLM" : "vLLM";
+  const std::string knob = pool.engine == "sglang"   ? fmt::format("mem_fraction_static {:.3g}", pool.utilization)
+                           : pool.engine == "trtllm" ? fmt::format("kv_cache_free_gpu_mem_fraction {:g}", pool.utilization)
+                                                     : fmt::format("gpu_memory_utilization {:g}", pool.utilization);
+  const double max_len = static_cast<double>(c.memory.seq_len);
+  const double per_seq = (w.input_tokens && w.output_tokens) ? std::min(max_len, *w.input_tokens + *w.output_tokens) : max_len;
+  const double kv_seq = kv_tokens_avg(m, per_seq);
+  c.fit_reason.clear();
+  if (pool.kv_pool_bytes <= 0) {
+    c.fit_reason = fmt::format("weights {:.1f} GB per GPU leave no KV-cache pool in {}'s {:.1f} GB budget ({})", c.memory.weights / 1e9, engine,
+                               pool.budget_bytes / 1e9, knob);
+  } else if (kv_tokens_avg(m, max_len) > pool.max_tokens) {
+    c.fit_reason = fmt::format("one sequence of the max model length ({:.0f} tokens) needs {:.1f} GB of KV cache; {}'s pool holds "
+                               "{:.1f} GB ({:.0f} tokens): lower --seq-len",
+                               max_len, kv_tokens_avg(m, max_len) * pool.kv_bytes_per_token / 1e9, engine, pool.kv_pool_bytes / 1e9, pool.max_tokens);
+  } else {
+    if (!w.batch_given && w.requests && kv_seq > 0) {
+      c.planned.batch = static_cast<std::int64_t>(std::clamp(std::floor(pool.max_tokens / kv_seq), 1.0, 256.0));
+      c.notes.push_back(fmt::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to 256 (vLLM's max_num_seqs)",
+                                    c.planned.batch, engine, per_seq));
+    }
+    const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
+    if (need > pool.kv_pool_bytes)
+      c.fit_reason = fmt::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; {}'s pool holds {:.1f} GB (at most {:.0f} at once)",
+                                 c.planned.batch, per_seq, need / 1e9, engine, pool.kv_pool_bytes / 1e9, std::floor(pool.max_tokens / kv_seq));
+  }
+  c.fits = c.supported && c.fit_reason.empty();
+}
+
+// Serving targets (method.md §8.3): TPOT grows with the sequences in flight, so the largest concurrency whose
+// TPOT and TTFT meet --max-tpot-ms and --max-ttft-ms is found by bisection up to what the pool holds (or the
+// concurrency asked, which must meet them); the cost per token follows from it.
+void meet_latency_targets(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
+  const Workload& w = c.planned;
+  auto meets = [&](const TimeEstimate& t) {
+    return (!w.max_tpot_ms || (t.tpot_seconds && *t.tpot_seconds * 1e3 <= *w.max_tpot_ms)) &&
+           (!w.max_ttft_ms || (t.ttft_seconds && *t.ttft_seconds * 1e3 <= *w.max_ttft_ms));
+  };
+  auto at = [&](std::int64_t b) {
+    Workload p = w;
+    p.batch = b;
+    return estimate_time(p, m, g, c.memory);
+  };
+  auto targets = [&]() {
+    std::string s;
+    if (w.max_tpot_ms) s += fmt::format("--max-tpot-ms {:g}", *w.max_tpot_ms);
+    if (w.max_ttft_ms) s += fmt::format("{}--max-ttft-ms {:g}", s.empty() ? "" : " and ", *w.max_ttft_ms);
+    return s;
+  };
+  if (meets(c.time)) {
+    if (w.batch_given) return;
+  } else if (w.batch_given || !meets(at(1))) {
+    const TimeEstimate t = w.batch_given ? c.time : at(1);
+    c.fits = false;
+    c.fit_reason = fmt::format("{} sequence{} in flight: TPOT {:.1f} ms, TTFT {:.0f} ms miss {}", w.batch_given ? w.batch : 1,
+                               (w.batch_given ? w.batch : 1) == 1 ? "" : "s", t.tpot_seconds.value_or(0) * 1e3, t.ttft_seconds.value_or(0) * 1e3,
+                               targets());
+    return;
+  }
+  std::int64_t lo = 1, hi = w.batch;  // meets at lo, the pool's limit at hi
+  if (meets(c.time)) lo = hi;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (meets(at(mid)) ? lo : hi) = mid;
+  }
+  c.planned.batch = lo;
+  c.time = at(lo);
+  c.notes.push_back(fmt::format("{} sequences in flight: the most that meet {}", lo, targets()));
+}
+
+}  // namespace
+
+Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
+  // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
+  // workload says how many.
+  Workload w = w_in;
+  if (w.nodes == 1 && w.gpus > g.gpus_per_node()) w.nodes = (w.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
+  Candidate c;
+  c.gpu = &g;
+  c.planned = w;
+  c.gpus = w.gpus;
+  c.layout = layout_text(w);
+  const PrecisionSupport ps = precision_support(w, g);
+  c.supported = ps.supported;
+  if (!ps.note.empty()) c.notes.push_back(ps.note);
+  const Framework fw = w.effective_framework();
+  if ((fw == Framework::tensorrt || fw == Framework::trtllm) && g.stack != "cuda") {
+    c.supported = false;
+    c.notes.push_back("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
+  }
+  c.memory = estimate_memory(w, m, &g);
+  c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
+  if (!c.fits && c.supported)
+    c.fit_reason = fmt::format("needs {:.1f} GB per GPU at the peak; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
+                               static_cast<double>(g.memory_bytes) / 1e9);
+  if (c.memory.vllm) serving_fit(c, w, m);
+  c.time = estimate_time(c.planned, m, g, c.memory);
+  // A local correction for this GPU, framework and kind of work (method.md §15) scales the tensor peak and the
+  // throughput, and says so in every answer it touches.
+  const std::string fw_name = to_string(w.effective_framework());
+  for (const auto& k : cost.corrections) {
+    if (k.gpu != g.id || k.framework != fw_name || k.training != is_training(w.mode)) continue;
+    // A serving engine's pool takes its share of the card whatever the tensors need: only the speed applies.
+    const double delta = c.memory.vllm ? 0.0 : c.memory.tensor_peak * (k.memory_factor - 1.0);
+    c.memory.tensor_peak += delta;
+    c.memory.device_peak += delta;
+    c.memory.device_low += delta;
+    c.memory.device_high += delta;
+    auto scale = [&](std::optional<double>& v, double f) {
+      if (v) *v *= f;
+    };
+    scale(c.time.train_tokens_per_second_per_gpu, k.speed_factor);
+    scale(c.time.images_per_second, k.speed_factor);
+    scale(c.time.decode_tokens_per_second, k.speed_factor);
+    scale(c.time.prefill_tokens_per_second, k.speed_factor);
+    scale(c.time.requests_per_second, k.speed_factor);
+    scale(c.time.tpot_seconds, 1.0 / k.speed_factor);
+    scale(c.time.ttft_seconds, 1.0 / k.speed_factor);
+    scale(c.time.job_seconds, 1.0 / k.speed_factor);
+    if (c.time.band) {
+      c.time.band->low *= k.speed_factor;
+      c.time.band->high *= k.speed_factor;
+    }
+    c.notes.push_back(fmt::format("corrected by your calibration of {} with {} ({}; memory x{:.3f}, throughput x{:.3f}) from {}; "
+                                  "remove it with gpuadvise calibrate --reset",
+                                  g.id, fw_name, k.saved, k.memory_factor, k.speed_factor, cost.corrections_file));
+    if (!c.memory.vllm) {
+      c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
+      c.fit_reason = c.fits || !c.supported ? "" : fmt::format("needs {:.1f} GB per GPU at the peak (calibrated); the GPU has {:.1f} GB usable",
+                                                                c.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+    }
+    break;
+  }
+  c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
+  if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) meet_latency_targets(c, m, g);
+  c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
+  if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
+    c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
+  if (g.stack == "rocm") c.notes.push_back("AMD: runs through ROCm/HIP (" + g.gfx_target.value_or("?") + "), not CUDA; check your framework's ROCm support");
+  if (g.stack == "synapseai") c.notes.push_back("Intel Gaudi: runs through the Gaudi software stack (SynapseAI), not CUDA");
+  if (g.needs_server_chassis) c.facts.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
+  if (g.segment == Segment::edge)
+    c.notes.push_back(fmt::format("edge module: its memory is shared with the CPU (the OS and the application take part of it) and the power mode "
+                                  "(up to {:.0f} W) sets the clocks the figures assume", g.board_power_w.value_or(0)));
+  if (w.gpus > 1 && !g.fast_link_joins(w.gpus_per_node()))
+    c.notes.push_back(g.node.pcie_p2p == false
+                          ? "no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly"
+                          : "no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
+  if (w.nodes > 1) c.notes.push_back(fmt::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
+  if (g.capacity_basis == "nominal") c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
+  c.system = system_needs(c.planned, m, g, c.memory);
+  for (const auto& n : c.system.notes) c.notes.push_back(n);
+  for (const auto& n : c.cost.notes) c.notes.push_back(n);
+  if (c.cost.missing_price) c.facts.push_back(*c.cost.missing_price);
+  if (w.streams && m.vision && !is_training(w.mode)) {
+    c.video = plan_video(w, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour);
+    c.fits = c.fits && c.video->streams_per_gpu >= 1;
+    if (c.video->gpus_needed > 0) {
+      c.gpus = c.video->gpus_needed;
+      c.layout = fmt::format("{} GPU{}, {:.0f} streams each, batch {}", c.gpus, c.gpus > 1 ? "s" : "", c.video->streams_per_gpu, w.batch);
+    }
+  }
+  return c;
+}
+
+}  // namespace gpuadvise

@@ -1,0 +1,297 @@
+// The plan an engineer would pick for one GPU (method.md §9): memory savers on one GPU first, then more GPUs
+// in one node, then several nodes, CPU offload last; the best plan by the order at each count.
+#include "gpuadvise/ranking.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpuadvise/units.hpp"
+#include "ranking_common.hpp"
+
+namespace gpuadvise {
+
+using namespace ranking_detail;
+
+namespace {
+// Tensor parallelism splits the attention heads: a degree must divide them, and divide the KV heads (or,
+// for inference, be a multiple of them: vLLM replicates KV heads then). method.md §9.
+bool tp_divides(const ModelSpec& m, std::int64_t tp, bool training) {
+  if (tp <= 1) return true;
+  if (m.heads <= 0 || m.heads % tp != 0) return false;
+  if (m.is_mla() || m.kv_heads <= 0) return true;
+  return m.kv_heads % tp == 0 || (!training && tp % m.kv_heads == 0);
+}
+
+Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
+                     Offload off) {
+  Workload p = w;
+  p.gpus = gpus;
+  p.nodes = nodes;
+  p.tp = tp;
+  p.pp = pp;
+  p.sharding = sh;
+  p.offload = off;
+  p.ep = 1;
+  return p;
+}
+
+// The layouts worth trying at n GPUs (method.md §9). Inside one node: data parallel, ZeRO-1/2/3, tensor
+// parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
+// divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
+// family over every GPU, tensor parallel inside each node with data parallel or pipeline stages across.
+// Inference splits with tensor parallelism inside a node and pipeline stages across nodes (unevenly where the
+// stages do not divide the layers, as serving engines do).
+std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n) {
+  std::vector<Workload> out;
+  const std::int64_t per_node = g.gpus_per_node();
+  const std::int64_t nodes = n <= per_node ? 1 : n / per_node;
+  if (n > per_node && (!g.multi_node() || n % per_node != 0)) return out;
+  const std::int64_t in_node = std::min(n, per_node);
+  const bool training = is_training(w.mode);
+  const std::int64_t layers = m.layers + m.encoder_layers;
+  if (n == 1) {
+    out.push_back(with_layout(w, 1, 1, 1, 1, Sharding::none, Offload::none));
+    return out;
+  }
+  if (training) {
+    for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3})
+      out.push_back(with_layout(w, n, nodes, 1, 1, sh, Offload::none));
+    if (m.vision) return out;
+    for (std::int64_t tp = 2; tp <= in_node; tp *= 2) {
+      if (!tp_divides(m, tp, true)) continue;
+      out.push_back(with_layout(w, n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none, Offload::none));
+      // Pipeline stages across the nodes, tensor parallel inside each.
+      if (nodes > 1 && tp == in_node && layers % nodes == 0) out.push_back(with_layout(w, n, nodes, tp, nodes, Sharding::none, Offload::none));
+    }
+    for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
+      if (layers % pp == 0 && nodes == 1) out.push_back(with_layout(w, n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none, Offload::none));
+    // Mixture of experts: the routed experts split over an expert-parallel group inside each node (degrees
+    // that divide the experts), the rest data parallel with ZeRO-1 or ZeRO-3.
+    if (m.is_moe())
+      for (std::int64_t ep = 2; ep <= in_node; ep *= 2)
+        if (m.experts % ep == 0)
+          for (Sharding sh : {Sharding::zero1, Sharding::zero3}) {
+            Workload p = with_layout(w, n, nodes, 1, 1, sh, Offload::none);
+            p.ep = ep;
+            out.push_back(p);
+          }
+    return out;
+  }
+  if (m.vision) return out;
+  if (nodes == 1 && tp_divides(m, n, false)) out.push_back(with_layout(w, n, 1, n, 1, Sharding::none, Offload::none));
+  // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
+  // layers over 2 nodes are 31 + 30.
+  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes)
+    out.push_back(with_layout(w, n, nodes, per_node, nodes, Sharding::none, Offload::none));
+  return out;
+}
+
+// Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
+// checkpointing (unless the user chose one), then smaller micro-batches with gradient accumulation that keep
+// the asked batch per optimizer step. Returned in that order; the first that fits is the plan for a layout.
+std::vector<Workload> with_savers(const Workload& p) {
+  std::vector<Workload> out;
+  if (!is_training(p.mode)) {
+    out.push_back(p);
+    // Quantised weights only when the user allows them: 8-bit, then 4-bit (AWQ-style int4) on the same GPUs.
+    if (p.allow_quantization && (p.precision == Precision::bf16 || p.precision == Precision::fp16))
+      for (Precision q : {Precision::int8, Precision::int4}) {
+        Workload w = p;
+        w.precision = q;
+        out.push_back(w);
+      }
+    return out;
+  }
+  std::vector<Checkpointing> levels{p.checkpointing};
+  if (!p.checkpointing_given && p.checkpointing == Checkpointing::none) levels = {Checkpointing::none, Checkpointing::selective, Checkpointing::full};
+  for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
+    if (p.batch % micro != 0) continue;
+    for (Checkpointing c : levels) {
+      Workload q = p;
+      q.checkpointing = c;
+      q.batch = micro;
+      q.grad_accum = p.grad_accum * (p.batch / micro);
+      out.push_back(q);
+    }
+    if (micro == 1) break;
+  }
+  return out;
+}
+
+std::string stage_of(const Workload& p) {
+  if (p.offload != Offload::none) return "CPU offload";
+  if (p.gpus == 1) return "one GPU";
+  return p.nodes > 1 ? "several nodes" : "one node";
+}
+
+void finish_candidate(Candidate& c, const GpuSpec& g, const RankOptions& opts) {
+  c.nodes = c.planned.nodes;
+  c.stage = stage_of(c.planned);
+  c.links = plan_links(g, c.planned);
+  const bool engine_pool = c.memory.vllm.has_value();  // vLLM takes its share by design: its pool decides
+  c.tight = c.fits && !engine_pool && c.headroom_bytes < opts.min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
+  c.value_usd = value_of(c, c.value_unit, c.unranked);
+  if (!c.usd_per_gpu_hour() && !opts.cost.provider.empty())
+    if (const PriceOffer* offer = g.offer_from(opts.cost.provider); offer && !offer->usd_per_gpu_hour)
+      // The provider rents this GPU but no price could be sourced: say so rather than guess.
+      c.unranked = offer->provider + " rents it, but no price could be sourced (" + offer->note + ")";
+}
+
+}  // namespace
+
+Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
+  Candidate single = evaluate(w, m, g, opts.cost);
+  finish_candidate(single, g, opts);
+  single.fits_single = single.fits && !single.tight && w.gpus == 1;
+  if (w.streams && !w.batch_given && single.supported) {
+    // Video without --batch: frames of the streams on one GPU are batched as a DeepStream-style pipeline does
+    // (batch size = sources); the batch that sustains the most streams per GPU within --max-latency-ms wins,
+    // the smaller on a tie.
+    auto latency_ok = [&](const Candidate& c) {
+      return !w.max_latency_ms || !c.video || !c.video->latency_ms || *c.video->latency_ms <= *w.max_latency_ms;
+    };
+    auto streams_of = [](const Candidate& c) { return c.video ? c.video->streams_per_gpu : 0.0; };
+    Candidate best = single;
+    for (std::int64_t b = 2; b <= std::min<std::int64_t>(64, *w.streams); b *= 2) {
+      Workload p = w;
+      p.batch = b;
+      Candidate c = evaluate(p, m, g, opts.cost);
+      const bool ok = latency_ok(c), best_ok = latency_ok(best);
+      if ((ok && !best_ok) || (ok == best_ok && streams_of(c) > streams_of(best))) best = std::move(c);
+    }
+    finish_candidate(best, g, opts);
+    best.tight = false;
+    best.fits_single = best.fits;
+    best.why = fmt::format("frames of the streams batched {} at a time", best.planned.batch);
+    return best;
+  }
+  if (w.gpus > 1 || !single.supported || w.streams) {  // the user's own layout, video (sized by streams), or nothing to search
+    single.why = w.gpus > 1 ? "the layout given" : "";
+    return single;
+  }
+  const bool explore = w.has_job_size() || opts.deadline_seconds || opts.budget_usd || order == RankBy::time;
+  std::vector<Candidate> fits, tight;
+  std::int64_t first_fit = 0;
+  std::string offload_short;
+  auto try_layout = [&](const Workload& layout) {
+    for (const Workload& p : with_savers(layout)) {
+      Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
+                     p.precision == w.precision)
+                        ? single
+                        : evaluate(p, m, g, opts.cost);
+      finish_candidate(c, g, opts);
+      if (!c.fits) continue;
+      if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
+        offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
+                                    offload_host_bytes(p, c.memory) / 1e9, node_host_ram_bytes(g) / 1e9);
+        continue;
+      }
+      if (c.tight) {
+        tight.push_back(std::move(c));
+        continue;
+      }
+      fits.push_back(std::move(c));
+      return;
+    }
+  };
+  for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
+    if (first_fit) {
+      const bool deadline_unmet = opts.deadline_seconds &&
+                                  std::none_of(fits.begin(), fits.end(), [&](const Candidate& c) { return meets_deadline(c, opts); });
+      if (!deadline_unmet && (!explore || n > 8 * first_fit)) break;
+    }
+    const std::size_t before = fits.size();
+    for (const Workload& layout : layouts_at(w, m, g, n)) try_layout(layout);
+    if (!first_fit && fits.size() > before) first_fit = n;
+  }
+  if (fits.empty() && is_training(w.mode) && !m.vision) {
+    // CPU offload, last: the optimizer states (then the parameters) in host memory, on one GPU or sharded
+    // over one node.
+    for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
+      try_layout(with_layout(w, 1, 1, 1, 1, Sharding::none, off));
+      for (std::int64_t n = 2; n <= std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node()) && fits.empty(); n *= 2)
+        try_layout(with_layout(w, n, 1, 1, 1, Sharding::zero3, off));
+      if (!fits.empty()) break;
+    }
+  }
+  if (fits.empty() && !is_training(w.mode) && m.vision && m.vision->task == "generation" && w.offload == Offload::none) {
+    // diffusers' memory options, cheapest first (method.md §12.4): model CPU offload, then tiled VAE decoding
+    // with it, then sequential CPU offload (slow: the denoiser crosses PCIe at every step).
+    for (Offload off : {Offload::model, Offload::sequential}) {
+      for (bool tiling : {w.vae_tiling, true}) {
+        Workload p = w;
+        p.offload = off;
+        p.vae_tiling = tiling;
+        try_layout(p);
+        if (!fits.empty()) break;
+      }
+      if (!fits.empty()) break;
+    }
+  }
+  if (fits.empty()) {
+    if (!tight.empty()) {
+      auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
+      Candidate c = *best;
+      c.fits_single = single.fits;
+      c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
+                          c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
+      return c;
+    }
+    const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+    const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
+                                    ? "on one GPU: " + single.fit_reason
+                                    : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+    single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
+                             g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
+                             one_gpu);
+    if (!offload_short.empty()) single.why += "; " + offload_short;
+    return single;
+  }
+  std::vector<const Candidate*> pool;
+  for (const auto& c : fits) pool.push_back(&c);
+  // Which plans compete: those meeting the deadline (the cheapest wins), those within the budget (the fastest
+  // wins), else the smallest count that fits (and, with a job size, up to 4x that count for a cheaper job).
+  RankBy pick = order;
+  std::vector<const Candidate*> eligible;
+  if (opts.deadline_seconds) {
+    for (auto* c : pool)
+      if (meets_deadline(*c, opts)) eligible.push_back(c);
+    pick = RankBy::cost;
+  }
+  if (opts.budget_usd) {
+    std::vector<const Candidate*> base = opts.deadline_seconds ? eligible : pool, kept;
+    for (auto* c : base)
+      if (within_budget(*c, opts)) kept.push_back(c);
+    eligible = kept;
+    if (!opts.deadline_seconds) pick = RankBy::time;
+  }
+  if (!opts.deadline_seconds && !opts.budget_usd) {
+    const std::int64_t limit = (w.has_job_size() || order == RankBy::time) && order != RankBy::gpus ? 4 * first_fit : first_fit;
+    for (auto* c : pool)
+      if (c->gpus <= limit) eligible.push_back(c);
+    if (order == RankBy::gpus) pick = RankBy::value;
+  }
+  const Candidate* best = nullptr;
+  for (auto* c : eligible) {
+    // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
+    const double margin = (best && c->gpus > best->gpus) ? 0.98 : 1.0;
+    if (!best || score(*c, pick) < margin * score(*best, pick)) best = c;
+  }
+  Candidate out;
+  if (best) {
+    out = *best;
+  } else {
+    // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
+    const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
+    out = **std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
+  }
+  out.fits_single = single.fits && !single.tight;
+  out.why = describe_choice(out, single, fits.size(), pick, opts);
+  out.frontier = frontier_of(pool);
+  return out;
+}
+
+}  // namespace gpuadvise
