@@ -113,75 +113,54 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* chk = app.add_subcommand("check", "CI gate: assert that workloads fit GPUs within headroom, cost, time and GPU limits (exit 1 when not)");
   CheckFlags chk_flags;
-  auto& chk_wf = chk_flags.chk_wf;
-  auto& chk_cf = chk_flags.chk_cf;
-  auto& chk_gpus = chk_flags.chk_gpus;
-  auto& min_headroom = chk_flags.min_headroom;
-  auto& max_cost = chk_flags.max_cost;
-  auto& max_hours = chk_flags.max_hours;
-  auto& max_gpus = chk_flags.max_gpus;
   OutputFlags chk_of;
-  add_workload_flags(chk, chk_wf);
-  add_cost_flags(chk, chk_cf);
+  add_workload_flags(chk, chk_flags.chk_wf);
+  add_cost_flags(chk, chk_flags.chk_cf);
   add_output_flags(chk, chk_of, false);
-  chk->add_option("--gpu", chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
-  chk->add_option("--min-headroom", min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
-  chk->add_option("--max-cost", max_cost, "cost of the job in USD")->group("Assertions");
-  chk->add_option("--max-hours", max_hours, "billed hours of the job")->group("Assertions");
-  chk->add_option("--max-gpus", max_gpus, "GPUs the plan may use [as the workload says]")->group("Assertions");
+  chk->add_option("--gpu", chk_flags.chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
+  chk->add_option("--min-headroom", chk_flags.min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
+  chk->add_option("--max-cost", chk_flags.max_cost, "cost of the job in USD")->group("Assertions");
+  chk->add_option("--max-hours", chk_flags.max_hours, "billed hours of the job")->group("Assertions");
+  chk->add_option("--max-gpus", chk_flags.max_gpus, "GPUs the plan may use [as the workload says]")->group("Assertions");
   chk->footer("\nExample:\n  gpuadvise check --workload plans.json --gpu rtx-4090-24gb --min-headroom 10 --max-cost 200\n"
               "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input.\n");
 
   CLI::App* fitc = app.add_subcommand("fit", "the largest batch, sequence length or concurrency that fits a GPU");
   FitFlags fit_flags;
-  auto& fit_wf = fit_flags.fit_wf;
-  auto& fit_gpu = fit_flags.fit_gpu;
-  auto& maximize = fit_flags.maximize;
   OutputFlags fit_of;
-  add_workload_flags(fitc, fit_wf);
+  add_workload_flags(fitc, fit_flags.fit_wf);
   add_output_flags(fitc, fit_of, false);
-  fitc->add_option("--gpu", fit_gpu, "the GPU id")->group("Fit");
-  fitc->add_option("--maximize", maximize, "batch | seq-len | concurrency [batch]")->group("Fit");
+  fitc->add_option("--gpu", fit_flags.fit_gpu, "the GPU id")->group("Fit");
+  fitc->add_option("--maximize", fit_flags.maximize, "batch | seq-len | concurrency [batch]")->group("Fit");
   fitc->footer("\nExample:\n  gpuadvise fit --gpu rtx-4090-24gb --model llama-3.1-8b --mode qlora --precision bf16 --seq-len 2048 --maximize batch\n");
 
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalogue; 'gpus ID' shows one entry with its sources");
   OutputFlags gpus_of;
   GpusFlags gpus_flags;
-  auto& gpu_id = gpus_flags.gpu_id;
-  auto& gpus_vendor = gpus_flags.gpus_vendor;
-  auto& gpus_min_memory = gpus_flags.gpus_min_memory;
-  auto& gpus_provider = gpus_flags.gpus_provider;
-  auto& gpus_sort = gpus_flags.gpus_sort;
-  gpus->add_option("id", gpu_id, "a GPU id");
-  gpus->add_option("--vendor", gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
-  gpus->add_option("--min-memory", gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
-  gpus->add_option("--provider", gpus_provider, "only GPUs this provider offers (a catalogue price)")->group("Filter");
-  gpus->add_option("--sort", gpus_sort, "memory | bandwidth | bf16 | price | id [catalogue order]")->group("Filter");
+  gpus->add_option("id", gpus_flags.gpu_id, "a GPU id");
+  gpus->add_option("--vendor", gpus_flags.gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
+  gpus->add_option("--min-memory", gpus_flags.gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
+  gpus->add_option("--provider", gpus_flags.gpus_provider, "only GPUs this provider offers (a catalogue price)")->group("Filter");
+  gpus->add_option("--sort", gpus_flags.gpus_sort, "memory | bandwidth | bf16 | price | id [catalogue order]")->group("Filter");
   gpus->footer("\nExamples:\n  gpuadvise gpus --vendor amd --sort memory\n  gpuadvise gpus --min-memory 80 --provider lambda --sort price\n");
   add_output_flags(gpus, gpus_of, false);
 
   CLI::App* prb = app.add_subcommand("probe", "print a short PyTorch script that measures this workload's peak memory and speed on a real GPU");
   ProbeFlags prb_flags;
-  auto& prb_wf = prb_flags.prb_wf;
-  auto& prb_steps = prb_flags.prb_steps;
   OutputFlags prb_of;
-  add_workload_flags(prb, prb_wf);
+  add_workload_flags(prb, prb_flags.prb_wf);
   add_output_flags(prb, prb_of, false);
-  prb->add_option("--probe-steps", prb_steps, "timed steps after one warm-up [5]")->group("Probe");
+  prb->add_option("--probe-steps", prb_flags.prb_steps, "timed steps after one warm-up [5]")->group("Probe");
   prb->footer("\nExample:\n  gpuadvise probe --model llama-3.1-8b --mode lora --batch 2 --seq-len 2048 > probe.py\n"
               "  python probe.py probe_result.json && gpuadvise calibrate probe_result.json\n");
 
   CLI::App* cal = app.add_subcommand("calibrate", "compare a probe's measurement with the estimate; --save keeps the correction for later answers");
   OutputFlags cal_of;
   CalibrateFlags cal_flags;
-  auto& cal_file = cal_flags.cal_file;
-  auto& cal_gpu = cal_flags.cal_gpu;
-  auto& cal_save = cal_flags.cal_save;
-  auto& cal_reset = cal_flags.cal_reset;
-  cal->add_option("result", cal_file, "the JSON a probe script wrote (probe_result.json)");
-  cal->add_option("--gpu", cal_gpu, "the GPU id it ran on [from the name the script recorded]")->group("Calibrate");
-  cal->add_flag("--save", cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
-  cal->add_flag("--reset", cal_reset, "remove every stored correction")->group("Calibrate");
+  cal->add_option("result", cal_flags.cal_file, "the JSON a probe script wrote (probe_result.json)");
+  cal->add_option("--gpu", cal_flags.cal_gpu, "the GPU id it ran on [from the name the script recorded]")->group("Calibrate");
+  cal->add_flag("--save", cal_flags.cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
+  cal->add_flag("--reset", cal_flags.cal_reset, "remove every stored correction")->group("Calibrate");
   add_output_flags(cal, cal_of, false);
   cal->footer("\nExamples:\n  gpuadvise calibrate probe_result.json            # measured beside estimated, and the correction\n"
               "  gpuadvise calibrate probe_result.json --save     # later answers on that GPU and framework use it\n\n"
@@ -190,24 +169,16 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
 
   CLI::App* swp = app.add_subcommand("sweep", "vary one setting over a range and draw memory, throughput or cost against it, per GPU");
   SweepFlags swp_flags;
-  auto& swp_wf = swp_flags.swp_wf;
-  auto& swp_cf = swp_flags.swp_cf;
-  auto& swp_gpus = swp_flags.swp_gpus;
-  auto& swp_vary = swp_flags.swp_vary;
-  auto& swp_from = swp_flags.swp_from;
-  auto& swp_to = swp_flags.swp_to;
-  auto& swp_points = swp_flags.swp_points;
-  auto& swp_metric = swp_flags.swp_metric;
   OutputFlags swp_of;
-  add_workload_flags(swp, swp_wf);
-  add_cost_flags(swp, swp_cf);
+  add_workload_flags(swp, swp_flags.swp_wf);
+  add_cost_flags(swp, swp_flags.swp_cf);
   add_output_flags(swp, swp_of, false);
-  swp->add_option("--vary", swp_vary, "seq-len | batch | concurrency | lora-rank | gpus | image-size")->group("Sweep");
-  swp->add_option("--from", swp_from, "first value")->group("Sweep");
-  swp->add_option("--to", swp_to, "last value")->group("Sweep");
-  swp->add_option("--points", swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers) [8]")->group("Sweep");
-  swp->add_option("--metric", swp_metric, "memory | time | cost [memory]")->group("Sweep");
-  swp->add_option("--gpu", swp_gpus, "a GPU to draw (repeatable) [h100-sxm-80gb]")->group("Sweep");
+  swp->add_option("--vary", swp_flags.swp_vary, "seq-len | batch | concurrency | lora-rank | gpus | image-size")->group("Sweep");
+  swp->add_option("--from", swp_flags.swp_from, "first value")->group("Sweep");
+  swp->add_option("--to", swp_flags.swp_to, "last value")->group("Sweep");
+  swp->add_option("--points", swp_flags.swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers) [8]")->group("Sweep");
+  swp->add_option("--metric", swp_flags.swp_metric, "memory | time | cost [memory]")->group("Sweep");
+  swp->add_option("--gpu", swp_flags.swp_gpus, "a GPU to draw (repeatable) [h100-sxm-80gb]")->group("Sweep");
   swp->footer("\nExample:\n  gpuadvise sweep --model llama-3.1-8b --mode lora --vary seq-len --from 1024 --to 32768 --gpu rtx-4090-24gb --gpu h100-sxm-80gb\n");
 
   CLI::App* comp = app.add_subcommand("completions", "print a shell completion script: bash, zsh or fish");
@@ -221,10 +192,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
   OutputFlags models_of;
   ModelsFlags models_flags;
-  auto& models_kind = models_flags.models_kind;
-  auto& models_family = models_flags.models_family;
-  models->add_option("--kind", models_kind, "only language | vision | generation models")->group("Filter");
-  models->add_option("--family", models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
+  models->add_option("--kind", models_flags.models_kind, "only language | vision | generation models")->group("Filter");
+  models->add_option("--family", models_flags.models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
   add_output_flags(models, models_of, false);
   name_placeholders(app);
 

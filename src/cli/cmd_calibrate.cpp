@@ -21,25 +21,21 @@
 namespace gpuadvise::cli {
 
 int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
-  const auto& cal_file = flags.cal_file;
-  const auto& cal_gpu = flags.cal_gpu;
-  const auto& cal_save = flags.cal_save;
-  const auto& cal_reset = flags.cal_reset;
   check_format(ctx.of.format);
   const std::string path = calibration_path();
-  if (cal_reset) {
+  if (flags.cal_reset) {
     std::error_code ec;
     const bool removed = !path.empty() && std::filesystem::remove(path, ec);
     (*ctx.out_ptr) << (removed ? "removed the calibration file " + path + "\n" : "no calibration file at " + (path.empty() ? "(no home)" : path) + "\n");
-    if (cal_file.empty()) return 0;
+    if (flags.cal_file.empty()) return 0;
   }
-  if (cal_file.empty()) throw UserError{2, "calibrate: give the probe's result file (probe_result.json), or --reset"};
-  auto text = read_file(cal_file, ctx.in);
-  if (!text) throw UserError{2, "calibrate: cannot read '" + cal_file + "'"};
-  const ProbeResult pr = parse_probe_result(*text, cal_file == "-" ? "stdin" : cal_file);
+  if (flags.cal_file.empty()) throw UserError{2, "calibrate: give the probe's result file (probe_result.json), or --reset"};
+  auto text = read_file(flags.cal_file, ctx.in);
+  if (!text) throw UserError{2, "calibrate: cannot read '" + flags.cal_file + "'"};
+  const ProbeResult pr = parse_probe_result(*text, flags.cal_file == "-" ? "stdin" : flags.cal_file);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
-  const GpuSpec* g = cal_gpu.empty() ? cat.resolve(pr.gpu_name) : &gpu_for(cal_gpu, cat);
-  if (!g) throw UserError{2, cal_file + ".gpu_name: '" + pr.gpu_name + "' is not in the catalogue; name it with --gpu ID (gpuadvise gpus lists them)"};
+  const GpuSpec* g = flags.cal_gpu.empty() ? cat.resolve(pr.gpu_name) : &gpu_for(flags.cal_gpu, cat);
+  if (!g) throw UserError{2, flags.cal_file + ".gpu_name: '" + pr.gpu_name + "' is not in the catalogue; name it with --gpu ID (gpuadvise gpus lists them)"};
   // The estimate the probe checked, on the GPU it ran on, without earlier corrections of this GPU.
   std::vector<std::string> args{"gpuadvise", "estimate"};
   std::istringstream words(pr.estimate_args);
@@ -54,18 +50,18 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
   const int rc = run(static_cast<int>(argv2.size()), argv2.data(), ctx.in, est_out, est_err);
   if (saved_env) setenv("GPUADVISE_CALIBRATION", saved_value.c_str(), 1);
   else unsetenv("GPUADVISE_CALIBRATION");
-  if (rc != 0) throw UserError{2, cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
+  if (rc != 0) throw UserError{2, flags.cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
   const CalibrationView v = calibration_view(est_out.str(), pr, *g);
   (*ctx.out_ptr) << (ctx.of.format == "json" ? calibration_view_json(v) : ctx.of.format == "csv" ? calibration_view_csv(v)
                  : ctx.md ? fenced_markdown("calibration", calibration_view_table(v, ctx.style)) : calibration_view_table(v, ctx.style));
-  if (cal_save) {
+  if (flags.cal_save) {
     if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
     std::vector<LocalCorrection> all = load_corrections(path);
     all.erase(std::remove_if(all.begin(), all.end(), [&](const LocalCorrection& k) {
                 return k.gpu == v.correction.gpu && k.framework == v.correction.framework && k.training == v.correction.training;
               }), all.end());
     LocalCorrection k = v.correction;
-    k.source = cal_file;
+    k.source = flags.cal_file;
     const std::time_t now = std::time(nullptr);
     char day[16];
     std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&now));
@@ -83,10 +79,8 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
 }
 
 int run_probe(const ProbeFlags& flags, const CommandContext& ctx) {
-  const auto& prb_wf = flags.prb_wf;
-  const auto& prb_steps = flags.prb_steps;
-  const int steps = static_cast<int>(flag_number(prb_steps, "--probe-steps", "an integer from 1 to 1,000", 1, 1000, true));
-  auto raws = collect_workloads(prb_wf, ctx.in);
+  const int steps = static_cast<int>(flag_number(flags.prb_steps, "--probe-steps", "an integer from 1 to 1,000", 1, 1000, true));
+  auto raws = collect_workloads(flags.prb_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; probe takes one"};
   const Workload w = build_workload(raws[0]);
   const ModelCatalog& model_cat = load_models();

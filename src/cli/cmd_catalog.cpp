@@ -20,15 +20,10 @@
 namespace gpuadvise::cli {
 
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
-  const auto& gpu_id = flags.gpu_id;
-  const auto& gpus_vendor = flags.gpus_vendor;
-  const auto& gpus_min_memory = flags.gpus_min_memory;
-  const auto& gpus_provider = flags.gpus_provider;
-  const auto& gpus_sort = flags.gpus_sort;
   check_format(ctx.of.format);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
-  if (!gpu_id.empty()) {
-    const GpuSpec& g = gpu_for(gpu_id, cat, "gpus");
+  if (!flags.gpu_id.empty()) {
+    const GpuSpec& g = gpu_for(flags.gpu_id, cat, "gpus");
     GpuCatalog one;
     one.gpus.push_back(g);
     (*ctx.out_ptr) << (ctx.of.format == "json" ? gpu_json(g) : ctx.of.format == "csv" ? gpus_csv(one) : ctx.md ? fenced_markdown(g.id, gpu_detail_table(g, ctx.style)) : gpu_detail_table(g, ctx.style));
@@ -38,34 +33,34 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
       for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       return s;
     };
-    if (!gpus_vendor.empty()) {
+    if (!flags.gpus_vendor.empty()) {
       std::vector<std::string> vendors;
       for (const auto& g : cat.gpus)
         if (std::find(vendors.begin(), vendors.end(), lower(g.vendor)) == vendors.end()) vendors.push_back(lower(g.vendor));
-      if (std::find(vendors.begin(), vendors.end(), lower(gpus_vendor)) == vendors.end())
-        throw UserError{2, "--vendor: unknown vendor '" + gpus_vendor + "' (valid: " + join(vendors, ", ") + ")"};
-      std::erase_if(shown.gpus, [&](const GpuSpec& g) { return lower(g.vendor) != lower(gpus_vendor); });
+      if (std::find(vendors.begin(), vendors.end(), lower(flags.gpus_vendor)) == vendors.end())
+        throw UserError{2, "--vendor: unknown vendor '" + flags.gpus_vendor + "' (valid: " + join(vendors, ", ") + ")"};
+      std::erase_if(shown.gpus, [&](const GpuSpec& g) { return lower(g.vendor) != lower(flags.gpus_vendor); });
     }
-    if (!gpus_min_memory.empty()) {
-      const double gb = flag_number(gpus_min_memory, "--min-memory", "a size in GB from 0 to 10,000", 0, 10000);
+    if (!flags.gpus_min_memory.empty()) {
+      const double gb = flag_number(flags.gpus_min_memory, "--min-memory", "a size in GB from 0 to 10,000", 0, 10000);
       std::erase_if(shown.gpus, [&](const GpuSpec& g) { return static_cast<double>(g.memory_bytes) / 1e9 < gb; });
     }
-    if (!gpus_provider.empty()) {
-      check_provider(gpus_provider, cat);
-      std::erase_if(shown.gpus, [&](const GpuSpec& g) { return !g.offered_by(gpus_provider); });
+    if (!flags.gpus_provider.empty()) {
+      check_provider(flags.gpus_provider, cat);
+      std::erase_if(shown.gpus, [&](const GpuSpec& g) { return !g.offered_by(flags.gpus_provider); });
     }
-    if (!gpus_sort.empty()) {
+    if (!flags.gpus_sort.empty()) {
       auto key = [&](const GpuSpec& g) -> double {
-        if (gpus_sort == "memory") return -static_cast<double>(g.memory_bytes);
-        if (gpus_sort == "bandwidth") return -g.bandwidth_gb_per_s.value_or(0);
-        if (gpus_sort == "bf16") return -g.peak_flops("bf16").value_or(0);
-        const PriceOffer* o = gpus_provider.empty() ? g.cheapest_offer() : g.offer_from(gpus_provider);
+        if (flags.gpus_sort == "memory") return -static_cast<double>(g.memory_bytes);
+        if (flags.gpus_sort == "bandwidth") return -g.bandwidth_gb_per_s.value_or(0);
+        if (flags.gpus_sort == "bf16") return -g.peak_flops("bf16").value_or(0);
+        const PriceOffer* o = flags.gpus_provider.empty() ? g.cheapest_offer() : g.offer_from(flags.gpus_provider);
         return o && o->usd_per_gpu_hour ? *o->usd_per_gpu_hour : 1e18;  // price: cheapest first, unknown last
       };
-      if (gpus_sort == "id") std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
-      else if (gpus_sort == "memory" || gpus_sort == "bandwidth" || gpus_sort == "bf16" || gpus_sort == "price")
+      if (flags.gpus_sort == "id") std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
+      else if (flags.gpus_sort == "memory" || flags.gpus_sort == "bandwidth" || flags.gpus_sort == "bf16" || flags.gpus_sort == "price")
         std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
-      else throw UserError{2, "--sort: unknown value '" + gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
+      else throw UserError{2, "--sort: unknown value '" + flags.gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
     }
     (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(shown) : ctx.of.format == "csv" ? gpus_csv(shown) : ctx.md ? fenced_markdown("GPU catalogue", gpus_table(shown, ctx.style)) : gpus_table(shown, ctx.style));
   }
@@ -73,26 +68,24 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
 }
 
 int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
-  const auto& models_kind = flags.models_kind;
-  const auto& models_family = flags.models_family;
   check_format(ctx.of.format);
   const ModelCatalog& cat = load_models();
   ModelCatalog shown = cat;
-  if (!models_kind.empty()) {
-    if (models_kind != "language" && models_kind != "vision" && models_kind != "generation")
-      throw UserError{2, "--kind: unknown value '" + models_kind + "' (valid: language, vision, generation)"};
+  if (!flags.models_kind.empty()) {
+    if (flags.models_kind != "language" && flags.models_kind != "vision" && flags.models_kind != "generation")
+      throw UserError{2, "--kind: unknown value '" + flags.models_kind + "' (valid: language, vision, generation)"};
     std::erase_if(shown.models, [&](const ModelSpec& m) {
       const std::string kind = !m.vision ? "language" : m.vision->task == "generation" ? "generation" : "vision";
-      return kind != models_kind;
+      return kind != flags.models_kind;
     });
   }
-  if (!models_family.empty()) {
+  if (!flags.models_family.empty()) {
     std::vector<std::string> families;
     for (const auto& m : cat.models)
       if (!m.family.empty() && std::find(families.begin(), families.end(), m.family) == families.end()) families.push_back(m.family);
-    if (std::find(families.begin(), families.end(), models_family) == families.end())
-      throw UserError{2, "--family: unknown family '" + models_family + "' (valid: " + join(families, ", ") + ")"};
-    std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != models_family; });
+    if (std::find(families.begin(), families.end(), flags.models_family) == families.end())
+      throw UserError{2, "--family: unknown family '" + flags.models_family + "' (valid: " + join(families, ", ") + ")"};
+    std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != flags.models_family; });
   }
   (*ctx.out_ptr) << (ctx.of.format == "json" ? models_json(shown) : ctx.of.format == "csv" ? models_csv(shown) : ctx.md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
   return 0;

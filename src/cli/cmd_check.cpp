@@ -21,31 +21,24 @@
 namespace gpuadvise::cli {
 
 int run_check(const CheckFlags& flags, const CommandContext& ctx) {
-  const auto& chk_wf = flags.chk_wf;
-  const auto& chk_cf = flags.chk_cf;
-  const auto& chk_gpus = flags.chk_gpus;
-  const auto& min_headroom = flags.min_headroom;
-  const auto& max_cost = flags.max_cost;
-  const auto& max_hours = flags.max_hours;
-  const auto& max_gpus = flags.max_gpus;
   check_format(ctx.of.format);
-  if (chk_gpus.empty()) throw UserError{2, "check: give at least one --gpu ID to check on"};
+  if (flags.chk_gpus.empty()) throw UserError{2, "check: give at least one --gpu ID to check on"};
   CheckAssertions a;
   auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
     if (text.empty()) return std::nullopt;
     return integer ? flag_number(text, flag, "an integer from 1 to 4,096", 1, 4096, true) : flag_number(text, flag, "a number from 0 to 1e12", 0, 1e12);
   };
-  a.min_headroom_pct = num(min_headroom, "--min-headroom", false);
-  if (a.min_headroom_pct && *a.min_headroom_pct >= 100) throw UserError{2, "--min-headroom: expected a percentage below 100, got '" + min_headroom + "'"};
-  a.max_cost_usd = num(max_cost, "--max-cost", false);
-  a.max_hours = num(max_hours, "--max-hours", false);
-  if (auto g = num(max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
-  auto raws = collect_workloads(chk_wf, ctx.in);
+  a.min_headroom_pct = num(flags.min_headroom, "--min-headroom", false);
+  if (a.min_headroom_pct && *a.min_headroom_pct >= 100) throw UserError{2, "--min-headroom: expected a percentage below 100, got '" + flags.min_headroom + "'"};
+  a.max_cost_usd = num(flags.max_cost, "--max-cost", false);
+  a.max_hours = num(flags.max_hours, "--max-hours", false);
+  if (auto g = num(flags.max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
+  auto raws = collect_workloads(flags.chk_wf, ctx.in);
   const ModelCatalog& model_cat = load_models();
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
-  const CostOptions co = cost_options(chk_cf, cat, ctx.in);
+  const CostOptions co = cost_options(flags.chk_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
-  for (const auto& id : chk_gpus) targets.push_back(&gpu_for(id, cat));
+  for (const auto& id : flags.chk_gpus) targets.push_back(&gpu_for(id, cat));
   std::vector<CheckResult> results;
   results.reserve(raws.size() * targets.size());
   std::map<std::string, ModelSpec> models_seen;
@@ -66,17 +59,14 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
 }
 
 int run_fit(const FitFlags& flags, const CommandContext& ctx) {
-  const auto& fit_wf = flags.fit_wf;
-  const auto& fit_gpu = flags.fit_gpu;
-  const auto& maximize = flags.maximize;
   check_format(ctx.of.format);
-  if (fit_gpu.empty()) throw UserError{2, "fit: give the GPU with --gpu ID"};
+  if (flags.fit_gpu.empty()) throw UserError{2, "fit: give the GPU with --gpu ID"};
   Maximize what;
-  if (maximize == "batch") what = Maximize::batch;
-  else if (maximize == "seq-len" || maximize == "seq_len") what = Maximize::seq_len;
-  else if (maximize == "concurrency") what = Maximize::concurrency;
-  else throw UserError{2, "--maximize: unknown value '" + maximize + "' (valid: batch, seq-len, concurrency)"};
-  auto raws = collect_workloads(fit_wf, ctx.in);
+  if (flags.maximize == "batch") what = Maximize::batch;
+  else if (flags.maximize == "seq-len" || flags.maximize == "seq_len") what = Maximize::seq_len;
+  else if (flags.maximize == "concurrency") what = Maximize::concurrency;
+  else throw UserError{2, "--maximize: unknown value '" + flags.maximize + "' (valid: batch, seq-len, concurrency)"};
+  auto raws = collect_workloads(flags.fit_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; fit takes one"};
   const Workload w = build_workload(raws[0]);
   if (what == Maximize::concurrency && is_training(w.mode))
@@ -84,7 +74,7 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   const ModelCatalog& model_cat = load_models();
   const ModelSpec model = model_for(w, model_cat, ctx.in);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
-  const GpuSpec& g = gpu_for(fit_gpu, cat);
+  const GpuSpec& g = gpu_for(flags.fit_gpu, cat);
   const FitResult r = fit_max(w, model, g, what, CostOptions{});
   (*ctx.out_ptr) << (ctx.of.format == "json" ? fit_json(w, model, g, r) : ctx.of.format == "csv" ? fit_csv(g, r) : ctx.md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, ctx.style));
   return 0;

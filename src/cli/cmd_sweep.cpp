@@ -20,46 +20,38 @@
 namespace gpuadvise::cli {
 
 int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
-  const auto& swp_wf = flags.swp_wf;
-  const auto& swp_cf = flags.swp_cf;
-  const auto& swp_gpus = flags.swp_gpus;
-  const auto& swp_vary = flags.swp_vary;
-  const auto& swp_from = flags.swp_from;
-  const auto& swp_to = flags.swp_to;
-  const auto& swp_points = flags.swp_points;
-  const auto& swp_metric = flags.swp_metric;
   check_format(ctx.of.format);
   static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
                                                                      {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
-  auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == swp_vary; });
-  if (key == keys.end()) throw UserError{2, "--vary: unknown setting '" + swp_vary + "' (valid: seq-len, batch, concurrency, lora-rank, gpus, image-size)"};
-  if (swp_metric != "memory" && swp_metric != "time" && swp_metric != "cost")
-    throw UserError{2, "--metric: unknown value '" + swp_metric + "' (valid: memory, time, cost)"};
-  if (swp_from.empty() || swp_to.empty()) throw UserError{2, "sweep: give the range with --from and --to"};
-  const double lo = flag_number(swp_from, "--from", "a whole number from 1 to 16,777,216", 1, 16777216, true);
-  const double hi = flag_number(swp_to, "--to", "a whole number from 1 to 16,777,216", 1, 16777216, true);
-  if (hi < lo) throw UserError{2, "--to: expected a value at or above --from (" + swp_from + "), got '" + swp_to + "'"};
-  const int n = static_cast<int>(flag_number(swp_points, "--points", "an integer from 2 to 64", 2, 64, true));
+  auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == flags.swp_vary; });
+  if (key == keys.end()) throw UserError{2, "--vary: unknown setting '" + flags.swp_vary + "' (valid: seq-len, batch, concurrency, lora-rank, gpus, image-size)"};
+  if (flags.swp_metric != "memory" && flags.swp_metric != "time" && flags.swp_metric != "cost")
+    throw UserError{2, "--metric: unknown value '" + flags.swp_metric + "' (valid: memory, time, cost)"};
+  if (flags.swp_from.empty() || flags.swp_to.empty()) throw UserError{2, "sweep: give the range with --from and --to"};
+  const double lo = flag_number(flags.swp_from, "--from", "a whole number from 1 to 16,777,216", 1, 16777216, true);
+  const double hi = flag_number(flags.swp_to, "--to", "a whole number from 1 to 16,777,216", 1, 16777216, true);
+  if (hi < lo) throw UserError{2, "--to: expected a value at or above --from (" + flags.swp_from + "), got '" + flags.swp_to + "'"};
+  const int n = static_cast<int>(flag_number(flags.swp_points, "--points", "an integer from 2 to 64", 2, 64, true));
   std::vector<double> values;
   for (int i = 0; i < n; ++i) {
     const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
     if (values.empty() || v != values.back()) values.push_back(v);
   }
-  auto raws = collect_workloads(swp_wf, ctx.in);
+  auto raws = collect_workloads(flags.swp_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
-  if (raws[0].count(key->second)) throw UserError{2, "--" + swp_vary + ": it is the setting --vary varies; leave it out"};
+  if (raws[0].count(key->second)) throw UserError{2, "--" + flags.swp_vary + ": it is the setting --vary varies; leave it out"};
   const ModelCatalog& model_cat = load_models();
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
-  const CostOptions co = cost_options(swp_cf, cat, ctx.in);
+  const CostOptions co = cost_options(flags.swp_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
-  for (const auto& id : swp_gpus) targets.push_back(&gpu_for(id, cat));
+  for (const auto& id : flags.swp_gpus) targets.push_back(&gpu_for(id, cat));
   if (targets.empty()) targets.push_back(&gpu_for("h100-sxm-80gb", cat));
   Sweep sw;
-  sw.vary = swp_vary;
-  sw.metric = swp_metric;
+  sw.vary = flags.swp_vary;
+  sw.metric = flags.swp_metric;
   for (double v : values) {
     RawWorkload raw = raws[0];
-    raw[key->second] = RawValue{sweep_value_text(v), "--vary " + swp_vary};
+    raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
     const Workload w = build_workload(raw);
     const ModelSpec model = model_for(w, model_cat, ctx.in);
     if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
