@@ -109,26 +109,6 @@ SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const Frame
 
 }  // namespace
 
-double weight_bits(Precision p, bool double_quant) {
-  switch (p) {
-    case Precision::fp32: case Precision::tf32: return 32.0;
-    case Precision::fp16: case Precision::bf16: return 16.0;
-    case Precision::fp8: return 8.0;
-    case Precision::int8: return 8.0 + 16.0 / 4096.0;   // LLM.int8(): int8 + a per-row fp16 scale
-    case Precision::int4: return 4.0 + (16.0 + 4.0) / 128.0;  // GPTQ/AWQ group 128: fp16 scale + 4-bit zero
-    case Precision::nf4: return double_quant ? 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0) : 4.0 + 32.0 / 64.0;  // QLoRA §3
-    case Precision::q8_0: return 8.5008;   // llama.cpp quantize README (Llama-3.1-8B)
-    case Precision::q6_k: return 6.5633;
-    case Precision::q5_k_m: return 5.7036;
-    case Precision::q5_0: return 5.5;      // 22 bytes per block of 32
-    case Precision::q4_k_m: return 4.8944;
-    case Precision::q4_0: return 4.5;      // 18 bytes per block of 32
-    case Precision::q4_1: return 5.0;      // 20 bytes per block of 32
-    case Precision::q3_k_m: return 3.91;   // llama.cpp quantize README (Llama 2 7B)
-    case Precision::q2_k: return 3.35;
-  }
-  return 16.0;
-}
 
 ModelStates zero_model_states(double params, double weight_bytes, double grad_bytes, double optimizer_bytes,
                               Sharding sharding, double dp) {
@@ -140,62 +120,7 @@ ModelStates zero_model_states(double params, double weight_bytes, double grad_by
   return s;
 }
 
-std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
-  if (w.seq_len) return *w.seq_len;
-  if (!is_training(w.mode) && w.input_tokens && w.output_tokens)
-    return static_cast<std::int64_t>(std::ceil(*w.input_tokens + *w.output_tokens));
-  std::int64_t s = 2048;
-  if (m.context > 0) s = std::min<std::int64_t>(s, m.context);
-  return s;
-}
 
-PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
-  PrecisionSupport ps;
-  auto has = [&](const std::string& k) { return gpu.peak_flops(k).has_value(); };
-  const bool quant = is_weight_only_quant(w.precision);
-  switch (w.precision) {
-    case Precision::fp32: ps.compute_key = "fp32"; break;
-    case Precision::tf32: ps.compute_key = "tf32"; break;
-    case Precision::fp16: ps.compute_key = "fp16"; break;
-    case Precision::bf16: ps.compute_key = "bf16"; break;
-    case Precision::fp8: ps.compute_key = "fp8"; break;
-    default: ps.compute_key = "fp16"; break;  // weight-only formats dequantise to 16-bit for the matmuls
-  }
-  if (w.mode == Mode::qlora) ps.compute_key = w.precision == Precision::fp32 ? "fp32" : (w.precision == Precision::fp16 ? "fp16" : "bf16");
-  if (has(ps.compute_key)) return ps;
-  if (ps.compute_key == "bf16") {
-    const double cc = gpu.cc();
-    if (gpu.stack == "cuda" && cc > 0 && cc < 8.0) {
-      ps.supported = false;
-      ps.note = "bf16 needs compute capability 8.0+ (this GPU is " + gpu.compute_capability.value_or("?") + "); use fp16";
-      return ps;
-    }
-  }
-  if (ps.compute_key == "fp8") {
-    const std::string fallback = has("bf16") ? "bf16" : "fp16";
-    ps.compute_key = fallback;
-    ps.note = gpu.fp8 ? "fp8 runs on this GPU's tensor cores, but its fp8 peak is not in the catalogue: timed at the " + fallback +
-                            " peak (an upper bound on the time)"
-                      : "no fp8 tensor cores: runs in " + fallback + " (fp8 weights are upcast; no fp8 speed-up)";
-    if (!has(fallback)) { ps.supported = false; ps.note = "no fp8 or 16-bit tensor-core figure for this GPU"; }
-    return ps;
-  }
-  if (ps.compute_key == "tf32" && has("fp32")) {
-    ps.compute_key = "fp32";
-    ps.note = "no TF32 tensor cores: runs in fp32";
-    return ps;
-  }
-  if (ps.compute_key == "fp16" && has("bf16")) { ps.compute_key = "bf16"; return ps; }
-  if (quant || ps.compute_key == "fp16" || ps.compute_key == "bf16") {
-    if (has("fp32")) {
-      ps.note = "no " + ps.compute_key + " throughput figure in the catalogue; time uses fp32";
-      ps.compute_key = "fp32";
-      return ps;
-    }
-  }
-  ps.note = "throughput for " + ps.compute_key + " unknown in the catalogue";
-  return ps;
-}
 
 namespace memory_detail {
 
@@ -525,49 +450,8 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
 
   // ---- vLLM pool (method.md §6.2) -----------------------------------------------------------------
-  if (fw.kv_pool && !training) {
-    VllmPool pool;
-    pool.engine = to_string(w.effective_framework());
-    pool.utilization = w.gpu_memory_utilization;
-    const double capacity = gpu ? d(gpu->memory_bytes) : 0.0;
-    pool.budget_bytes = capacity * pool.utilization;
-    // vLLM profiles a dummy forward of max_num_batched_tokens (8192) and keeps its peak.
-    const double nprof = 8192.0;
-    double prof_act = nprof * (m.gated_mlp ? 3.0 : 2.0) * ls.f * act_b + 3.0 * nprof * ls.h * act_b +
-                      256.0 * V / tp * 4.0;
-    const double kv_per_token = e.kv_bytes_per_token;
-    pool.kv_bytes_per_token = kv_per_token;
-    pool.kv_pool_bytes = std::max(0.0, pool.budget_bytes - e.weights - prof_act - e.runtime);
-    if (w.effective_framework() == Framework::sglang) {
-      // SGLang: weights + KV pool = mem_fraction_static of the card; the rest is reserved for activations and
-      // CUDA graphs by GPU class ([SGL-SA] server_args.py: (gpu_mem - reserved) / gpu_mem, reserved in GiB:
-      // 2.8 + tp·pp/10 under 35 GiB, 9.5 + tp·pp/2 under 90 GiB, 12 + tp·pp/2 under 160 GiB, else 32).
-      const double gib = capacity / 1073741824.0, par = tp * pp;
-      const double reserved = gib < 35 ? 2.8 + par / 10.0 : gib < 90 ? 9.5 + par / 2.0 : gib < 160 ? 12.0 + par / 2.0 : 32.0;
-      pool.utilization = w.gpu_memory_utilization_given ? w.gpu_memory_utilization : (gib > reserved ? (gib - reserved) / gib : 0.0);
-      pool.budget_bytes = capacity * pool.utilization;
-      prof_act = capacity - pool.budget_bytes - e.runtime;  // what the reserve holds
-      pool.kv_pool_bytes = std::max(0.0, pool.budget_bytes - e.weights);
-    } else if (w.effective_framework() == Framework::trtllm) {
-      // TensorRT-LLM: the engine (weights, its activation workspace, the runtime) loads first; the KV pool takes
-      // kv_cache_free_gpu_mem_fraction (0.9) of what is free ([TRTLLM-KV] KvCacheConfig.free_gpu_memory_fraction).
-      pool.utilization = w.gpu_memory_utilization_given ? w.gpu_memory_utilization : 0.9;
-      const double engine = e.weights + prof_act + e.runtime;
-      pool.kv_pool_bytes = std::max(0.0, pool.utilization * (capacity - engine));
-      pool.budget_bytes = std::min(capacity, engine + pool.kv_pool_bytes);
-    }
-    pool.max_tokens = kv_per_token > 0 ? std::floor(pool.kv_pool_bytes / kv_per_token / 16.0) * 16.0 : 0.0;
-    pool.max_concurrent_sequences = pool.max_tokens / kv_tokens_avg(m, s);
-    e.activations = prof_act;
-    e.tensor_peak = e.weights + prof_act + pool.kv_pool_bytes;
-    e.allocator_reserve = 0;
-    if (gpu) {
-      e.device_peak = pool.budget_bytes;
-      e.kv_cache = pool.kv_pool_bytes;
-    }
-    e.vllm = pool;
-    e.peak_phase = "vLLM pre-allocates its share of the card; the KV-cache pool takes what is left";
-  }
+  if (fw.kv_pool && !training) apply_serving_pool(e, w, m, gpu, {ls.f, ls.h, act_b, V, tp, pp, s});
+
 
   // ---- Band: per-component uncertainty (method.md §6.5) --------------------------------------------
   auto band = [&](double sign) {

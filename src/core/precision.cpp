@@ -1,0 +1,90 @@
+// Precisions: bits per stored weight, what a GPU supports and computes in, and the sequence length a workload
+// runs at (method.md §2, §5).
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuadvise/memory.hpp"
+#include "gpuadvise/units.hpp"
+
+namespace gpuadvise {
+
+double weight_bits(Precision p, bool double_quant) {
+  switch (p) {
+    case Precision::fp32: case Precision::tf32: return 32.0;
+    case Precision::fp16: case Precision::bf16: return 16.0;
+    case Precision::fp8: return 8.0;
+    case Precision::int8: return 8.0 + 16.0 / 4096.0;   // LLM.int8(): int8 + a per-row fp16 scale
+    case Precision::int4: return 4.0 + (16.0 + 4.0) / 128.0;  // GPTQ/AWQ group 128: fp16 scale + 4-bit zero
+    case Precision::nf4: return double_quant ? 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0) : 4.0 + 32.0 / 64.0;  // QLoRA §3
+    case Precision::q8_0: return 8.5008;   // llama.cpp quantize README (Llama-3.1-8B)
+    case Precision::q6_k: return 6.5633;
+    case Precision::q5_k_m: return 5.7036;
+    case Precision::q5_0: return 5.5;      // 22 bytes per block of 32
+    case Precision::q4_k_m: return 4.8944;
+    case Precision::q4_0: return 4.5;      // 18 bytes per block of 32
+    case Precision::q4_1: return 5.0;      // 20 bytes per block of 32
+    case Precision::q3_k_m: return 3.91;   // llama.cpp quantize README (Llama 2 7B)
+    case Precision::q2_k: return 3.35;
+  }
+  return 16.0;
+}
+
+std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
+  if (w.seq_len) return *w.seq_len;
+  if (!is_training(w.mode) && w.input_tokens && w.output_tokens)
+    return static_cast<std::int64_t>(std::ceil(*w.input_tokens + *w.output_tokens));
+  std::int64_t s = 2048;
+  if (m.context > 0) s = std::min<std::int64_t>(s, m.context);
+  return s;
+}
+
+PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
+  PrecisionSupport ps;
+  auto has = [&](const std::string& k) { return gpu.peak_flops(k).has_value(); };
+  const bool quant = is_weight_only_quant(w.precision);
+  switch (w.precision) {
+    case Precision::fp32: ps.compute_key = "fp32"; break;
+    case Precision::tf32: ps.compute_key = "tf32"; break;
+    case Precision::fp16: ps.compute_key = "fp16"; break;
+    case Precision::bf16: ps.compute_key = "bf16"; break;
+    case Precision::fp8: ps.compute_key = "fp8"; break;
+    default: ps.compute_key = "fp16"; break;  // weight-only formats dequantise to 16-bit for the matmuls
+  }
+  if (w.mode == Mode::qlora) ps.compute_key = w.precision == Precision::fp32 ? "fp32" : (w.precision == Precision::fp16 ? "fp16" : "bf16");
+  if (has(ps.compute_key)) return ps;
+  if (ps.compute_key == "bf16") {
+    const double cc = gpu.cc();
+    if (gpu.stack == "cuda" && cc > 0 && cc < 8.0) {
+      ps.supported = false;
+      ps.note = "bf16 needs compute capability 8.0+ (this GPU is " + gpu.compute_capability.value_or("?") + "); use fp16";
+      return ps;
+    }
+  }
+  if (ps.compute_key == "fp8") {
+    const std::string fallback = has("bf16") ? "bf16" : "fp16";
+    ps.compute_key = fallback;
+    ps.note = gpu.fp8 ? "fp8 runs on this GPU's tensor cores, but its fp8 peak is not in the catalogue: timed at the " + fallback +
+                            " peak (an upper bound on the time)"
+                      : "no fp8 tensor cores: runs in " + fallback + " (fp8 weights are upcast; no fp8 speed-up)";
+    if (!has(fallback)) { ps.supported = false; ps.note = "no fp8 or 16-bit tensor-core figure for this GPU"; }
+    return ps;
+  }
+  if (ps.compute_key == "tf32" && has("fp32")) {
+    ps.compute_key = "fp32";
+    ps.note = "no TF32 tensor cores: runs in fp32";
+    return ps;
+  }
+  if (ps.compute_key == "fp16" && has("bf16")) { ps.compute_key = "bf16"; return ps; }
+  if (quant || ps.compute_key == "fp16" || ps.compute_key == "bf16") {
+    if (has("fp32")) {
+      ps.note = "no " + ps.compute_key + " throughput figure in the catalogue; time uses fp32";
+      ps.compute_key = "fp32";
+      return ps;
+    }
+  }
+  ps.note = "throughput for " + ps.compute_key + " unknown in the catalogue";
+  return ps;
+}
+
+}  // namespace gpuadvise
