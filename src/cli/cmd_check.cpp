@@ -52,7 +52,9 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
     const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
     for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
   }
-  (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md ? check_markdown(results, ctx.style) : check_table(results, ctx.style));
+  // -q: the exit status is the answer; nothing is rendered for the sink.
+  if (!ctx.of.quiet)
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md ? check_markdown(results, ctx.style) : check_table(results, ctx.style));
   for (const auto& r : results)
     if (!r.passed()) return 1;
   return 0;
