@@ -15,21 +15,16 @@ struct CheckAssertions {
   std::optional<std::int64_t> max_gpus;
 };
 
-// What a check reports of the plan it checked: a slim copy (a 10,000-workload check keeps 10,000 of them), with
-// the field names of the Candidate it was taken from.
+// What a check reports of the plan it checked: a slim copy (a 10,000-workload check keeps 10,000 of them).
 struct CheckedPlan {
   const GpuSpec* gpu = nullptr;
   bool fits = false;
   std::int64_t gpus = 1;
   std::string layout;
   double headroom_bytes = 0;
-  struct {
-    double device_peak = 0;
-  } memory;
-  struct {
-    std::optional<double> total_usd;
-    double wall_hours = 0;
-  } cost;
+  double device_peak = 0;             // bytes per GPU
+  std::optional<double> total_usd;    // the job's cost, when known
+  double wall_hours = 0;              // billed hours of the job (0 without a job size)
 };
 
 struct CheckResult {

@@ -248,8 +248,8 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     // -q: the answer is the exit status; nothing reaches stdout.
     std::ostringstream quiet_sink;
     if (of.quiet) out_ptr = &quiet_sink;
-    const bool md = of.format == "markdown" || of.format == "md";
-    const CommandContext ctx{in, out_ptr, of, style, md};
+    const CommandContext ctx{in, out_ptr, of, style};
+    const bool md = ctx.md();
 
     if (gpus->parsed()) {
       return run_gpus(gpus_flags, ctx);

@@ -53,7 +53,7 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
   if (rc != 0) throw UserError{2, flags.cal_file + ".estimate_args: the estimate does not run: " + est_err.str()};
   const CalibrationView v = calibration_view(est_out.str(), pr, *g);
   (*ctx.out_ptr) << (ctx.of.format == "json" ? calibration_view_json(v) : ctx.of.format == "csv" ? calibration_view_csv(v)
-                 : ctx.md ? fenced_markdown("calibration", calibration_view_table(v, ctx.style)) : calibration_view_table(v, ctx.style));
+                 : ctx.md() ? fenced_markdown("calibration", calibration_view_table(v, ctx.style)) : calibration_view_table(v, ctx.style));
   if (flags.cal_save) {
     if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
     std::vector<LocalCorrection> all = load_corrections(path);

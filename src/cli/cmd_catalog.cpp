@@ -26,7 +26,7 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
     const GpuSpec& g = gpu_for(flags.gpu_id, cat, "gpus");
     GpuCatalog one;
     one.gpus.push_back(g);
-    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpu_json(g) : ctx.of.format == "csv" ? gpus_csv(one) : ctx.md ? fenced_markdown(g.id, gpu_detail_table(g, ctx.style)) : gpu_detail_table(g, ctx.style));
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpu_json(g) : ctx.of.format == "csv" ? gpus_csv(one) : ctx.md() ? fenced_markdown(g.id, gpu_detail_table(g, ctx.style)) : gpu_detail_table(g, ctx.style));
   } else {
     GpuCatalog shown = cat;
     auto lower = [](std::string s) {
@@ -62,7 +62,7 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
         std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
       else throw UserError{2, "--sort: unknown value '" + flags.gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
     }
-    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(shown) : ctx.of.format == "csv" ? gpus_csv(shown) : ctx.md ? fenced_markdown("GPU catalogue", gpus_table(shown, ctx.style)) : gpus_table(shown, ctx.style));
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(shown) : ctx.of.format == "csv" ? gpus_csv(shown) : ctx.md() ? fenced_markdown("GPU catalogue", gpus_table(shown, ctx.style)) : gpus_table(shown, ctx.style));
   }
   return 0;
 }
@@ -87,7 +87,7 @@ int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
       throw UserError{2, "--family: unknown family '" + flags.models_family + "' (valid: " + join(families, ", ") + ")"};
     std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != flags.models_family; });
   }
-  (*ctx.out_ptr) << (ctx.of.format == "json" ? models_json(shown) : ctx.of.format == "csv" ? models_csv(shown) : ctx.md ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? models_json(shown) : ctx.of.format == "csv" ? models_csv(shown) : ctx.md() ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
   return 0;
 }
 

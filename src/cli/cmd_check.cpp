@@ -54,7 +54,7 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   }
   // -q: the exit status is the answer; nothing is rendered for the sink.
   if (!ctx.of.quiet)
-    (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md ? check_markdown(results, ctx.style) : check_table(results, ctx.style));
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md() ? check_markdown(results, ctx.style) : check_table(results, ctx.style));
   for (const auto& r : results)
     if (!r.passed()) return 1;
   return 0;
@@ -78,7 +78,7 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const GpuSpec& g = gpu_for(flags.fit_gpu, cat);
   const FitResult r = fit_max(w, model, g, what, CostOptions{});
-  (*ctx.out_ptr) << (ctx.of.format == "json" ? fit_json(w, model, g, r) : ctx.of.format == "csv" ? fit_csv(g, r) : ctx.md ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, ctx.style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? fit_json(w, model, g, r) : ctx.of.format == "csv" ? fit_csv(g, r) : ctx.md() ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, ctx.style));
   return 0;
 }
 

@@ -60,7 +60,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     for (const GpuSpec* g : targets) p.per_gpu.push_back(evaluate(w, model, *g, co));
     sw.points.push_back(std::move(p));
   }
-  (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, ctx.style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md() ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, ctx.style));
   return 0;
 }
 

@@ -14,7 +14,7 @@ struct CommandContext {
   std::ostream* out_ptr;
   const OutputFlags& of;
   const Style& style;
-  bool md;
+  bool md() const { return of.format == "markdown" || of.format == "md"; }
 };
 
 struct GpusFlags {

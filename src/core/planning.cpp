@@ -26,14 +26,7 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   opts.max_gpus = a.max_gpus.value_or(1);
   opts.min_headroom_pct = a.min_headroom_pct.value_or(0);  // the check asserts its own margin below
   const Candidate c = (w.gpus == 1 && opts.max_gpus > 1) ? plan(w, m, g, opts, RankBy::value) : evaluate(w, m, g, cost);
-  r.plan.gpu = c.gpu;
-  r.plan.fits = c.fits;
-  r.plan.gpus = c.gpus;
-  r.plan.layout = c.layout;
-  r.plan.headroom_bytes = c.headroom_bytes;
-  r.plan.memory.device_peak = c.memory.device_peak;
-  r.plan.cost.total_usd = c.cost.total_usd;
-  r.plan.cost.wall_hours = c.cost.wall_hours;
+  r.plan = CheckedPlan{c.gpu, c.fits, c.gpus, c.layout, c.headroom_bytes, c.memory.device_peak, c.cost.total_usd, c.cost.wall_hours};
   const std::string who = fmt::format("{} on {}", label, g.id);
   const double cap = static_cast<double>(g.memory_bytes);
   if (!c.supported) {

@@ -46,6 +46,7 @@ std::string paint(const Style& s, const std::string& text, const char* code) {
   return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
 }
 std::string mib(double bytes) { return fmt::format("{:.0f} MiB", bytes / 1048576.0); }
+std::string sweep_value(double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); }
 }  // namespace detail
 
 namespace {
@@ -441,9 +442,9 @@ std::string check_table(const std::vector<CheckResult>& results, const Style& st
     const CheckedPlan& c = r.plan;
     const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
     out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
-                       c.memory.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,
+                       c.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,
                        100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
-                       c.cost.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.cost.total_usd, c.cost.wall_hours) : "");
+                       c.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.total_usd, c.wall_hours) : "");
     for (const auto& f : r.failures) out += "      " + f + "\n";
     failed += r.passed() ? 0 : 1;
   }

@@ -9,10 +9,6 @@
 
 namespace gpuadvise {
 
-namespace detail {
-std::string sweep_value(double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); }
-}  // namespace detail
-
 namespace {
 using detail::bytes_int;
 
@@ -90,9 +86,9 @@ std::string check_csv(const std::vector<CheckResult>& results) {
     std::string failures;
     for (const auto& f : r.failures) failures += (failures.empty() ? "" : "; ") + f;
     out += fmt::format("{},{},{},{},{},{},{},{},{:.2f},{},{},{}\n", quoted(r.workload), c.gpu->id, boolean(r.passed()), boolean(c.fits), c.gpus,
-                       quoted(c.layout), bytes_int(c.memory.device_peak), c.gpu->memory_bytes,
+                       quoted(c.layout), bytes_int(c.device_peak), c.gpu->memory_bytes,
                        100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
-                       c.cost.wall_hours > 0 ? fmt::format("{:.4g}", c.cost.wall_hours) : "", usd(c.cost.total_usd), quoted(failures));
+                       c.wall_hours > 0 ? fmt::format("{:.4g}", c.wall_hours) : "", usd(c.total_usd), quoted(failures));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the renderers (report.cpp, report_csv.cpp); internal to the io layer.
+// Helpers shared by the renderers (report*.cpp); internal to the io layer.
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -8,16 +8,26 @@
 #include "gpuadvise/report.hpp"
 #include "gpuadvise/units.hpp"
 #include "report_detail.hpp"
+#include "report_json_detail.hpp"
 
 namespace gpuadvise {
 
+namespace detail {
+ojson command_header(const char* command) {
+  ojson j;
+  j["schema_version"] = k_schema_version;
+  j["tool_version"] = tool_version();
+  j["command"] = command;
+  return j;
+}
+}  // namespace detail
+
 namespace {
 
-using ojson = nlohmann::ordered_json;
 using detail::bytes_int;
-
-ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
-ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); }
+using detail::command_header;
+using detail::ojson;
+using detail::opt;
 
 ojson workload_json(const Workload& w, std::int64_t seq_len, const ModelSpec* m = nullptr) {
   ojson j;
@@ -307,15 +317,6 @@ ojson gpu_to_json(const GpuSpec& g) {
   return j;
 }
 
-// The keys every command's JSON opens with.
-ojson command_header(const char* command) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
-  j["tool_version"] = tool_version();
-  j["command"] = command;
-  return j;
-}
-
 }  // namespace
 
 std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
@@ -385,10 +386,7 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
 }
 
 std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
-  j["tool_version"] = tool_version();
-  j["command"] = "check";
+  ojson j = command_header("check");
   j["assertions"] = {{"min_headroom_pct", opt(a.min_headroom_pct)}, {"max_cost_usd", opt(a.max_cost_usd)}, {"max_hours", opt(a.max_hours)},
                      {"max_gpus", a.max_gpus ? ojson(*a.max_gpus) : ojson(nullptr)}};
   bool ok = true;
@@ -397,9 +395,9 @@ std::string check_json(const std::vector<CheckResult>& results, const CheckAsser
     ok = ok && r.passed();
     const CheckedPlan& c = r.plan;
     arr.push_back({{"workload", r.workload}, {"gpu", c.gpu->id}, {"passed", r.passed()}, {"fits", c.fits}, {"gpus", c.gpus},
-                   {"layout", c.layout}, {"device_peak_bytes", bytes_int(c.memory.device_peak)}, {"capacity_bytes", c.gpu->memory_bytes},
+                   {"layout", c.layout}, {"device_peak_bytes", bytes_int(c.device_peak)}, {"capacity_bytes", c.gpu->memory_bytes},
                    {"headroom_pct", 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes)},
-                   {"job_hours", c.cost.wall_hours > 0 ? ojson(c.cost.wall_hours) : ojson(nullptr)}, {"job_usd", opt(c.cost.total_usd)},
+                   {"job_hours", c.wall_hours > 0 ? ojson(c.wall_hours) : ojson(nullptr)}, {"job_usd", opt(c.total_usd)},
                    {"failures", r.failures}});
   }
   j["passed"] = ok;
@@ -408,10 +406,7 @@ std::string check_json(const std::vector<CheckResult>& results, const CheckAsser
 }
 
 std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r) {
-  ojson j;
-  j["schema_version"] = k_schema_version;
-  j["tool_version"] = tool_version();
-  j["command"] = "fit";
+  ojson j = command_header("fit");
   j["gpu"] = g.id;
   j["model"] = m.id;
   j["mode"] = to_string(w.mode);

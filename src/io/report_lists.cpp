@@ -10,6 +10,7 @@
 #include "gpuadvise/report.hpp"
 #include "gpuadvise/units.hpp"
 #include "report_detail.hpp"
+#include "report_json_detail.hpp"
 
 namespace gpuadvise {
 
@@ -215,10 +216,9 @@ std::string sweep_table(const Sweep& s, const Style& style) {
 }
 
 
-namespace {
-using ojson = nlohmann::ordered_json;
-ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
-}  // namespace
+using detail::command_header;
+using detail::ojson;
+using detail::opt;
 
 CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g) {
   CalibrationView v;
@@ -245,10 +245,7 @@ CalibrationView calibration_view(const std::string& estimate_json_text, const Pr
 }
 
 std::string calibration_view_json(const CalibrationView& v) {
-  ojson j;
-  j["schema_version"] = k_schema_version;  // the keys every command's JSON opens with (report_json.cpp)
-  j["tool_version"] = tool_version();
-  j["command"] = "calibrate";
+  ojson j = command_header("calibrate");
   j["estimate_args"] = v.probe.estimate_args;
   j["gpu"] = v.gpu_id;
   j["gpu_name"] = v.probe.gpu_name;

@@ -92,8 +92,8 @@ std::string check_markdown(const std::vector<CheckResult>& results, const Style&
     std::string fails;
     for (const auto& f : r.failures) fails += (fails.empty() ? "" : "; ") + cell(f);
     out += fmt::format("| {} | {} | `{}` | {} | {:.2f} | {:.2f} | {:.1f}% | {} | {} |\n", r.passed() ? "✅ pass" : "❌ fail", cell(r.workload), c.gpu->id,
-                       c.gpus, c.memory.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style),
-                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes), md_money(c.cost.total_usd), fails.empty() ? "—" : fails);
+                       c.gpus, c.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style),
+                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes), md_money(c.total_usd), fails.empty() ? "—" : fails);
     failed += r.passed() ? 0 : 1;
   }
   out += fmt::format("\n{} of {} checks passed.\n", results.size() - failed, results.size());

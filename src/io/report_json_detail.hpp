@@ -1,0 +1,19 @@
+#pragma once
+// JSON helpers shared by the JSON renderers (report_json.cpp, report_lists.cpp); internal to the io layer.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gpuadvise::detail {
+
+using ojson = nlohmann::ordered_json;
+
+// A known value or null (unknown stays null in every output).
+inline ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
+inline ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); }
+
+// The keys every command's JSON opens with: schema_version, tool_version, command.
+ojson command_header(const char* command);
+
+}  // namespace gpuadvise::detail
