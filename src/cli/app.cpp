@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <spdlog/sinks/ostream_sink.h>
@@ -66,6 +67,34 @@ Examples:
 Exit status: 0 ok (also when nothing fits: the output says so), 1 a check failed, 2 bad input.
 )";
 
+// Each subcommand's options are registered only when that subcommand is run (CLI11 calls its pre-parse
+// callback before it reads the subcommand's arguments), or for the commands that describe them all (completions,
+// the man page and the CLI reference): registering every subcommand's options cost about 1.5 ms a start.
+class LazyOptions {
+ public:
+  void defer(CLI::App* sub, std::function<void()> add) {
+    entries_.push_back({sub, std::move(add), false});
+    sub->preparse_callback([this, i = entries_.size() - 1](std::size_t) { realise(i); });
+  }
+  void realise_all() {
+    for (std::size_t i = 0; i < entries_.size(); ++i) realise(i);
+  }
+
+ private:
+  struct Entry {
+    CLI::App* sub;
+    std::function<void()> add;
+    bool done;
+  };
+  void realise(std::size_t i) {
+    if (entries_[i].done) return;
+    entries_[i].done = true;
+    entries_[i].add();
+    name_placeholders(*entries_[i].sub);
+  }
+  std::vector<Entry> entries_;
+};
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err) {
@@ -100,101 +129,122 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   app.add_option("--min-headroom", rank_min_headroom, "free memory per GPU a plan must keep, in % of capacity [5]; less is 'tight'")->group("Ranking");
   app.add_option("--max-gpus", rank_max_gpus, "most GPUs a plan may use [64]")->group("Ranking");
 
+  LazyOptions lazy;
   CLI::App* est = app.add_subcommand("estimate", "memory (and, with --gpu, time) of one workload");
   WorkloadFlags est_wf;
   OutputFlags est_of;
   std::string est_gpu;
   CostFlags est_cf;
-  add_workload_flags(est, est_wf);
-  add_cost_flags(est, est_cf);
-  add_output_flags(est, est_of, true);
-  est->add_option("--gpu", est_gpu, "estimate on this GPU: verdict, capacity, time")->group("Workload");
-  est->footer(k_examples);
+  lazy.defer(est, [&] {
+    add_workload_flags(est, est_wf);
+    add_cost_flags(est, est_cf);
+    add_output_flags(est, est_of, true);
+    est->add_option("--gpu", est_gpu, "estimate on this GPU: verdict, capacity, time")->group("Workload");
+    est->footer(k_examples);
+  });
 
   CLI::App* chk = app.add_subcommand("check", "CI gate: assert that workloads fit GPUs within headroom, cost, time and GPU limits (exit 1 when not)");
   CheckFlags chk_flags;
   OutputFlags chk_of;
-  add_workload_flags(chk, chk_flags.chk_wf);
-  add_cost_flags(chk, chk_flags.chk_cf);
-  add_output_flags(chk, chk_of, false);
-  chk->add_option("--gpu", chk_flags.chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
-  chk->add_option("--min-headroom", chk_flags.min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
-  chk->add_option("--max-cost", chk_flags.max_cost, "cost of the job in USD")->group("Assertions");
-  chk->add_option("--max-hours", chk_flags.max_hours, "billed hours of the job")->group("Assertions");
-  chk->add_option("--max-gpus", chk_flags.max_gpus, "GPUs the plan may use [as the workload says]")->group("Assertions");
-  chk->footer("\nExample:\n  gpuadvise check --workload plans.json --gpu rtx-4090-24gb --min-headroom 10 --max-cost 200\n"
-              "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input.\n");
+  lazy.defer(chk, [&] {
+    add_workload_flags(chk, chk_flags.chk_wf);
+    add_cost_flags(chk, chk_flags.chk_cf);
+    add_output_flags(chk, chk_of, false);
+    chk->add_option("--gpu", chk_flags.chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
+    chk->add_option("--min-headroom", chk_flags.min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
+    chk->add_option("--max-cost", chk_flags.max_cost, "cost of the job in USD")->group("Assertions");
+    chk->add_option("--max-hours", chk_flags.max_hours, "billed hours of the job")->group("Assertions");
+    chk->add_option("--max-gpus", chk_flags.max_gpus, "GPUs the plan may use [as the workload says]")->group("Assertions");
+    chk->footer("\nExample:\n  gpuadvise check --workload plans.json --gpu rtx-4090-24gb --min-headroom 10 --max-cost 200\n"
+                "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input.\n");
+  });
 
   CLI::App* fitc = app.add_subcommand("fit", "the largest batch, sequence length or concurrency that fits a GPU");
   FitFlags fit_flags;
   OutputFlags fit_of;
-  add_workload_flags(fitc, fit_flags.fit_wf);
-  add_output_flags(fitc, fit_of, false);
-  fitc->add_option("--gpu", fit_flags.fit_gpu, "the GPU id")->group("Fit");
-  fitc->add_option("--maximize", fit_flags.maximize, "batch | seq-len | concurrency [batch]")->group("Fit");
-  fitc->footer("\nExample:\n  gpuadvise fit --gpu rtx-4090-24gb --model llama-3.1-8b --mode qlora --precision bf16 --seq-len 2048 --maximize batch\n");
+  lazy.defer(fitc, [&] {
+    add_workload_flags(fitc, fit_flags.fit_wf);
+    add_output_flags(fitc, fit_of, false);
+    fitc->add_option("--gpu", fit_flags.fit_gpu, "the GPU id")->group("Fit");
+    fitc->add_option("--maximize", fit_flags.maximize, "batch | seq-len | concurrency [batch]")->group("Fit");
+    fitc->footer("\nExample:\n  gpuadvise fit --gpu rtx-4090-24gb --model llama-3.1-8b --mode qlora --precision bf16 --seq-len 2048 --maximize batch\n");
+  });
 
   CLI::App* gpus = app.add_subcommand("gpus", "list the GPU catalogue; 'gpus ID' shows one entry with its sources");
   OutputFlags gpus_of;
   GpusFlags gpus_flags;
-  gpus->add_option("id", gpus_flags.gpu_id, "a GPU id");
-  gpus->add_option("--vendor", gpus_flags.gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
-  gpus->add_option("--min-memory", gpus_flags.gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
-  gpus->add_option("--provider", gpus_flags.gpus_provider, "only GPUs this provider offers (a catalogue price)")->group("Filter");
-  gpus->add_option("--sort", gpus_flags.gpus_sort, "memory | bandwidth | bf16 | price | id [catalogue order]")->group("Filter");
-  gpus->footer("\nExamples:\n  gpuadvise gpus --vendor amd --sort memory\n  gpuadvise gpus --min-memory 80 --provider lambda --sort price\n");
-  add_output_flags(gpus, gpus_of, false);
+  lazy.defer(gpus, [&] {
+    gpus->add_option("id", gpus_flags.gpu_id, "a GPU id");
+    gpus->add_option("--vendor", gpus_flags.gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
+    gpus->add_option("--min-memory", gpus_flags.gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
+    gpus->add_option("--provider", gpus_flags.gpus_provider, "only GPUs this provider offers (a catalogue price)")->group("Filter");
+    gpus->add_option("--sort", gpus_flags.gpus_sort, "memory | bandwidth | bf16 | price | id [catalogue order]")->group("Filter");
+    gpus->footer("\nExamples:\n  gpuadvise gpus --vendor amd --sort memory\n  gpuadvise gpus --min-memory 80 --provider lambda --sort price\n");
+    add_output_flags(gpus, gpus_of, false);
+  });
 
   CLI::App* prb = app.add_subcommand("probe", "print a short PyTorch script that measures this workload's peak memory and speed on a real GPU");
   ProbeFlags prb_flags;
   OutputFlags prb_of;
-  add_workload_flags(prb, prb_flags.prb_wf);
-  add_output_flags(prb, prb_of, false);
-  prb->add_option("--probe-steps", prb_flags.prb_steps, "timed steps after one warm-up [5]")->group("Probe");
-  prb->footer("\nExample:\n  gpuadvise probe --model llama-3.1-8b --mode lora --batch 2 --seq-len 2048 > probe.py\n"
-              "  python probe.py probe_result.json && gpuadvise calibrate probe_result.json\n");
+  lazy.defer(prb, [&] {
+    add_workload_flags(prb, prb_flags.prb_wf);
+    add_output_flags(prb, prb_of, false);
+    prb->add_option("--probe-steps", prb_flags.prb_steps, "timed steps after one warm-up [5]")->group("Probe");
+    prb->footer("\nExample:\n  gpuadvise probe --model llama-3.1-8b --mode lora --batch 2 --seq-len 2048 > probe.py\n"
+                "  python probe.py probe_result.json && gpuadvise calibrate probe_result.json\n");
+  });
 
   CLI::App* cal = app.add_subcommand("calibrate", "compare a probe's measurement with the estimate; --save keeps the correction for later answers");
   OutputFlags cal_of;
   CalibrateFlags cal_flags;
-  cal->add_option("result", cal_flags.cal_file, "the JSON a probe script wrote (probe_result.json)");
-  cal->add_option("--gpu", cal_flags.cal_gpu, "the GPU id it ran on [from the name the script recorded]")->group("Calibrate");
-  cal->add_flag("--save", cal_flags.cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
-  cal->add_flag("--reset", cal_flags.cal_reset, "remove every stored correction")->group("Calibrate");
-  add_output_flags(cal, cal_of, false);
-  cal->footer("\nExamples:\n  gpuadvise calibrate probe_result.json            # measured beside estimated, and the correction\n"
-              "  gpuadvise calibrate probe_result.json --save     # later answers on that GPU and framework use it\n\n"
-              "The corrections live in $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else\n"
-              "~/.config/gpuadvise/calibration.json; every answer they change says so.\n");
+  lazy.defer(cal, [&] {
+    cal->add_option("result", cal_flags.cal_file, "the JSON a probe script wrote (probe_result.json)");
+    cal->add_option("--gpu", cal_flags.cal_gpu, "the GPU id it ran on [from the name the script recorded]")->group("Calibrate");
+    cal->add_flag("--save", cal_flags.cal_save, "store the correction for this GPU, framework and kind of work")->group("Calibrate");
+    cal->add_flag("--reset", cal_flags.cal_reset, "remove every stored correction")->group("Calibrate");
+    add_output_flags(cal, cal_of, false);
+    cal->footer("\nExamples:\n  gpuadvise calibrate probe_result.json            # measured beside estimated, and the correction\n"
+                "  gpuadvise calibrate probe_result.json --save     # later answers on that GPU and framework use it\n\n"
+                "The corrections live in $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else\n"
+                "~/.config/gpuadvise/calibration.json; every answer they change says so.\n");
+  });
 
   CLI::App* swp = app.add_subcommand("sweep", "vary one setting over a range and draw memory, throughput or cost against it, per GPU");
   SweepFlags swp_flags;
   OutputFlags swp_of;
-  add_workload_flags(swp, swp_flags.swp_wf);
-  add_cost_flags(swp, swp_flags.swp_cf);
-  add_output_flags(swp, swp_of, false);
-  swp->add_option("--vary", swp_flags.swp_vary, "seq-len | batch | concurrency | lora-rank | gpus | image-size")->group("Sweep");
-  swp->add_option("--from", swp_flags.swp_from, "first value")->group("Sweep");
-  swp->add_option("--to", swp_flags.swp_to, "last value")->group("Sweep");
-  swp->add_option("--points", swp_flags.swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers) [8]")->group("Sweep");
-  swp->add_option("--metric", swp_flags.swp_metric, "memory | time | cost [memory]")->group("Sweep");
-  swp->add_option("--gpu", swp_flags.swp_gpus, "a GPU to draw (repeatable) [h100-sxm-80gb]")->group("Sweep");
-  swp->footer("\nExample:\n  gpuadvise sweep --model llama-3.1-8b --mode lora --vary seq-len --from 1024 --to 32768 --gpu rtx-4090-24gb --gpu h100-sxm-80gb\n");
+  lazy.defer(swp, [&] {
+    add_workload_flags(swp, swp_flags.swp_wf);
+    add_cost_flags(swp, swp_flags.swp_cf);
+    add_output_flags(swp, swp_of, false);
+    swp->add_option("--vary", swp_flags.swp_vary, "seq-len | batch | concurrency | lora-rank | gpus | image-size")->group("Sweep");
+    swp->add_option("--from", swp_flags.swp_from, "first value")->group("Sweep");
+    swp->add_option("--to", swp_flags.swp_to, "last value")->group("Sweep");
+    swp->add_option("--points", swp_flags.swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers) [8]")->group("Sweep");
+    swp->add_option("--metric", swp_flags.swp_metric, "memory | time | cost [memory]")->group("Sweep");
+    swp->add_option("--gpu", swp_flags.swp_gpus, "a GPU to draw (repeatable) [h100-sxm-80gb]")->group("Sweep");
+    swp->footer("\nExample:\n  gpuadvise sweep --model llama-3.1-8b --mode lora --vary seq-len --from 1024 --to 32768 --gpu rtx-4090-24gb --gpu h100-sxm-80gb\n");
+  });
 
   CLI::App* comp = app.add_subcommand("completions", "print a shell completion script: bash, zsh or fish");
   std::string comp_shell;
-  comp->add_option("shell", comp_shell, "bash | zsh | fish")->required();
-  comp->footer("\nExample:\n  gpuadvise completions bash > /etc/bash_completion.d/gpuadvise\n");
+  lazy.defer(comp, [&] {
+    comp->add_option("shell", comp_shell, "bash | zsh | fish")->required();
+    comp->footer("\nExample:\n  gpuadvise completions bash > /etc/bash_completion.d/gpuadvise\n");
+  });
   CLI::App* manp = app.add_subcommand("manpage", "print the man page (roff), or with --format markdown the CLI reference (docs/cli.md)");
   OutputFlags manp_of;
-  manp->add_option("--format", manp_of.format, "roff | markdown [roff]")->group("Output");
+  lazy.defer(manp, [&] {
+    manp->add_option("--format", manp_of.format, "roff | markdown [roff]")->group("Output");
+  });
 
   CLI::App* models = app.add_subcommand("models", "list the bundled model presets");
   OutputFlags models_of;
   ModelsFlags models_flags;
-  models->add_option("--kind", models_flags.models_kind, "only language | vision | generation models")->group("Filter");
-  models->add_option("--family", models_flags.models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
-  add_output_flags(models, models_of, false);
+  lazy.defer(models, [&] {
+    models->add_option("--kind", models_flags.models_kind, "only language | vision | generation models")->group("Filter");
+    models->add_option("--family", models_flags.models_family, "only this family (llama, qwen2, mixtral, resnet, yolo, ...)")->group("Filter");
+    add_output_flags(models, models_of, false);
+  });
   name_placeholders(app);
 
   try {
@@ -263,10 +313,12 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     }
 
     if (comp->parsed()) {
+      lazy.realise_all();
       (*out_ptr) << completion_script(comp_shell, app, load_gpus(OutputFlags{}, in), load_models());
       return 0;
     }
     if (manp->parsed()) {
+      lazy.realise_all();
       (*out_ptr) << (of.format == "markdown" || of.format == "md" ? cli_reference(app) : man_page(app));
       return 0;
     }

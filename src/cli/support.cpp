@@ -156,7 +156,8 @@ void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
 }
 
 // Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never CLI11's
-// generic TEXT; the workload settings get theirs from `placeholder` when they are added.
+// generic TEXT; the workload settings get theirs from `placeholder` when they are added. One app's own options:
+// each subcommand's are named when they are registered.
 void name_placeholders(CLI::App& app) {
   static const std::pair<const char*, const char*> kinds[] = {
       {"--rank-by", "KEY"},   {"--only", "ID"},          {"--deadline", "DURATION"}, {"--budget", "USD"},     {"--min-headroom", "PCT"},
@@ -165,15 +166,12 @@ void name_placeholders(CLI::App& app) {
       {"--kind", "KIND"},     {"--family", "FAMILY"},    {"--vary", "SETTING"},      {"--from", "N"},         {"--to", "N"},
       {"--points", "N"},      {"--metric", "METRIC"},    {"--probe-steps", "N"},     {"result", "FILE"},      {"shell", "SHELL"},
       {"--format", "FORMAT"}};
-  std::vector<CLI::App*> apps{&app};
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) apps.push_back(sub);
-  for (CLI::App* a : apps)
-    for (CLI::Option* o : a->get_options()) {
-      if (o->get_type_name() != "TEXT") continue;
-      const std::string name = o->get_name(false, true);
-      for (const auto& [key, kind] : kinds)
-        if (name == key || name.find(std::string(key) + ",") != std::string::npos || name.find("," + std::string(key)) != std::string::npos) o->type_name(kind);
-    }
+  for (CLI::Option* o : app.get_options()) {
+    if (o->get_type_name() != "TEXT") continue;
+    const std::string name = o->get_name(false, true);
+    for (const auto& [key, kind] : kinds)
+      if (name == key || name.find(std::string(key) + ",") != std::string::npos || name.find("," + std::string(key)) != std::string::npos) o->type_name(kind);
+  }
 }
 
 std::optional<std::string> read_file(const std::string& path, std::istream& in) {
