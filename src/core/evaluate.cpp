@@ -127,7 +127,22 @@ void meet_latency_targets(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
 
 }  // namespace
 
+namespace {
+
+// A local correction for this GPU, framework and kind of work (method.md §15), if the user saved one.
+const LocalCorrection* correction_for(const CostOptions& cost, const GpuSpec& g, const std::string& fw_name, bool training) {
+  for (const auto& k : cost.corrections)
+    if (k.gpu == g.id && k.framework == fw_name && k.training == training) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
+  return ranking_detail::evaluate_layout(w_in, m, g, cost, false);
+}
+
+Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, bool stop_when_unfit) {
   // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
   // workload says how many.
   Workload w = w_in;
@@ -146,49 +161,46 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
     c.notes.push_back("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
   }
   c.memory = estimate_memory(w, m, &g);
-  c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
-  if (!c.fits && c.supported)
-    c.fit_reason = fmt::format("needs {:.1f} GB per GPU at the peak; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
-                               static_cast<double>(g.memory_bytes) / 1e9);
-  if (c.memory.vllm) serving_fit(c, w, m);
-  c.time = estimate_time(c.planned, m, g, c.memory);
-  // A local correction for this GPU, framework and kind of work (method.md §15) scales the tensor peak and the
-  // throughput, and says so in every answer it touches.
-  const std::string fw_name = to_string(w.effective_framework());
-  for (const auto& k : cost.corrections) {
-    if (k.gpu != g.id || k.framework != fw_name || k.training != is_training(w.mode)) continue;
-    // A serving engine's pool takes its share of the card whatever the tensors need: only the speed applies.
-    const double delta = c.memory.vllm ? 0.0 : c.memory.tensor_peak * (k.memory_factor - 1.0);
+  // A local correction scales the tensor peak and the throughput, and says so in every answer it touches. A
+  // serving engine's pool takes its share of the card whatever the tensors need: only the speed applies there.
+  const std::string fw_name = to_string(fw);
+  const LocalCorrection* k = correction_for(cost, g, fw_name, is_training(w.mode));
+  if (k && !c.memory.vllm) {
+    const double delta = c.memory.tensor_peak * (k->memory_factor - 1.0);
     c.memory.tensor_peak += delta;
     c.memory.device_peak += delta;
     c.memory.device_low += delta;
     c.memory.device_high += delta;
+  }
+  c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
+  if (!c.fits && c.supported)
+    c.fit_reason = fmt::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
+                               k && !c.memory.vllm ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
+  if (c.memory.vllm) serving_fit(c, w, m);
+  c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
+  // The planner discards layouts that do not fit: their time, cost and notes are never read.
+  if (stop_when_unfit && !c.fits) return c;
+  c.time = estimate_time(c.planned, m, g, c.memory);
+  if (k) {
     auto scale = [&](std::optional<double>& v, double f) {
       if (v) *v *= f;
     };
-    scale(c.time.train_tokens_per_second_per_gpu, k.speed_factor);
-    scale(c.time.images_per_second, k.speed_factor);
-    scale(c.time.decode_tokens_per_second, k.speed_factor);
-    scale(c.time.prefill_tokens_per_second, k.speed_factor);
-    scale(c.time.requests_per_second, k.speed_factor);
-    scale(c.time.tpot_seconds, 1.0 / k.speed_factor);
-    scale(c.time.ttft_seconds, 1.0 / k.speed_factor);
-    scale(c.time.job_seconds, 1.0 / k.speed_factor);
+    scale(c.time.train_tokens_per_second_per_gpu, k->speed_factor);
+    scale(c.time.images_per_second, k->speed_factor);
+    scale(c.time.decode_tokens_per_second, k->speed_factor);
+    scale(c.time.prefill_tokens_per_second, k->speed_factor);
+    scale(c.time.requests_per_second, k->speed_factor);
+    scale(c.time.tpot_seconds, 1.0 / k->speed_factor);
+    scale(c.time.ttft_seconds, 1.0 / k->speed_factor);
+    scale(c.time.job_seconds, 1.0 / k->speed_factor);
     if (c.time.band) {
-      c.time.band->low *= k.speed_factor;
-      c.time.band->high *= k.speed_factor;
+      c.time.band->low *= k->speed_factor;
+      c.time.band->high *= k->speed_factor;
     }
     c.notes.push_back(fmt::format("corrected by your calibration of {} with {} ({}; memory x{:.3f}, throughput x{:.3f}) from {}; "
                                   "remove it with gpuadvise calibrate --reset",
-                                  g.id, fw_name, k.saved, k.memory_factor, k.speed_factor, cost.corrections_file));
-    if (!c.memory.vllm) {
-      c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
-      c.fit_reason = c.fits || !c.supported ? "" : fmt::format("needs {:.1f} GB per GPU at the peak (calibrated); the GPU has {:.1f} GB usable",
-                                                                c.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
-    }
-    break;
+                                  g.id, fw_name, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file));
   }
-  c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
   if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) meet_latency_targets(c, m, g);
   c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))

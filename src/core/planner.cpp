@@ -181,9 +181,9 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                      p.precision == w.precision)
                         ? single
-                        : evaluate(p, m, g, opts.cost);
-      finish_candidate(c, g, opts);
+                        : evaluate_layout(p, m, g, opts.cost, true);
       if (!c.fits) continue;
+      finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
         offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
                                     offload_host_bytes(p, c.memory) / 1e9, node_host_ram_bytes(g) / 1e9);
