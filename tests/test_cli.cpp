@@ -128,6 +128,8 @@ TEST_CASE("cli: bad input is one line naming the flag or field, exit 2", "[cli][
   bad_input({"--catalog", test::fixture("bad/catalog_capacity_overflow.json")}, "capacity_bytes: expected a positive whole number of bytes up to 1e15");
   // Fuzz finding (catalog harness, 7.6M runs): a pcie_gen of 5.6e19 was cast to int (undefined behaviour).
   bad_input({"--catalog", test::fixture("bad/catalog_pcie_gen_overflow.json")}, "pcie_gen: expected a whole number from 1 to 8");
+  // The compute capability is read as MAJOR.MINOR (what precision support and decoders key on): anything else is bad input.
+  bad_input({"--catalog", test::fixture("bad/catalog_compute_capability.json")}, "software.compute_capability: expected MAJOR.MINOR");
   bad_input({"--catalog", test::fixture("bad/catalog_wrong_type.json")}, "memory.capacity_bytes: expected a number");
   bad_input({"--catalog", test::fixture("bad/catalog_missing.json")}, "missing field 'software'");
 }

@@ -59,7 +59,17 @@ int GpuSpec::gpus_per_node() const {
 
 double GpuSpec::cc() const {
   if (stack != "cuda" || !compute_capability) return 0.0;
-  return std::strtod(compute_capability->c_str(), nullptr);
+  // "8.9", "10.0", "12.0": read by hand (strtod is locale-aware and shows in the estimator's profile).
+  double major = 0, minor = 0, scale = 1;
+  const std::string& t = *compute_capability;
+  std::size_t i = 0;
+  for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) major = major * 10 + (t[i] - '0');
+  if (i < t.size() && t[i] == '.')
+    for (++i; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+      minor = minor * 10 + (t[i] - '0');
+      scale *= 10;
+    }
+  return major + minor / scale;
 }
 
 const GpuSpec* GpuCatalog::find(const std::string& id) const {

@@ -8,6 +8,8 @@
 namespace gpuadvise {
 
 const GpuCatalog& bundled_gpus();
+// A fresh copy to change (prices, the user catalogue), built directly rather than copied from bundled_gpus().
+GpuCatalog make_bundled_gpus();
 const ModelCatalog& bundled_models();
 
 }  // namespace gpuadvise

@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
     o << "  return c;\n}\n\nModelCatalog build_models() {\n  ModelCatalog c;\n  c.models.reserve(" << models.models.size() << ");\n";
     for (const auto& m : models.models) model(o, m);
     o << "  return c;\n}\n}  // namespace\n\n"
+         "GpuCatalog make_bundled_gpus() { return build_gpus(); }\n"
          "const GpuCatalog& bundled_gpus() {\n  static const GpuCatalog c = build_gpus();\n  return c;\n}\n"
          "const ModelCatalog& bundled_models() {\n  static const ModelCatalog c = build_models();\n  return c;\n}\n\n}  // namespace gpuadvise\n";
     o.flush();

@@ -107,6 +107,13 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
     if (g.stack != "cuda" && g.stack != "rocm" && g.stack != "synapseai")
       throw InputError(where + ".software.stack: unknown value '" + g.stack + "' (valid: cuda, rocm, synapseai)");
     g.compute_capability = sw.opt_str("compute_capability");
+    if (const auto& cc = g.compute_capability) {
+      // MAJOR.MINOR, as nvidia-smi --query-gpu=compute_cap prints it ("8.9", "10.0").
+      const auto dot = cc->find('.');
+      auto digits = [](const std::string& t) { return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string::npos; };
+      if (dot == std::string::npos || !digits(cc->substr(0, dot)) || !digits(cc->substr(dot + 1)))
+        throw InputError(where + ".software.compute_capability: expected MAJOR.MINOR such as \"8.9\" or \"10.0\", got '" + *cc + "'");
+    }
     g.gfx_target = sw.opt_str("gfx_target");
     sw.done();
   }
