@@ -34,6 +34,9 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
 
 // A workload file: one JSON object or an array of them (snake_case flag names).
 std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin);
+// The same, handing each workload to `each` as soon as it is read (nothing is kept: `check` of 10,000 entries).
+// An error anywhere in the file still throws, after the workloads before it were handed over.
+void for_each_workload(std::string_view text, const std::string& origin, const std::function<void(RawWorkload&&)>& each);
 
 // A prices file: {"GPU id": USD per GPU-hour, ...}.
 std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin);

@@ -44,6 +44,14 @@ struct LoraTargets {
   std::string spec = "all-linear";
 };
 
+// Raw key/value input: key is the snake_case name (as in workload files), `origin` is how to name it
+// in an error ("--seq-len" for a flag, "seq_len" for a file field).
+struct RawValue {
+  std::string value;
+  std::string origin;
+};
+using RawWorkload = std::map<std::string, RawValue>;
+
 struct Workload {
   std::string model = "7B";
   Mode mode = Mode::inference;
@@ -120,13 +128,13 @@ struct Workload {
   // Whether the memory estimate writes its explanation (formula, inputs, source per component): the ranking and
   // `check` never print it, so their planners turn it off for the layouts they try.
   bool explain = true;
-  // Shared, not copied: the planner copies workloads for every layout it tries.
-  std::shared_ptr<const std::map<std::string, std::string>> origins;
+  // The input it was built from, shared, not copied: the planner copies workloads for every layout it tries.
+  std::shared_ptr<const RawWorkload> origins;
   bool given(const std::string& key) const { return origins && origins->count(key) > 0; }
   std::string where(const std::string& key) const {
     if (origins) {
       auto it = origins->find(key);
-      if (it != origins->end()) return it->second;
+      if (it != origins->end()) return it->second.origin;
     }
     std::string flag = "--" + key;
     std::replace(flag.begin(), flag.end(), '_', '-');
@@ -136,19 +144,13 @@ struct Workload {
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };
 
-// Raw key/value input: key is the snake_case name (as in workload files), `origin` is how to name it
-// in an error ("--seq-len" for a flag, "seq_len" for a file field).
-struct RawValue {
-  std::string value;
-  std::string origin;
-};
-using RawWorkload = std::map<std::string, RawValue>;
-
 // All keys a workload accepts (snake_case), in the order help and errors list them.
 const std::vector<std::string>& workload_keys();
 
 // Validates and builds. Throws InputError naming the flag or field and the valid values.
 Workload build_workload(const RawWorkload& raw);
+// The same, keeping `raw` itself as the workload's origins (no copy: `check` builds thousands).
+Workload build_workload(RawWorkload&& raw);
 
 // Parses a decimal number (no hex, no inf or nan); throws InputError naming `origin` and `what`.
 double parse_decimal(const std::string& text, const std::string& origin, const std::string& what);

@@ -33,25 +33,32 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   a.max_cost_usd = num(flags.max_cost, "--max-cost", false);
   a.max_hours = num(flags.max_hours, "--max-hours", false);
   if (auto g = num(flags.max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
-  auto raws = collect_workloads(flags.chk_wf, ctx.in);
   const ModelCatalog& model_cat = load_models();
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const CostOptions co = cost_options(flags.chk_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
   for (const auto& id : flags.chk_gpus) targets.push_back(&gpu_for(id, cat));
   std::vector<CheckResult> results;
-  results.reserve(raws.size() * targets.size());
+  std::vector<std::size_t> unnamed;  // results whose workload has no name: labelled by position
   std::map<std::string, ModelSpec> models_seen;
-  for (std::size_t i = 0; i < raws.size(); ++i) {
-    const Workload w = build_workload(raws[i]);
+  // The workloads are checked as they are read: a file of 10,000 is never held whole.
+  const std::size_t count = for_each_given_workload(flags.chk_wf, ctx.in, [&](RawWorkload&& raw) {
+    const std::size_t i = results.size() / std::max<std::size_t>(1, targets.size());
+    const Workload w = build_workload(std::move(raw));
     // Each distinct --model is resolved (and its file read) once; every workload is checked against it.
     auto seen = models_seen.find(w.model);
     if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, model_cat, ctx.in)).first;
     else check_workload_fits_model(w, seen->second);
     const ModelSpec& model = seen->second;
-    const std::string label = w.name ? *w.name : (raws.size() > 1 ? "workload[" + std::to_string(i) + "]" : "workload");
-    for (const GpuSpec* g : targets) results.push_back(check_workload(w, label, model, *g, a, co));
-  }
+    const std::string label = w.name ? *w.name : "workload[" + std::to_string(i) + "]";
+    for (const GpuSpec* g : targets) {
+      if (!w.name) unnamed.push_back(results.size());
+      results.push_back(check_workload(w, label, model, *g, a, co));
+    }
+  });
+  // A lone workload is just "workload".
+  if (count == 1)
+    for (std::size_t r : unnamed) results[r].workload = "workload";
   // -q: the exit status is the answer; nothing is rendered for the sink.
   if (!ctx.of.quiet)
     (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md() ? check_markdown(results, ctx.style) : check_table(results, ctx.style));

@@ -174,6 +174,21 @@ void name_placeholders(CLI::App& app) {
   }
 }
 
+namespace {
+// A whole file into one string, read in blocks (a stringstream copies it twice more).
+std::optional<std::string> slurp(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::string text;
+  std::error_code ec;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size < (std::uintmax_t{1} << 30)) text.reserve(static_cast<std::size_t>(size));
+  char block[1 << 16];
+  while (f.read(block, sizeof block) || f.gcount() > 0) text.append(block, static_cast<std::size_t>(f.gcount()));
+  if (f.bad()) return std::nullopt;
+  return text;
+}
+}  // namespace
+
 std::optional<std::string> read_file(const std::string& path, std::istream& in) {
   if (path == "-") {
     std::stringstream ss;
@@ -185,16 +200,9 @@ std::optional<std::string> read_file(const std::string& path, std::istream& in) 
     // A model snapshot folder: its config.json. Any other folder is not a file to read.
     const auto config = std::filesystem::path(path) / "config.json";
     if (!std::filesystem::is_regular_file(config, ec)) return std::nullopt;
-    std::ifstream f(config, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return slurp(config);
   }
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return slurp(path);
 }
 
 // The terminal's width: $COLUMNS, else the TTY's; 0 when stdout is not a terminal (pipes get full tables).
@@ -227,22 +235,46 @@ void check_format(const std::string& f) {
   throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json, markdown, csv)"};
 }
 
+namespace {
+// The flags given beside a workload file override its values.
+void apply_workload_flags(RawWorkload& raw, const WorkloadFlags& wf) {
+  for (const auto& f : wf.flags) {
+    if (f->opt->count() == 0) continue;
+    std::string v = f->is_switch ? f->switch_value : f->value;
+    if (f->key == "gradient_checkpointing" && v.empty()) v = "full";
+    raw[f->key] = RawValue{v, f->name};
+  }
+}
+std::string workload_origin(const WorkloadFlags& wf) { return wf.workload_file == "-" ? "stdin" : wf.workload_file; }
+}  // namespace
+
 std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in) {
   std::vector<RawWorkload> base{RawWorkload{}};
   if (!wf.workload_file.empty()) {
     auto text = read_file(wf.workload_file, in);
     if (!text) throw UserError{2, "--workload: cannot read '" + wf.workload_file + "'"};
-    base = parse_workload_file(*text, wf.workload_file == "-" ? "stdin" : wf.workload_file);
+    base = parse_workload_file(*text, workload_origin(wf));
   }
-  for (auto& raw : base) {
-    for (const auto& f : wf.flags) {
-      if (f->opt->count() == 0) continue;
-      std::string v = f->is_switch ? f->switch_value : f->value;
-      if (f->key == "gradient_checkpointing" && v.empty()) v = "full";
-      raw[f->key] = RawValue{v, f->name};
-    }
-  }
+  for (auto& raw : base) apply_workload_flags(raw, wf);
   return base;
+}
+
+std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each) {
+  if (wf.workload_file.empty()) {
+    RawWorkload raw;
+    apply_workload_flags(raw, wf);
+    each(std::move(raw));
+    return 1;
+  }
+  auto text = read_file(wf.workload_file, in);
+  if (!text) throw UserError{2, "--workload: cannot read '" + wf.workload_file + "'"};
+  std::size_t count = 0;
+  for_each_workload(*text, workload_origin(wf), [&](RawWorkload&& raw) {
+    apply_workload_flags(raw, wf);
+    ++count;
+    each(std::move(raw));
+  });
+  return count;
 }
 
 // A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).

@@ -1,5 +1,6 @@
 #pragma once
 // The CLI's shared plumbing (support.cpp) and its generated documentation (docs.cpp), used by app.cpp's commands.
+#include <functional>
 #include <istream>
 #include <memory>
 #include <optional>
@@ -71,6 +72,8 @@ bool use_color(const std::string& mode);
 void check_format(const std::string& f);
 // The workloads of --workload (or one empty), with the command line's flags over each.
 std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in);
+// The same one at a time, each handed to `each` as it is read (check streams a file of thousands); the count.
+std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each);
 // A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).
 std::string config_path(const char* env, const std::string& name);
 std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy);

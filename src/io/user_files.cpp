@@ -2,6 +2,7 @@
 // file.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "gpuadvise/catalog.hpp"
 #include "json_read.hpp"
@@ -26,8 +27,11 @@ std::vector<std::pair<std::string, double>> parse_price_file_unguarded(std::stri
 // 10,000 workloads is read in milliseconds). Values keep the text the user wrote, so errors echo it exactly.
 class WorkloadReader : public nlohmann::json_sax<json> {
 public:
-  explicit WorkloadReader(const std::string& origin) : m_origin(origin) {}
+  // `each` takes every workload as soon as its object closes (check streams a file of thousands this way);
+  // without it they collect in `out`.
+  WorkloadReader(const std::string& origin, const std::function<void(RawWorkload&&)>* each) : m_origin(origin), m_each(each) {}
   std::vector<RawWorkload> out;
+  std::size_t count = 0;
   std::string error;  // the first problem, as an InputError line
 
   bool null() override { return value_of("null", "null"); }
@@ -42,6 +46,7 @@ public:
       ++m_depth;
       out.emplace_back();
       m_in_object = true;
+      m_where = where();  // "plans.json[12]": the prefix of every value's origin in this object
       return true;
     }
     return fail(field() + ": expected a string, number or boolean, got an object");
@@ -55,6 +60,12 @@ public:
     --m_depth;
     m_in_object = false;
     ++m_index;
+    ++count;
+    if (m_each) {
+      RawWorkload w = std::move(out.back());
+      out.pop_back();
+      (*m_each)(std::move(w));
+    }
     return true;
   }
   bool start_array(std::size_t) override {
@@ -67,7 +78,7 @@ public:
   }
   bool end_array() override {
     --m_depth;
-    if (out.empty()) return fail(m_origin + ": expected a workload object or a non-empty array of them");
+    if (count == 0) return fail(m_origin + ": expected a workload object or a non-empty array of them");
     return true;
   }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
@@ -81,7 +92,12 @@ public:
 
 private:
   std::string where() const { return m_top_array ? m_origin + "[" + std::to_string(m_index) + "]" : m_origin; }
-  std::string field() const { return where() + "." + m_key; }
+  std::string field() const {
+    std::string f;
+    f.reserve(m_where.size() + 1 + m_key.size());
+    f.append(m_where).append(".").append(m_key);
+    return f;
+  }
   bool fail(std::string line) {
     if (error.empty()) error = std::move(line);
     return false;
@@ -97,18 +113,21 @@ private:
   }
 
   const std::string& m_origin;
-  std::string m_key;
+  const std::function<void(RawWorkload&&)>* m_each;
+  std::string m_key, m_where;
   std::size_t m_depth = 0, m_index = 0;
   bool m_top_array = false, m_in_object = false;
 };
 
-std::vector<RawWorkload> parse_workload_file_unguarded(std::string_view text, const std::string& origin) {
-  WorkloadReader reader(origin);
+namespace {
+std::vector<RawWorkload> read_workloads(std::string_view text, const std::string& origin, const std::function<void(RawWorkload&&)>* each) {
+  WorkloadReader reader(origin, each);
   const bool ok = json::sax_parse(text.begin(), text.end(), &reader);
   if (!ok || !reader.error.empty()) throw InputError(reader.error.empty() ? origin + ": malformed JSON" : reader.error);
-  if (reader.out.empty()) throw InputError(origin + ": expected a workload object or a non-empty array of them");
+  if (reader.count == 0) throw InputError(origin + ": expected a workload object or a non-empty array of them");
   return std::move(reader.out);
 }
+}  // namespace
 
 namespace {
 double need_number(const json& o, const char* key, const std::string& where, double lo, double hi) {
@@ -182,7 +201,10 @@ std::vector<std::pair<std::string, double>> parse_price_file(std::string_view te
   return json_guard(origin, [&] { return parse_price_file_unguarded(text, origin); });
 }
 std::vector<RawWorkload> parse_workload_file(std::string_view text, const std::string& origin) {
-  return json_guard(origin, [&] { return parse_workload_file_unguarded(text, origin); });
+  return json_guard(origin, [&] { return read_workloads(text, origin, nullptr); });
+}
+void for_each_workload(std::string_view text, const std::string& origin, const std::function<void(RawWorkload&&)>& each) {
+  json_guard(origin, [&] { read_workloads(text, origin, &each); });
 }
 ProbeResult parse_probe_result(std::string_view text, const std::string& origin) {
   return json_guard(origin, [&] { return parse_probe_result_unguarded(text, origin); });
