@@ -264,5 +264,11 @@ TEST_CASE("catalogue: the C++ generated at build time equals the parsed JSON, fi
   for (std::size_t i = 0; i < models.models.size(); ++i) {
     INFO(models.models[i].id);
     CHECK(gpuadvise::bundled_models().models[i] == models.models[i]);
+    // The one-preset path the command line takes for a preset id builds the same preset.
+    const auto alone = gpuadvise::bundled_model(models.models[i].id);
+    REQUIRE(alone.has_value());
+    CHECK(*alone == models.models[i]);
   }
+  CHECK_FALSE(gpuadvise::bundled_model("7b").has_value());
+  CHECK(gpuadvise::make_bundled_gpus().gpus == gpuadvise::bundled_gpus().gpus);
 }

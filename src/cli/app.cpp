@@ -346,8 +346,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; this command takes one"};
     if (estimate && (!est_gpu.empty() || est->count("--gpu") > 0)) raws[0]["gpu"] = RawValue{est_gpu, "--gpu"};  // "" is an error there
     Workload w = build_workload(raws[0]);
-    const ModelCatalog& model_cat = load_models();
-    const ModelSpec model = model_for(w, model_cat, in);
+    const ModelSpec model = model_for(w, in);
     const GpuCatalog cat = load_gpus(of, in);
     spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", model.id, model.layers, model.hidden, model.heads, model.kv_heads);
 

@@ -83,8 +83,7 @@ int run_probe(const ProbeFlags& flags, const CommandContext& ctx) {
   auto raws = collect_workloads(flags.prb_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; probe takes one"};
   const Workload w = build_workload(raws[0]);
-  const ModelCatalog& model_cat = load_models();
-  const ModelSpec model = model_for(w, model_cat, ctx.in);
+  const ModelSpec model = model_for(w, ctx.in);
   // The estimate the script checks, as flags (in the order given) so it can be run again.
   std::string args;
   for (const auto& [key, value] : raws[0]) {

@@ -33,7 +33,6 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   a.max_cost_usd = num(flags.max_cost, "--max-cost", false);
   a.max_hours = num(flags.max_hours, "--max-hours", false);
   if (auto g = num(flags.max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
-  const ModelCatalog& model_cat = load_models();
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const CostOptions co = cost_options(flags.chk_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
@@ -47,7 +46,7 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
     const Workload w = build_workload(std::move(raw));
     // Each distinct --model is resolved (and its file read) once; every workload is checked against it.
     auto seen = models_seen.find(w.model);
-    if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, model_cat, ctx.in)).first;
+    if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, ctx.in)).first;
     else check_workload_fits_model(w, seen->second);
     const ModelSpec& model = seen->second;
     const std::string label = w.name ? *w.name : "workload[" + std::to_string(i) + "]";
@@ -80,8 +79,7 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   const Workload w = build_workload(raws[0]);
   if (what == Maximize::concurrency && is_training(w.mode))
     throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
-  const ModelCatalog& model_cat = load_models();
-  const ModelSpec model = model_for(w, model_cat, ctx.in);
+  const ModelSpec model = model_for(w, ctx.in);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const GpuSpec& g = gpu_for(flags.fit_gpu, cat);
   const FitResult r = fit_max(w, model, g, what, CostOptions{});

@@ -40,7 +40,6 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   auto raws = collect_workloads(flags.swp_wf, ctx.in);
   if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
   if (raws[0].count(key->second)) throw UserError{2, "--" + flags.swp_vary + ": it is the setting --vary varies; leave it out"};
-  const ModelCatalog& model_cat = load_models();
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const CostOptions co = cost_options(flags.swp_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
@@ -53,7 +52,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     RawWorkload raw = raws[0];
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
     const Workload w = build_workload(raw);
-    const ModelSpec model = model_for(w, model_cat, ctx.in);
+    const ModelSpec model = model_for(w, ctx.in);
     if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
     SweepPoint p;
     p.value = v;

@@ -5,6 +5,7 @@
 #include "bundled.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -323,10 +324,23 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
 
 const ModelCatalog& load_models() { return bundled_models(); }  // data/models.json, as C++ (src/gen/)
 
-ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in) {
+ModelSpec model_for(const Workload& w, std::istream& in) {
   const std::string where = w.where("model");
   try {
-    ModelSpec m = resolve_model(w.model, models, [&](const std::string& p) { return read_file(p, in); });
+    auto reader = [&](const std::string& p) { return read_file(p, in); };
+    ModelSpec m;
+    std::string id = w.model;
+    for (auto& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (auto preset = bundled_model(id)) {
+      m = std::move(*preset);  // a preset id: that one preset is built, not the whole catalogue
+    } else {
+      // A size or a config.json needs no preset; anything else (a repo id, a typo and its hint) reads them all.
+      try {
+        m = resolve_model(w.model, ModelCatalog{}, reader);
+      } catch (const InputError&) {
+        m = resolve_model(w.model, load_models(), reader);
+      }
+    }
     check_workload_fits_model(w, m);
     return m;
   } catch (const InputError& e) {

@@ -81,7 +81,7 @@ std::optional<std::string> read_config_file(const std::string& path, const std::
 // The GPU catalogue (bundled, --catalog, and the user's additions) and the bundled model presets.
 GpuCatalog load_gpus(const OutputFlags& of, std::istream& in);
 const ModelCatalog& load_models();
-ModelSpec model_for(const Workload& w, const ModelCatalog& models, std::istream& in);
+ModelSpec model_for(const Workload& w, std::istream& in);
 std::string local_gpu_name(const std::string& flag);
 const GpuSpec& gpu_for(const std::string& id_in, const GpuCatalog& cat, const std::string& flag = "--gpu");
 double flag_number(const std::string& text, const std::string& flag, const std::string& what, double lo, double hi, bool integer = false,

@@ -97,8 +97,9 @@ void vision(std::ostream& o, const VisionArch& a) {
   o << "    m.vision = std::move(a);\n";
 }
 
-void model(std::ostream& o, const ModelSpec& m) {
-  o << "  {\n    ModelSpec m;\n";
+// One preset as its own function (model_N), so that a run that needs one builds only that one.
+void model(std::ostream& o, const ModelSpec& m, std::size_t n) {
+  o << "ModelSpec model_" << n << "() {\n  {\n    ModelSpec m;\n";
   o << fmt::format("    m.id = {}; m.family = {}; m.source = {}; m.architecture = {};\n", lit(m.id), lit(m.family), lit(m.source), architecture(m.architecture));
   o << fmt::format("    m.layers = {}; m.encoder_layers = {}; m.hidden = {}; m.heads = {}; m.kv_heads = {}; m.head_dim = {}; m.ffn = {}; m.vocab = {}; m.context = {};\n",
                    m.layers, m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.vocab, m.context);
@@ -113,7 +114,7 @@ void model(std::ostream& o, const ModelSpec& m) {
   o << fmt::format("    m.sliding_window = {}; m.sliding_fraction = {}; m.relative_attention_bias = {}; m.exact_params = {}; m.notes = {};\n",
                    m.sliding_window, num(m.sliding_fraction), boolean(m.relative_attention_bias), num(m.exact_params), strings(m.notes));
   if (m.vision) vision(o, *m.vision);
-  o << "    c.models.push_back(std::move(m));\n  }\n";
+  o << "    return m;\n  }\n}\n\n";
 }
 }  // namespace
 
@@ -131,9 +132,14 @@ int main(int argc, char** argv) {
          "GpuCatalog build_gpus() {\n  GpuCatalog c;\n  c.version = "
       << lit(gpus.version) << ";\n  c.gpus.reserve(" << gpus.gpus.size() << ");\n";
     for (const auto& g : gpus.gpus) gpu(o, g);
-    o << "  return c;\n}\n\nModelCatalog build_models() {\n  ModelCatalog c;\n  c.models.reserve(" << models.models.size() << ");\n";
-    for (const auto& m : models.models) model(o, m);
+    o << "  return c;\n}\n\n";
+    for (std::size_t i = 0; i < models.models.size(); ++i) model(o, models.models[i], i);
+    o << "ModelCatalog build_models() {\n  ModelCatalog c;\n  c.models.reserve(" << models.models.size() << ");\n";
+    for (std::size_t i = 0; i < models.models.size(); ++i) o << "  c.models.push_back(model_" << i << "());\n";
     o << "  return c;\n}\n}  // namespace\n\n"
+         "std::optional<ModelSpec> bundled_model(std::string_view id) {\n";
+    for (std::size_t i = 0; i < models.models.size(); ++i) o << "  if (id == " << lit(models.models[i].id) << ") return model_" << i << "();\n";
+    o << "  return std::nullopt;\n}\n\n"
          "GpuCatalog make_bundled_gpus() { return build_gpus(); }\n"
          "const GpuCatalog& bundled_gpus() {\n  static const GpuCatalog c = build_gpus();\n  return c;\n}\n"
          "const ModelCatalog& bundled_models() {\n  static const ModelCatalog c = build_models();\n  return c;\n}\n\n}  // namespace gpuadvise\n";
