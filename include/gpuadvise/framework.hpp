@@ -54,7 +54,8 @@ struct FrameworkProfile {
   std::string source;
 };
 
-FrameworkProfile framework_profile(Framework f);
+// The profile of each framework, built once.
+const FrameworkProfile& framework_profile(Framework f);
 
 // Settings that do not apply to this kind of model are bad input: a --framework that runs another kind (detectron2
 // for a language model, vllm for a detector; the error names the valid ones), --classes for a language model.

@@ -23,6 +23,7 @@ enum class Offload { none, optimizer, optimizer_params, model, sequential };
 enum class MasterWeights { fp32, none };
 enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, autoawq, litgpt, torchtune, torchtitan, megatron,
                        pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };
+inline constexpr std::size_t k_framework_count = static_cast<std::size_t>(Framework::diffusers) + 1;
 
 std::string to_string(Mode v);
 std::string to_string(Precision v);

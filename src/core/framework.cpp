@@ -2,13 +2,15 @@
 #include "gpuadvise/framework.hpp"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "gpuadvise/error.hpp"
 
 namespace gpuadvise {
 
-FrameworkProfile framework_profile(Framework f) {
+namespace {
+FrameworkProfile build_profile(Framework f) {
   FrameworkProfile p;
   p.id = f;
   switch (f) {
@@ -40,7 +42,7 @@ FrameworkProfile framework_profile(Framework f) {
       // engine (weights, activation workspace, runtime) loads; in-flight batching. Both decode as vLLM does (CUDA
       // graphs, the same fused-MoE kernels); the pools differ (memory.cpp, method.md §6.2).
       const bool sglang = f == Framework::sglang;
-      p = framework_profile(Framework::vllm);
+      p = build_profile(Framework::vllm);
       p.id = f;
       p.summary = sglang ? "SGLang (radix-cache KV pool)" : "TensorRT-LLM (paged KV cache, in-flight batching)";
       p.source = sglang ? "sglang/srt/server_args.py: mem_fraction_static = (gpu_mem - reserved_mem) / gpu_mem, reserved by GPU class"
@@ -127,6 +129,17 @@ FrameworkProfile framework_profile(Framework f) {
       break;
   }
   return p;
+}
+}  // namespace
+
+const FrameworkProfile& framework_profile(Framework f) {
+  // Built once: the estimator asks for the profile several times per evaluation.
+  static const std::array<FrameworkProfile, k_framework_count> profiles = [] {
+    std::array<FrameworkProfile, k_framework_count> all;
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = build_profile(static_cast<Framework>(i));
+    return all;
+  }();
+  return profiles.at(static_cast<std::size_t>(f));
 }
 
 namespace {

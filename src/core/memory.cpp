@@ -164,7 +164,7 @@ void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool 
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
   if (m.vision) return estimate_vision_memory(w, m, gpu);
   MemoryEstimate e;
-  const FrameworkProfile fw = framework_profile(w.effective_framework());
+  const FrameworkProfile& fw = framework_profile(w.effective_framework());
   const ParamCounts pc = count_params(m);
   e.params_total = pc.total;
   e.params_active = pc.active;

@@ -322,7 +322,7 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
   }
 
   // Inference (method.md §8.3).
-  const FrameworkProfile fw = framework_profile(w.effective_framework());
+  const FrameworkProfile& fw = framework_profile(w.effective_framework());
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9;
   const double b = d(w.batch);
   const double layers = d(m.layers + m.encoder_layers);
