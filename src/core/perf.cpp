@@ -170,157 +170,251 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
 }
 
 namespace {
-TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
-  if (m.vision) return perf_detail::estimate_vision_time(w, m, gpu);
-  TimeEstimate t;
-  const PrecisionSupport ps = precision_support(w, gpu);
-  t.compute_key = ps.compute_key;
-  if (!ps.note.empty()) t.notes.push_back(ps.note);
-  const auto peak = gpu.peak_flops(ps.compute_key);
-  const double s = d(mem.seq_len);
-  const ParamCounts pc = count_params(m);
-  const double tp = d(w.tp), pp = d(w.pp);
-  const double model_par = tp * pp;
+// What every language-model time estimate starts from (method.md §8): the precision the GPU runs and its peak,
+// the parameter counts and the model-parallel degrees.
+struct TimeBasis {
+  const Workload& w;
+  const ModelSpec& m;
+  const GpuSpec& gpu;
+  const MemoryEstimate& mem;
+  PrecisionSupport ps;
+  std::optional<double> peak;
+  double s;
+  ParamCounts pc;
+  double tp, pp, model_par;
+};
 
-  if (is_training(w.mode)) {
-    if (!peak) {
-      t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: training time unknown");
-      return t;
+// Seconds per training token on one GPU before communication (method.md §8.2): the matmul FLOPs at the family's
+// achieved share of the dense peak, attention at its own share, the memory-bound elementwise traffic at 80 % of
+// the peak bandwidth and QLoRA's dequantisation.
+double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens_step) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const GpuSpec& gpu = in.gpu;
+  const MemoryEstimate& mem = in.mem;
+  const ParamCounts& pc = in.pc;
+  const PrecisionSupport& ps = in.ps;
+  const auto& peak = in.peak;
+  const double bw_bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * 0.8;
+  // Fused attention (FlashAttention-2) reaches a smaller share of the peak than large GEMMs, the less the
+  // smaller the head dimension its inner products run over: head_dim/(head_dim + 64) of the matmul share
+  // (0.5 at 64, 0.67 at 128; [FA2] Fig. 5-6, method.md §8.2).
+  const double attn = train_attention_flops_per_token(w, m, mem.seq_len);
+  const double e_mm = matmul_efficiency_for(gpu, ps.compute_key);
+  const double e_attn = d(m.head_dim) / (d(m.head_dim) + 64.0);
+  // FP8 training quantises the projections only; the attention runs in 16 bits.
+  double attn_peak = *peak;
+  if (ps.compute_key == "fp8") attn_peak = gpu.peak_flops("bf16").value_or(*peak / 2.0);
+  double token_s = (fpt - attn) / (*peak * e_mm) + attn / (attn_peak * e_mm * e_attn);
+  if (bw_bytes > 0) {
+    const bool fused = w.compile || framework_profile(w.effective_framework()).fused_elementwise;
+    token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;
+    if (w.mode == Mode::qlora) {
+      // bitsandbytes/torchao dequantise each NF4 weight to 16 bits before each matmul: read 0.5 byte, write
+      // 2 and read them back, in the forward, the backward and a recomputed forward ([QLORA] §3).
+      const double uses = w.checkpointing == Checkpointing::full ? 3.0 : 2.0;
+      token_s += 4.5 * pc.linear * uses / tokens_step / bw_bytes;
     }
-    // Time per token from the hardware up (method.md §8.2): the matmul FLOPs at the family's achieved share
-    // of the dense peak, plus the memory-bound elementwise traffic at 80 % of the peak bandwidth (it is what
-    // makes small models and bandwidth-poor cards reach a smaller share of their peak), plus QLoRA's
-    // dequantisation of every 4-bit weight before each use. A given --mfu replaces all of it.
-    const double fpt = train_flops_per_token(w, m, mem.seq_len);
-    t.train_flops_per_token = fpt;
-    const double tokens_step = d(w.batch) * s;
-    const double bw_bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * 0.8;
-    // Fused attention (FlashAttention-2) reaches a smaller share of the peak than large GEMMs, the less the
-    // smaller the head dimension its inner products run over: head_dim/(head_dim + 64) of the matmul share
-    // (0.5 at 64, 0.67 at 128; [FA2] Fig. 5-6, method.md §8.2).
-    const double attn = train_attention_flops_per_token(w, m, mem.seq_len);
-    const double e_mm = matmul_efficiency_for(gpu, ps.compute_key);
-    const double e_attn = d(m.head_dim) / (d(m.head_dim) + 64.0);
-    // FP8 training quantises the projections only; the attention runs in 16 bits.
-    double attn_peak = *peak;
-    if (ps.compute_key == "fp8") attn_peak = gpu.peak_flops("bf16").value_or(*peak / 2.0);
-    double token_s = (fpt - attn) / (*peak * e_mm) + attn / (attn_peak * e_mm * e_attn);
-    if (bw_bytes > 0) {
-      const bool fused = w.compile || framework_profile(w.effective_framework()).fused_elementwise;
-      token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;
-      if (w.mode == Mode::qlora) {
-        // bitsandbytes/torchao dequantise each NF4 weight to 16 bits before each matmul: read 0.5 byte, write
-        // 2 and read them back, in the forward, the backward and a recomputed forward ([QLORA] §3).
-        const double uses = w.checkpointing == Checkpointing::full ? 3.0 : 2.0;
-        token_s += 4.5 * pc.linear * uses / tokens_step / bw_bytes;
-      }
+  }
+  return token_s;
+}
+
+// The data-parallel layout of a training step, as the communication and the optimizer step see it.
+struct TrainingLayout {
+  LinkPlan links;
+  bool adapters;
+  double dp, accum, ep, local_params, grad_bytes;
+};
+
+TrainingLayout training_layout(const TimeBasis& in) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const GpuSpec& gpu = in.gpu;
+  const MemoryEstimate& mem = in.mem;
+  const ParamCounts& pc = in.pc;
+  const double model_par = in.model_par;
+  // Communication (method.md §8.4, NCCL ring costs) on the links the plan uses (plan_links).
+  const LinkPlan links = plan_links(gpu, w);
+  const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+  const double dp = d(w.data_parallel());
+  const double accum = d(w.grad_accum);
+  // Expert parallelism: each rank holds 1/ep of the routed experts, so it reduces (and gathers) only those.
+  const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
+  const double local_params = pc.total - pc.routed_experts * (1.0 - 1.0 / ep);
+  const double grad_bytes = (adapters ? mem.params_trainable : local_params) * 2.0 / model_par;  // 16-bit gradients
+  return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
+}
+
+// Communication the compute does not hide, per micro-batch (method.md §8.4, NCCL ring costs, on the links the
+// plan uses): data parallel or ZeRO/FSDP collectives, tensor-parallel all-reduces, expert-parallel all-to-alls.
+double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double tokens_step) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const GpuSpec& gpu = in.gpu;
+  const double tp = in.tp, pp = in.pp, model_par = in.model_par;
+  const LinkPlan& links = lay.links;
+  const double dp = lay.dp, accum = lay.accum, ep = lay.ep, local_params = lay.local_params, grad_bytes = lay.grad_bytes;
+  double exposed = 0;
+  if (dp > 1) {
+    const double frac = (dp - 1.0) / dp;
+    const double bw = links.dp_bytes_per_s;
+    if (w.sharding == Sharding::zero3) {
+      // FSDP/ZeRO-3 all-gathers the weights for the forward and again for the backward (the frozen base
+      // too: LoRA under FSDP gathers the whole model) and reduce-scatters the gradients, every micro-batch
+      // ([ZERO] §7: 1.5x the all-reduce volume for full training); prefetching hides it behind compute.
+      const double weight_bytes = (w.mode == Mode::qlora ? local_params * 0.5 : local_params * 2.0) / model_par;
+      // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
+      // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
+      const double volume = frac * (2.0 * weight_bytes + grad_bytes);
+      exposed += std::max(0.0, volume / bw - t_compute);
+    } else {
+      // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
+      // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
+      const double volume = 2.0 * frac * grad_bytes;
+      exposed += std::max(0.0, volume / bw - (2.0 / 3.0) * t_compute) / accum;
     }
-    const double mfu = w.mfu.value_or(fpt / (*peak * token_s));
-    // One micro-batch of `batch` sequences runs through a model-parallel group of tp·pp GPUs; each GPU does
-    // 1/(tp·pp) of its FLOPs.
-    const double t_compute = tokens_step * fpt / (model_par * *peak * mfu);
-    // Communication (method.md §8.4, NCCL ring costs) on the links the plan uses (plan_links).
-    const LinkPlan links = plan_links(gpu, w);
-    const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
-    const double dp = d(w.data_parallel());
-    const double accum = d(w.grad_accum);
-    // Expert parallelism: each rank holds 1/ep of the routed experts, so it reduces (and gathers) only those.
-    const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
-    const double local_params = pc.total - pc.routed_experts * (1.0 - 1.0 / ep);
-    const double grad_bytes = (adapters ? mem.params_trainable : local_params) * 2.0 / model_par;  // 16-bit gradients
-    double exposed = 0;
-    if ((w.nodes > 1 && inter_node_bytes_per_s(gpu) <= 0)) {
-      t.notes.push_back(fmt::format("{} nodes, but no network between nodes of this GPU is known ({}): training time unknown", w.nodes,
-                                    gpu.node.network.empty() ? "not in the catalogue" : gpu.node.network));
-      return t;
-    }
-    if (dp > 1) {
-      const double frac = (dp - 1.0) / dp;
-      const double bw = links.dp_bytes_per_s;
-      if (w.sharding == Sharding::zero3) {
-        // FSDP/ZeRO-3 all-gathers the weights for the forward and again for the backward (the frozen base
-        // too: LoRA under FSDP gathers the whole model) and reduce-scatters the gradients, every micro-batch
-        // ([ZERO] §7: 1.5x the all-reduce volume for full training); prefetching hides it behind compute.
-        const double weight_bytes = (w.mode == Mode::qlora ? local_params * 0.5 : local_params * 2.0) / model_par;
-        // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
-        // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
-        const double volume = frac * (2.0 * weight_bytes + grad_bytes);
-        exposed += std::max(0.0, volume / bw - t_compute);
-      } else {
-        // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
-        // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
-        const double volume = 2.0 * frac * grad_bytes;
-        exposed += std::max(0.0, volume / bw - (2.0 / 3.0) * t_compute) / accum;
-      }
-    }
-    if (w.tp > 1) {
-      // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed.
-      const double act = tokens_step * d(m.hidden) * 2.0;
-      exposed += 4.0 * d(m.layers) / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
-    }
-    if (ep > 1) {
-      // Expert parallelism: every MoE layer dispatches each token's hidden state to its k experts and combines
-      // the results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed
-      // (DeepSpeed-MoE, GShard). Inside a node when the group fits one.
-      const double moe_layers = d(m.layers - m.dense_layers) / pp;
-      const double a2a = tokens_step / tp * d(m.experts_per_token) * d(m.hidden) * 2.0 * (ep - 1.0) / ep;
-      const double bw = w.ep <= w.gpus_per_node() ? intra_node_bytes_per_s(gpu, w.ep) : std::min(intra_node_bytes_per_s(gpu, w.gpus_per_node()), inter_node_bytes_per_s(gpu));
-      if (bw > 0) exposed += 4.0 * moe_layers * a2a / bw;
-    }
-    double stage_time = t_compute + exposed;
-    if (w.pp > 1) {
-      // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
-      // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B).
-      const double act = tokens_step * d(m.hidden) * 2.0;
-      if (links.pp_bytes_per_s > 0) stage_time += 2.0 * act / links.pp_bytes_per_s;
-      const double bubble = (pp - 1.0) / (accum + pp - 1.0);
-      stage_time /= (1.0 - bubble);
-      if (bubble > 0.1)
-        t.notes.push_back(fmt::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
-                                      100.0 * bubble, w.grad_accum, w.pp));
-    }
-    double t_opt = 0;
-    if (w.offload == Offload::none && gpu.bandwidth_gb_per_s && !w.mfu) {  // a given --mfu is end to end: it holds the step
-      // The optimizer step is bound by memory traffic: AdamW with fp32 master weights reads the master copy,
-      // the gradient and both moments and writes them back with the 16-bit copy, about 30 bytes per local
-      // parameter (fused multi-tensor AdamW at 80 % of peak bandwidth), once per optimizer step. Small
-      // batches pay it on few tokens (method.md §8.2).
-      const double opt_bytes = w.optimizer == Optimizer::sgd ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
-      const double shards = w.sharding == Sharding::none ? 1.0 : dp;
-      const double local = (adapters ? mem.params_trainable : local_params) / (model_par * shards);
-      t_opt = local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / accum;
-      if (t_opt > 0.1 * t_compute)
-        t.notes.push_back(fmt::format("the optimizer step (memory-bound, about {:.0f} bytes per parameter) adds {:.0f}% to each micro-batch: "
-                                      "more tokens per step (--batch, --grad-accum) amortise it",
-                                      opt_bytes, 100.0 * t_opt / t_compute));
-    }
-    if (w.offload != Offload::none) {
-      // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
-      // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam), once per step.
-      const double local = (adapters ? mem.params_trainable : pc.total) / (model_par * (w.sharding == Sharding::none ? 1.0 : dp));
-      stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / 1e9) / accum;
-      t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
-    }
-    const double comm = stage_time - t_compute;
-    stage_time += t_opt;
-    const double tps = tokens_step / model_par / stage_time;
-    if (comm > 0.1 * t_compute) {
-      std::vector<std::string> over;
-      if (!links.tp_link.empty()) over.push_back("tensor parallel over " + links.tp_link);
-      if (!links.dp_link.empty()) over.push_back("data parallel over " + links.dp_link);
-      if (!links.pp_link.empty()) over.push_back("pipeline over " + links.pp_link);
-      if (w.offload != Offload::none) over.push_back("optimizer offload over " + pcie_name(gpu));
-      std::string joined;
-      for (const auto& o : over) joined += (joined.empty() ? "" : "; ") + o;
-      t.notes.push_back(fmt::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));
-    }
-    t.utilization = mfu;
-    t.train_tokens_per_second_per_gpu = tps;
-    t.bound = comm > 0.25 * t_compute ? "communication" : "compute";
-    if (auto tokens = w.job_tokens(mem.seq_len)) t.job_seconds = *tokens / (tps * d(w.gpus));
+  }
+  if (w.tp > 1) {
+    // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed.
+    const double act = tokens_step * d(m.hidden) * 2.0;
+    exposed += 4.0 * d(m.layers) / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
+  }
+  if (ep > 1) {
+    // Expert parallelism: every MoE layer dispatches each token's hidden state to its k experts and combines
+    // the results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed
+    // (DeepSpeed-MoE, GShard). Inside a node when the group fits one.
+    const double moe_layers = d(m.layers - m.dense_layers) / pp;
+    const double a2a = tokens_step / tp * d(m.experts_per_token) * d(m.hidden) * 2.0 * (ep - 1.0) / ep;
+    const double bw = w.ep <= w.gpus_per_node() ? intra_node_bytes_per_s(gpu, w.ep) : std::min(intra_node_bytes_per_s(gpu, w.gpus_per_node()), inter_node_bytes_per_s(gpu));
+    if (bw > 0) exposed += 4.0 * moe_layers * a2a / bw;
+  }
+  return exposed;
+}
+
+// The optimizer step, memory-bound, per micro-batch (method.md §8.2), with a note when it is a large share.
+double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_compute, TimeEstimate& t) {
+  const Workload& w = in.w;
+  const GpuSpec& gpu = in.gpu;
+  const MemoryEstimate& mem = in.mem;
+  const double model_par = in.model_par;
+  const bool adapters = lay.adapters;
+  const double dp = lay.dp, accum = lay.accum, local_params = lay.local_params;
+  double t_opt = 0;
+  if (w.offload == Offload::none && gpu.bandwidth_gb_per_s && !w.mfu) {  // a given --mfu is end to end: it holds the step
+    // The optimizer step is bound by memory traffic: AdamW with fp32 master weights reads the master copy,
+    // the gradient and both moments and writes them back with the 16-bit copy, about 30 bytes per local
+    // parameter (fused multi-tensor AdamW at 80 % of peak bandwidth), once per optimizer step. Small
+    // batches pay it on few tokens (method.md §8.2).
+    const double opt_bytes = w.optimizer == Optimizer::sgd ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
+    const double shards = w.sharding == Sharding::none ? 1.0 : dp;
+    const double local = (adapters ? mem.params_trainable : local_params) / (model_par * shards);
+    t_opt = local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / accum;
+    if (t_opt > 0.1 * t_compute)
+      t.notes.push_back(fmt::format("the optimizer step (memory-bound, about {:.0f} bytes per parameter) adds {:.0f}% to each micro-batch: "
+                                    "more tokens per step (--batch, --grad-accum) amortise it",
+                                    opt_bytes, 100.0 * t_opt / t_compute));
+  }
+  return t_opt;
+}
+
+TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const GpuSpec& gpu = in.gpu;
+  const MemoryEstimate& mem = in.mem;
+  const ParamCounts& pc = in.pc;
+  const PrecisionSupport& ps = in.ps;
+  const auto& peak = in.peak;
+  const double s = in.s, pp = in.pp, model_par = in.model_par;
+  if (!peak) {
+    t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: training time unknown");
     return t;
   }
+  // Time per token from the hardware up (method.md §8.2): the matmul FLOPs at the family's achieved share
+  // of the dense peak, plus the memory-bound elementwise traffic at 80 % of the peak bandwidth (it is what
+  // makes small models and bandwidth-poor cards reach a smaller share of their peak), plus QLoRA's
+  // dequantisation of every 4-bit weight before each use. A given --mfu replaces all of it.
+  const double fpt = train_flops_per_token(w, m, mem.seq_len);
+  t.train_flops_per_token = fpt;
+  const double tokens_step = d(w.batch) * s;
+  const double token_s = training_seconds_per_token(in, fpt, tokens_step);
+  const double mfu = w.mfu.value_or(fpt / (*peak * token_s));
+  // One micro-batch of `batch` sequences runs through a model-parallel group of tp·pp GPUs; each GPU does
+  // 1/(tp·pp) of its FLOPs.
+  const double t_compute = tokens_step * fpt / (model_par * *peak * mfu);
+  const TrainingLayout lay = training_layout(in);
+  const LinkPlan& links = lay.links;
+  const bool adapters = lay.adapters;
+  const double dp = lay.dp, accum = lay.accum;
+  if (w.nodes > 1 && inter_node_bytes_per_s(gpu) <= 0) {
+    t.notes.push_back(fmt::format("{} nodes, but no network between nodes of this GPU is known ({}): training time unknown", w.nodes,
+                                  gpu.node.network.empty() ? "not in the catalogue" : gpu.node.network));
+    return t;
+  }
+  const double exposed = exposed_communication(in, lay, t_compute, tokens_step);
+  double stage_time = t_compute + exposed;
+  if (w.pp > 1) {
+    // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
+    // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B).
+    const double act = tokens_step * d(m.hidden) * 2.0;
+    if (links.pp_bytes_per_s > 0) stage_time += 2.0 * act / links.pp_bytes_per_s;
+    const double bubble = (pp - 1.0) / (accum + pp - 1.0);
+    stage_time /= (1.0 - bubble);
+    if (bubble > 0.1)
+      t.notes.push_back(fmt::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
+                                    100.0 * bubble, w.grad_accum, w.pp));
+  }
+  const double t_opt = optimizer_step_seconds(in, lay, t_compute, t);
+  if (w.offload != Offload::none) {
+    // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
+    // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam), once per step.
+    const double local = (adapters ? mem.params_trainable : pc.total) / (model_par * (w.sharding == Sharding::none ? 1.0 : dp));
+    stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / 1e9) / accum;
+    t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
+  }
+  const double comm = stage_time - t_compute;
+  stage_time += t_opt;
+  const double tps = tokens_step / model_par / stage_time;
+  if (comm > 0.1 * t_compute) {
+    std::vector<std::string> over;
+    if (!links.tp_link.empty()) over.push_back("tensor parallel over " + links.tp_link);
+    if (!links.dp_link.empty()) over.push_back("data parallel over " + links.dp_link);
+    if (!links.pp_link.empty()) over.push_back("pipeline over " + links.pp_link);
+    if (w.offload != Offload::none) over.push_back("optimizer offload over " + pcie_name(gpu));
+    std::string joined;
+    for (const auto& o : over) joined += (joined.empty() ? "" : "; ") + o;
+    t.notes.push_back(fmt::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));
+  }
+  t.utilization = mfu;
+  t.train_tokens_per_second_per_gpu = tps;
+  t.bound = comm > 0.25 * t_compute ? "communication" : "compute";
+  if (auto tokens = w.job_tokens(mem.seq_len)) t.job_seconds = *tokens / (tps * d(w.gpus));
+  return t;
+}
 
+// Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs.
+void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
+  const ModelSpec& m = in.m;
+  const double b = d(in.w.batch);
+  const double eta = 0.5;  // prefill utilisation, fitted on optimum's Llama-2-13B prefill rows (45-57 %)
+  const double flops = 2.0 * in.pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
+  const double secs = fw.prefill_fixed_s + overhead + flops / (*in.peak * eta * in.tp);
+  t.prefill_tokens_per_second = prompt * b / secs;
+  // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
+  // prompt, not the whole batch's (queueing at load is not modelled).
+  t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + flops / b / (*in.peak * eta * in.tp) : secs;
+  t.utilization = eta;
+}
+
+// Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads.
+TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const GpuSpec& gpu = in.gpu;
+  const MemoryEstimate& mem = in.mem;
+  const ParamCounts& pc = in.pc;
+  const auto& peak = in.peak;
+  const double s = in.s, pp = in.pp, model_par = in.model_par;
   // Inference (method.md §8.3).
   const FrameworkProfile& fw = framework_profile(w.effective_framework());
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9;
@@ -339,16 +433,7 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
   const double overhead = layers * per_layer / pp;
   const bool cuda_core_quant = fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8);
   const auto fp32_peak = gpu.peak_flops("fp32");
-  if (peak) {
-    const double eta = 0.5;  // prefill utilisation, fitted on optimum's Llama-2-13B prefill rows (45-57 %)
-    const double flops = 2.0 * pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
-    const double secs = fw.prefill_fixed_s + overhead + flops / (*peak * eta * tp);
-    t.prefill_tokens_per_second = prompt * b / secs;
-    // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
-    // prompt, not the whole batch's (queueing at load is not modelled).
-    t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + flops / b / (*peak * eta * tp) : secs;
-    t.utilization = eta;
-  }
+  if (peak) prefill_time(in, fw, prompt, overhead, t);
   if (bw > 0) {
     const double eta_mem = 0.8;  // achieved share of peak bandwidth in decode (ExLlama, AutoAWQ rows)
     // Weights read per step: every resident weight (MoE: the experts the batch touches).
@@ -420,6 +505,16 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
     }
   }
   return t;
+}
+
+TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
+  if (m.vision) return perf_detail::estimate_vision_time(w, m, gpu);
+  TimeEstimate t;
+  const PrecisionSupport ps = precision_support(w, gpu);
+  t.compute_key = ps.compute_key;
+  if (!ps.note.empty()) t.notes.push_back(ps.note);
+  const TimeBasis in{w, m, gpu, mem, ps, gpu.peak_flops(ps.compute_key), d(mem.seq_len), count_params(m), d(w.tp), d(w.pp), d(w.tp) * d(w.pp)};
+  return is_training(w.mode) ? training_time(in, std::move(t)) : inference_time(in, std::move(t));
 }
 
 }  // namespace
