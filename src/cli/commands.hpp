@@ -1,6 +1,6 @@
 #pragma once
-// The subcommands besides the ranking and `estimate` (app.cpp): each one's flags and what it runs, one file per
-// command (cmd_*.cpp). app.cpp registers the flags on the structs below and calls run_* once they are parsed.
+// Every command's flags and what it runs, one file per command (cmd_*.cpp). app.cpp registers the flags on the
+// structs below and calls run_* once they are parsed.
 #include <ostream>
 
 #include "gpuadvise/report.hpp"
@@ -17,6 +17,19 @@ struct CommandContext {
   bool md() const { return of.format == "markdown" || of.format == "md"; }
 };
 
+// The default command (the ranking) and `estimate` (cmd_rank.cpp).
+struct RankFlags {
+  WorkloadFlags wf;
+  CostFlags cf;
+  std::vector<std::string> only;
+  std::string rank_by, deadline, budget, min_headroom, max_gpus;
+};
+struct EstimateFlags {
+  WorkloadFlags wf;
+  CostFlags cf;
+  std::string gpu;
+  bool gpu_given = false;  // --gpu given, even empty (then an error)
+};
 struct GpusFlags {
   std::string gpu_id, gpus_vendor, gpus_min_memory, gpus_provider, gpus_sort;
 };
@@ -48,6 +61,8 @@ struct FitFlags {
   std::string fit_gpu, maximize = "batch";
 };
 
+int run_rank(const RankFlags& flags, const CommandContext& ctx);          // cmd_rank.cpp
+int run_estimate(const EstimateFlags& flags, const CommandContext& ctx);  // cmd_rank.cpp
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx);          // cmd_catalog.cpp
 int run_models(const ModelsFlags& flags, const CommandContext& ctx);      // cmd_catalog.cpp
 int run_sweep(const SweepFlags& flags, const CommandContext& ctx);        // cmd_sweep.cpp

@@ -1,0 +1,86 @@
+// The default command (every GPU of the catalogue ranked for one workload) and `estimate` (one workload's memory,
+// and with --gpu its time and cost on that GPU).
+#include <optional>
+#include <spdlog/spdlog.h>
+
+#include "commands.hpp"
+#include "gpuadvise/error.hpp"
+#include "gpuadvise/ranking.hpp"
+#include "gpuadvise/report.hpp"
+
+namespace gpuadvise::cli {
+
+namespace {
+// The one workload of the command line (or of a --workload file holding one).
+RawWorkload one_workload(const WorkloadFlags& wf, std::istream& in) {
+  auto raws = collect_workloads(wf, in);
+  if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; this command takes one"};
+  return std::move(raws[0]);
+}
+
+RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCatalog& cat, std::istream& in) {
+  RankOptions ro;
+  const std::string& by = flags.rank_by;
+  if (!by.empty()) {
+    if (by == "value") ro.rank_by = RankBy::value;
+    else if (by == "cost") ro.rank_by = RankBy::cost;
+    else if (by == "time") ro.rank_by = RankBy::time;
+    else if (by == "gpus" || by == "fit") ro.rank_by = RankBy::gpus;
+    else if (by == "headroom") ro.rank_by = RankBy::headroom;
+    else throw UserError{2, "--rank-by: unknown value '" + by + "' (valid: value, cost, time, gpus, headroom)"};
+  }
+  ro.cost = cost_options(flags.cf, cat, in);
+  if (!flags.deadline.empty()) ro.deadline_seconds = parse_duration(flags.deadline, "--deadline");
+  if (!flags.budget.empty()) ro.budget_usd = flag_number(flags.budget, "--budget", "a USD amount above 0 up to 1e12", 0, 1e12, false, true);
+  if (!flags.min_headroom.empty())
+    ro.min_headroom_pct = flag_number(flags.min_headroom, "--min-headroom", "a percentage from 0 to below 100", 0, 100, false, false, true);
+  if (!flags.max_gpus.empty())
+    ro.max_gpus = static_cast<std::int64_t>(flag_number(flags.max_gpus, "--max-gpus", "an integer from 1 to 4,096", 1, 4096, true));
+  for (const auto& id : flags.only) ro.only_gpus.push_back(gpu_for(id, cat, "--only/--gpu").id);
+  if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);
+  return ro;
+}
+}  // namespace
+
+int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
+  const OutputFlags& of = ctx.of;
+  check_format(of.format);
+  RawWorkload raw = one_workload(flags.wf, ctx.in);
+  if (!flags.gpu.empty() || flags.gpu_given) raw["gpu"] = RawValue{flags.gpu, "--gpu"};  // "" is an error there
+  const Workload w = build_workload(std::move(raw));
+  const ModelSpec model = model_for(w, ctx.in);
+  const GpuCatalog cat = load_gpus(of, ctx.in);
+  spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", model.id, model.layers, model.hidden, model.heads, model.kv_heads);
+  std::optional<Candidate> cand;
+  MemoryEstimate mem;
+  if (w.gpu) {
+    cand = evaluate(w, model, gpu_for(*w.gpu, cat), cost_options(flags.cf, cat, ctx.in));
+    cand->fits_single = cand->fits;
+    mem = cand->memory;
+  } else {
+    mem = estimate_memory(w, model, nullptr);
+  }
+  const Candidate* c = cand ? &*cand : nullptr;
+  (*ctx.out_ptr) << (of.format == "json" ? estimate_json(w, model, c, mem, cat.version)
+                     : of.format == "csv" ? estimate_csv(w, model, c, mem)
+                     : ctx.md()           ? estimate_markdown(w, model, c, mem, ctx.style)
+                                          : estimate_table(w, model, c, mem, ctx.style));
+  return 0;
+}
+
+int run_rank(const RankFlags& flags, const CommandContext& ctx) {
+  const OutputFlags& of = ctx.of;
+  check_format(of.format);
+  const Workload w = build_workload(one_workload(flags.wf, ctx.in));
+  const ModelSpec model = model_for(w, ctx.in);
+  const GpuCatalog cat = load_gpus(of, ctx.in);
+  spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", model.id, model.layers, model.hidden, model.heads, model.kv_heads);
+  const Ranking r = rank_gpus(w, model, cat, rank_options(flags, w, cat, ctx.in));
+  if (of.format == "json") (*ctx.out_ptr) << ranking_json(w, model, r, cat.version);
+  else if (of.format == "csv") (*ctx.out_ptr) << ranking_csv(r);
+  else if (ctx.md()) (*ctx.out_ptr) << ranking_markdown(w, model, r, ctx.style);
+  else (*ctx.out_ptr) << ranking_table(w, model, r, ctx.style);
+  return 0;
+}
+
+}  // namespace gpuadvise::cli
