@@ -140,6 +140,99 @@ void finish_candidate(Candidate& c, const GpuSpec& g, const RankOptions& opts) {
       c.unranked = offer->provider + " rents it, but no price could be sourced (" + offer->note + ")";
 }
 
+// Video without --batch: frames of the streams on one GPU are batched as a DeepStream-style pipeline does (batch
+// size = sources); the batch that sustains the most streams per GPU within --max-latency-ms wins, the smaller on a
+// tie.
+Candidate batch_video_frames(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, const Candidate& single) {
+  auto latency_ok = [&](const Candidate& c) {
+    return !w.max_latency_ms || !c.video || !c.video->latency_ms || *c.video->latency_ms <= *w.max_latency_ms;
+  };
+  auto streams_of = [](const Candidate& c) { return c.video ? c.video->streams_per_gpu : 0.0; };
+  Candidate best = single;
+  for (std::int64_t b = 2; b <= std::min<std::int64_t>(64, *w.streams); b *= 2) {
+    Workload p = w;
+    p.batch = b;
+    Candidate c = evaluate(p, m, g, opts.cost);
+    const bool ok = latency_ok(c), best_ok = latency_ok(best);
+    if ((ok && !best_ok) || (ok == best_ok && streams_of(c) > streams_of(best))) best = std::move(c);
+  }
+  finish_candidate(best, g, opts);
+  best.tight = false;
+  best.fits_single = best.fits;
+  best.why = fmt::format("frames of the streams batched {} at a time", best.planned.batch);
+  return best;
+}
+
+// Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict with
+// why the search found nothing.
+Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short) {
+  if (!tight.empty()) {
+    auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
+    Candidate c = *best;
+    c.fits_single = single.fits;
+    c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
+                        c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
+    return c;
+  }
+  const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+  const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
+                                  ? "on one GPU: " + single.fit_reason
+                                  : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+  single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
+                           g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
+                           one_gpu);
+  if (!offload_short.empty()) single.why += "; " + offload_short;
+  return single;
+}
+
+// Which of the fitting plans to keep (method.md §9): those meeting the deadline (the cheapest wins), those within
+// the budget (the fastest wins), else the smallest count that fits (with a job size, up to 4x that count for a
+// cheaper job).
+Candidate choose_plan(const Workload& w, const Candidate& single, const std::vector<Candidate>& fits, std::int64_t first_fit, RankBy order,
+                      const RankOptions& opts) {
+  std::vector<const Candidate*> pool;
+  for (const auto& c : fits) pool.push_back(&c);
+  // Which plans compete: those meeting the deadline (the cheapest wins), those within the budget (the fastest
+  // wins), else the smallest count that fits (and, with a job size, up to 4x that count for a cheaper job).
+  RankBy pick = order;
+  std::vector<const Candidate*> eligible;
+  if (opts.deadline_seconds) {
+    for (auto* c : pool)
+      if (meets_deadline(*c, opts)) eligible.push_back(c);
+    pick = RankBy::cost;
+  }
+  if (opts.budget_usd) {
+    std::vector<const Candidate*> base = opts.deadline_seconds ? eligible : pool, kept;
+    for (auto* c : base)
+      if (within_budget(*c, opts)) kept.push_back(c);
+    eligible = kept;
+    if (!opts.deadline_seconds) pick = RankBy::time;
+  }
+  if (!opts.deadline_seconds && !opts.budget_usd) {
+    const std::int64_t limit = (w.has_job_size() || order == RankBy::time) && order != RankBy::gpus ? 4 * first_fit : first_fit;
+    for (auto* c : pool)
+      if (c->gpus <= limit) eligible.push_back(c);
+    if (order == RankBy::gpus) pick = RankBy::value;
+  }
+  const Candidate* best = nullptr;
+  for (auto* c : eligible) {
+    // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
+    const double margin = (best && c->gpus > best->gpus) ? 0.98 : 1.0;
+    if (!best || score(*c, pick) < margin * score(*best, pick)) best = c;
+  }
+  Candidate out;
+  if (best) {
+    out = *best;
+  } else {
+    // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
+    const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
+    out = **std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
+  }
+  out.fits_single = single.fits && !single.tight;
+  out.why = describe_choice(out, single, fits.size(), pick, opts);
+  out.frontier = frontier_of(pool);
+  return out;
+}
 }  // namespace
 
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
@@ -147,26 +240,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   finish_candidate(single, g, opts);
   single.fits_single = single.fits && !single.tight && w.gpus == 1;
   if (w.streams && !w.batch_given && single.supported) {
-    // Video without --batch: frames of the streams on one GPU are batched as a DeepStream-style pipeline does
-    // (batch size = sources); the batch that sustains the most streams per GPU within --max-latency-ms wins,
-    // the smaller on a tie.
-    auto latency_ok = [&](const Candidate& c) {
-      return !w.max_latency_ms || !c.video || !c.video->latency_ms || *c.video->latency_ms <= *w.max_latency_ms;
-    };
-    auto streams_of = [](const Candidate& c) { return c.video ? c.video->streams_per_gpu : 0.0; };
-    Candidate best = single;
-    for (std::int64_t b = 2; b <= std::min<std::int64_t>(64, *w.streams); b *= 2) {
-      Workload p = w;
-      p.batch = b;
-      Candidate c = evaluate(p, m, g, opts.cost);
-      const bool ok = latency_ok(c), best_ok = latency_ok(best);
-      if ((ok && !best_ok) || (ok == best_ok && streams_of(c) > streams_of(best))) best = std::move(c);
-    }
-    finish_candidate(best, g, opts);
-    best.tight = false;
-    best.fits_single = best.fits;
-    best.why = fmt::format("frames of the streams batched {} at a time", best.planned.batch);
-    return best;
+    return batch_video_frames(w, m, g, opts, single);
   }
   if (w.gpus > 1 || !single.supported || w.streams) {  // the user's own layout, video (sized by streams), or nothing to search
     single.why = w.gpus > 1 ? "the layout given" : "";
@@ -231,67 +305,8 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       if (!fits.empty()) break;
     }
   }
-  if (fits.empty()) {
-    if (!tight.empty()) {
-      auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
-      Candidate c = *best;
-      c.fits_single = single.fits;
-      c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
-                          c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
-      return c;
-    }
-    const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
-    const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
-                                    ? "on one GPU: " + single.fit_reason
-                                    : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
-    single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
-                             g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
-                             one_gpu);
-    if (!offload_short.empty()) single.why += "; " + offload_short;
-    return single;
-  }
-  std::vector<const Candidate*> pool;
-  for (const auto& c : fits) pool.push_back(&c);
-  // Which plans compete: those meeting the deadline (the cheapest wins), those within the budget (the fastest
-  // wins), else the smallest count that fits (and, with a job size, up to 4x that count for a cheaper job).
-  RankBy pick = order;
-  std::vector<const Candidate*> eligible;
-  if (opts.deadline_seconds) {
-    for (auto* c : pool)
-      if (meets_deadline(*c, opts)) eligible.push_back(c);
-    pick = RankBy::cost;
-  }
-  if (opts.budget_usd) {
-    std::vector<const Candidate*> base = opts.deadline_seconds ? eligible : pool, kept;
-    for (auto* c : base)
-      if (within_budget(*c, opts)) kept.push_back(c);
-    eligible = kept;
-    if (!opts.deadline_seconds) pick = RankBy::time;
-  }
-  if (!opts.deadline_seconds && !opts.budget_usd) {
-    const std::int64_t limit = (w.has_job_size() || order == RankBy::time) && order != RankBy::gpus ? 4 * first_fit : first_fit;
-    for (auto* c : pool)
-      if (c->gpus <= limit) eligible.push_back(c);
-    if (order == RankBy::gpus) pick = RankBy::value;
-  }
-  const Candidate* best = nullptr;
-  for (auto* c : eligible) {
-    // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
-    const double margin = (best && c->gpus > best->gpus) ? 0.98 : 1.0;
-    if (!best || score(*c, pick) < margin * score(*best, pick)) best = c;
-  }
-  Candidate out;
-  if (best) {
-    out = *best;
-  } else {
-    // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
-    const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
-    out = **std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
-  }
-  out.fits_single = single.fits && !single.tight;
-  out.why = describe_choice(out, single, fits.size(), pick, opts);
-  out.frontier = frontier_of(pool);
-  return out;
+  if (fits.empty()) return no_fitting_plan(std::move(single), tight, g, opts, offload_short);
+  return choose_plan(w, single, fits, first_fit, order, opts);
 }
 
 }  // namespace gpuadvise
