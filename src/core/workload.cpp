@@ -244,6 +244,229 @@ double parse_decimal(const std::string& text, const std::string& origin, const s
 
 Workload build_workload(const RawWorkload& raw) { return build_workload(RawWorkload(raw)); }
 
+namespace {
+// The given fields of one workload, by key (nullptr when not given).
+struct Fields {
+  const RawWorkload& raw;
+  const RawValue* get(const std::string& key) const {
+    auto it = raw.find(key);
+    return it == raw.end() ? nullptr : &it->second;
+  }
+};
+
+// The model and how it runs: mode, precisions, optimizer, batch, sequence, image size, memory savers, LoRA.
+void read_model_fields(Workload& w, const Fields& f) {
+  if (auto* v = f.get("name")) w.name = v->value;
+  if (auto* v = f.get("model")) {
+    if (v->value.empty()) throw InputError(v->origin + ": expected a model (a size such as 7B, a preset id, or a config.json path)");
+    w.model = v->value;
+  }
+  if (auto* v = f.get("mode")) w.mode = parse_enum(k_modes, *v, {{"training", Mode::train}, {"infer", Mode::inference}, {"full", Mode::finetune}});
+  if (auto* v = f.get("precision")) w.precision = parse_enum(k_precisions, *v, {{"float32", Precision::fp32}, {"float16", Precision::fp16}, {"bfloat16", Precision::bf16}, {"awq", Precision::int4}, {"gptq", Precision::int4}});
+  if (auto* v = f.get("kv_precision")) w.kv_precision = parse_enum(k_precisions, *v);
+  if (auto* v = f.get("double_quant")) w.double_quant = parse_bool(*v);
+  if (auto* v = f.get("master_weights")) w.master_weights = parse_enum(k_master, *v);
+  if (auto* v = f.get("optimizer")) w.optimizer = parse_enum(k_optimizers, *v, {{"adam", Optimizer::adamw}, {"adamw_8bit", Optimizer::adamw_8bit}, {"adam8bit", Optimizer::adamw_8bit}, {"sgd_momentum", Optimizer::sgd_momentum}});
+  if (auto* v = f.get("batch")) {
+    w.batch = parse_positive_int(*v, k_max_batch);
+    w.batch_given = true;
+  }
+  if (auto* v = f.get("seq_len")) w.seq_len = parse_positive_int(*v, k_max_seq_len);
+  if (auto* v = f.get("image_size")) {
+    const std::string s = lower(v->value);
+    const auto x = s.find('x');
+    const RawValue a{x == std::string::npos ? s : s.substr(0, x), v->origin};
+    const RawValue b{x == std::string::npos ? s : s.substr(x + 1), v->origin};
+    w.image_width = parse_positive_int(a, k_max_pixels, "pixels as N or WxH (e.g. 224 or 1333x800)");
+    w.image_height = parse_positive_int(b, k_max_pixels, "pixels as N or WxH (e.g. 224 or 1333x800)");
+  }
+  if (auto* v = f.get("gradient_checkpointing")) {
+    const std::string s = lower(v->value);
+    if (s == "true" || s.empty()) w.checkpointing = Checkpointing::full;
+    else if (s == "false") w.checkpointing = Checkpointing::none;
+    else w.checkpointing = parse_enum(k_ckpt, *v);
+    w.checkpointing_given = true;
+  }
+  if (auto* v = f.get("flash_attention")) w.flash_attention = parse_bool(*v);
+  if (auto* v = f.get("compile")) w.compile = parse_bool(*v);
+  if (auto* v = f.get("cache_latents")) w.cache_latents = parse_bool(*v);
+  if (auto* v = f.get("vae_tiling")) w.vae_tiling = parse_bool(*v);
+  if (auto* v = f.get("allow_quantization")) w.allow_quantization = parse_bool(*v);
+  if (auto* v = f.get("rope_scaling")) w.rope_scaling = parse_bool(*v);
+  if (auto* v = f.get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
+  if (auto* v = f.get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
+}
+
+// Where it runs: GPU count and layout, framework, offload, the engine's memory share, the GPU asked for.
+void read_layout_fields(Workload& w, const Fields& f) {
+  if (auto* v = f.get("gpus")) w.gpus = parse_positive_int(*v, k_max_gpus);
+  if (auto* v = f.get("sharding")) w.sharding = parse_enum(k_sharding, *v, {{"fsdp", Sharding::zero3}, {"zero-1", Sharding::zero1}, {"zero-2", Sharding::zero2}, {"zero-3", Sharding::zero3}, {"0", Sharding::none}, {"1", Sharding::zero1}, {"2", Sharding::zero2}, {"3", Sharding::zero3}});
+  if (auto* v = f.get("tp")) w.tp = parse_positive_int(*v, k_max_degree);
+  if (auto* v = f.get("pp")) w.pp = parse_positive_int(*v, k_max_degree);
+  if (auto* v = f.get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
+  if (auto* v = f.get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
+  if (auto* v = f.get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
+  if (auto* v = f.get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
+  if (auto* v = f.get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
+  if (auto* v = f.get("gpu_memory_utilization")) {
+    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
+    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    w.gpu_memory_utilization = u;
+    w.gpu_memory_utilization_given = true;
+  }
+  if (auto* v = f.get("gpu")) {
+    if (v->value.find_first_not_of(" \t") == std::string::npos)
+      throw InputError(v->origin + ": expected a GPU id or name such as h100-sxm-80gb or H100 ('gpuadvise gpus' lists them), got ''");
+    w.gpu = lower(v->value);
+  }
+}
+
+// The job's size and what it costs besides the GPUs (method.md §10).
+void read_job_fields(Workload& w, const Fields& f) {
+  if (auto* v = f.get("tokens")) w.tokens = parse_count(v->value, v->origin, k_max_job_tokens);
+  if (auto* v = f.get("requests")) w.requests = parse_count(v->value, v->origin, 1e15);
+  if (auto* v = f.get("input_tokens")) w.input_tokens = parse_count(v->value, v->origin, k_max_seq_len);
+  if (auto* v = f.get("output_tokens")) w.output_tokens = parse_count(v->value, v->origin, k_max_seq_len);
+  if (auto* v = f.get("concurrency")) {
+    const std::int64_t c = parse_positive_int(*v, k_max_batch);
+    if (w.batch_given && c != w.batch)
+      throw InputError(v->origin + ": for inference --concurrency and --batch both mean the sequences in flight; give one");
+    w.batch = c;
+    w.batch_given = true;
+  }
+  if (auto* v = f.get("dataset_tokens")) w.dataset_tokens = parse_count(v->value, v->origin, k_max_job_tokens);
+  if (auto* v = f.get("epochs")) {
+    const double e = parse_number(v->value, v->origin, "a positive number of epochs");
+    if (!(e > 0 && e <= 1e6)) throw InputError(v->origin + ": expected a number of epochs in (0, 1,000,000], got '" + v->value + "'");
+    w.epochs = e;
+  }
+  if (auto* v = f.get("steps")) w.steps = parse_positive_int(*v, 1e12);
+  if (auto* v = f.get("images")) w.images = parse_count(v->value, v->origin, 1e12);
+  auto non_negative = [&](const char* key, const char* what) -> std::optional<double> {
+    const RawValue* v = f.get(key);
+    if (!v) return std::nullopt;
+    const double x = parse_number(v->value, v->origin, what);
+    if (x < 0 || x > 1e12) throw InputError(v->origin + ": expected " + std::string(what) + " (at most 1e12), got '" + v->value + "'");
+    return x;
+  };
+  if (auto x = non_negative("setup_hours", "hours >= 0")) w.setup_hours = *x;
+  if (auto x = non_negative("storage_usd", "a cost in USD >= 0")) w.storage_usd = *x;
+  if (auto x = non_negative("egress_usd", "a cost in USD >= 0")) w.egress_usd = *x;
+  if (auto* v = f.get("checkpoint_every")) w.checkpoint_every_hours = parse_duration(v->value, v->origin) / 3600.0;
+  if (auto* v = f.get("owned")) w.owned = parse_bool(*v);
+  if (auto* v = f.get("amortize_years")) {
+    const double y = parse_number(v->value, v->origin, "years > 0");
+    if (!(y > 0 && y <= 100)) throw InputError(v->origin + ": expected years in (0, 100], got '" + v->value + "'");
+    w.amortize_years = y;
+  }
+  if (auto* v = f.get("utilization")) {
+    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
+    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    w.utilization = u;
+  }
+  if (auto x = non_negative("power_price", "USD per kWh >= 0")) w.power_usd_per_kwh = *x;
+  if (w.tokens && (w.dataset_tokens || w.steps))
+    throw InputError(f.get("tokens")->origin + ": give the job size once: --tokens, or --dataset-tokens with --epochs, or --steps");
+  if (w.dataset_tokens && w.steps)
+    throw InputError(f.get("steps")->origin + ": give the job size once: --dataset-tokens with --epochs, or --steps");
+}
+
+// Video pipelines, serving targets and a given utilisation.
+void read_video_and_serving_fields(Workload& w, const Fields& f) {
+  if (auto* v = f.get("streams")) w.streams = parse_positive_int(*v, 100000);
+  if (auto* v = f.get("fps")) {
+    const double fps = parse_number(v->value, v->origin, "frames per second > 0");
+    if (!(fps > 0 && fps <= 1000)) throw InputError(v->origin + ": expected frames per second in (0, 1000], got '" + v->value + "'");
+    w.fps = fps;
+  }
+  if (auto* v = f.get("resolution")) {
+    const std::string r = lower(v->value);
+    if (r == "720p") w.video_width = 1280, w.video_height = 720;
+    else if (r == "1080p") w.video_width = 1920, w.video_height = 1080;
+    else if (r == "1440p") w.video_width = 2560, w.video_height = 1440;
+    else if (r == "4k" || r == "2160p") w.video_width = 3840, w.video_height = 2160;
+    else {
+      const auto x = r.find('x');
+      if (x == std::string::npos) throw InputError(v->origin + ": unknown resolution '" + v->value + "' (valid: 720p, 1080p, 1440p, 4k, or WxH)");
+      w.video_width = parse_positive_int(RawValue{r.substr(0, x), v->origin}, 16384, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
+      w.video_height = parse_positive_int(RawValue{r.substr(x + 1), v->origin}, 16384, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
+    }
+  }
+  if (auto* v = f.get("codec")) {
+    const std::string c = lower(v->value);
+    if (c != "h264" && c != "hevc" && c != "av1") throw InputError(v->origin + ": unknown codec '" + v->value + "' (valid: h264, hevc, av1)");
+    w.codec = c;
+  }
+  if (auto* v = f.get("infer_every")) w.infer_every = parse_positive_int(*v, 10000);
+  if (auto* v = f.get("classes")) w.classes = parse_positive_int(*v, 1000000);
+  if (auto* v = f.get("tracker")) {
+    const std::string t = lower(v->value);
+    if (t != "none" && t != "sort" && t != "bytetrack") throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: none, sort, bytetrack)");
+    w.tracker = t;
+  }
+  for (const char* key : {"max_ttft_ms", "max_tpot_ms"})
+    if (auto* v = f.get(key)) {
+      const double l = parse_number(v->value, v->origin, "milliseconds in (0, 10,000,000]");
+      if (!(l > 0 && l <= 1e7)) throw InputError(v->origin + ": expected milliseconds in (0, 10,000,000], got '" + v->value + "'");
+      (std::string(key) == "max_ttft_ms" ? w.max_ttft_ms : w.max_tpot_ms) = l;
+    }
+  if ((w.max_ttft_ms || w.max_tpot_ms) && w.mode != Mode::inference) {
+    const auto* v = f.get("max_ttft_ms") ? f.get("max_ttft_ms") : f.get("max_tpot_ms");
+    throw InputError(v->origin + ": serving latency targets apply to --mode inference");
+  }
+  if (auto* v = f.get("max_latency_ms")) {
+    const double l = parse_number(v->value, v->origin, "milliseconds > 0");
+    if (!(l > 0 && l <= 1e7)) throw InputError(v->origin + ": expected milliseconds in (0, 10,000,000], got '" + v->value + "'");
+    w.max_latency_ms = l;
+  }
+  if (w.framework == Framework::tensorrt && is_training(w.mode))
+    throw InputError(f.get("framework")->origin + ": tensorrt is an inference engine (valid with --mode inference; for training: pytorch, detectron2, mmdet, ultralytics)");
+  if (w.streams && is_training(w.mode)) throw InputError(f.get("streams")->origin + ": video streams are an inference workload (--mode inference)");
+  if (auto* v = f.get("mfu")) {
+    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
+    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    w.mfu = u;
+  }
+}
+
+// Rules across fields: layouts that divide, steps that fit any accelerator, precisions that suit the mode.
+void check_cross_fields(const Workload& w, const Fields& f) {
+  if (w.gpus % (w.tp * w.pp) != 0) {
+    const auto* g = f.get("gpus") ? f.get("gpus") : f.get("tp") ? f.get("tp") : f.get("pp");
+    throw InputError((g ? g->origin : std::string("--gpus")) + ": " + std::to_string(w.gpus) +
+                     " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
+                     std::to_string(w.pp) + " groups (--gpus must be a multiple of --tp x --pp)");
+  }
+  if (w.ep > 1 && w.data_parallel() % w.ep != 0) {
+    const auto* e = f.get("ep");
+    throw InputError(e->origin + ": expert parallelism " + std::to_string(w.ep) + " must divide the " + std::to_string(w.data_parallel()) +
+                     " data-parallel ranks (--gpus / (--tp x --pp))");
+  }
+  // Tokens in flight per step: beyond 2^34 (17 billion) no accelerator holds even the activations.
+  if (w.seq_len && static_cast<double>(w.batch) * static_cast<double>(*w.seq_len) > 17179869184.0) {
+    const auto* b = f.get("batch") ? f.get("batch") : f.get("concurrency") ? f.get("concurrency") : f.get("seq_len");
+    throw InputError(b->origin + ": batch x seq-len = " + fmt_limit(static_cast<double>(w.batch) * static_cast<double>(*w.seq_len)) +
+                     " tokens per step is beyond any job (at most 17,179,869,184)");
+  }
+  if (w.nodes > 1 && w.gpus % w.nodes != 0) {
+    const auto* n = f.get("nodes");
+    throw InputError(n->origin + ": " + std::to_string(w.gpus) + " GPUs cannot be spread evenly over " + std::to_string(w.nodes) +
+                     " nodes (--gpus must be a multiple of --nodes)");
+  }
+  if (w.nodes > 1 && w.tp > w.gpus / w.nodes) {
+    const auto* t = f.get("tp");
+    throw InputError((t ? t->origin : std::string("--tp")) + ": tensor parallelism stays inside a node; " + std::to_string(w.tp) +
+                     " exceeds the " + std::to_string(w.gpus / w.nodes) + " GPUs of each node");
+  }
+  if (w.mode == Mode::qlora && is_weight_only_quant(w.precision) && w.precision != Precision::nf4) {
+    throw InputError(f.get("precision")->origin + ": for --mode qlora the precision is the compute precision (bf16, fp16 or fp32); the base is NF4 by definition");
+  }
+  if (is_training(w.mode) && w.mode != Mode::qlora && (is_weight_only_quant(w.precision))) {
+    throw InputError(f.get("precision")->origin + ": " + to_string(w.precision) + " is a weight-only inference format; training modes take fp32, tf32, fp16, bf16 or fp8 (use --mode qlora for a 4-bit base)");
+  }
+}
+}  // namespace
+
 Workload build_workload(RawWorkload&& given) {
   // The input stays with the workload (where each setting came from, for errors found later against the model).
   auto shared = std::make_shared<const RawWorkload>(std::move(given));
@@ -258,203 +481,12 @@ Workload build_workload(RawWorkload&& given) {
     }
   }
   w.origins = shared;
-  auto get = [&](const std::string& key) -> const RawValue* {
-    auto it = raw.find(key);
-    return it == raw.end() ? nullptr : &it->second;
-  };
-  if (auto* v = get("name")) w.name = v->value;
-  if (auto* v = get("model")) {
-    if (v->value.empty()) throw InputError(v->origin + ": expected a model (a size such as 7B, a preset id, or a config.json path)");
-    w.model = v->value;
-  }
-  if (auto* v = get("mode")) w.mode = parse_enum(k_modes, *v, {{"training", Mode::train}, {"infer", Mode::inference}, {"full", Mode::finetune}});
-  if (auto* v = get("precision")) w.precision = parse_enum(k_precisions, *v, {{"float32", Precision::fp32}, {"float16", Precision::fp16}, {"bfloat16", Precision::bf16}, {"awq", Precision::int4}, {"gptq", Precision::int4}});
-  if (auto* v = get("kv_precision")) w.kv_precision = parse_enum(k_precisions, *v);
-  if (auto* v = get("double_quant")) w.double_quant = parse_bool(*v);
-  if (auto* v = get("master_weights")) w.master_weights = parse_enum(k_master, *v);
-  if (auto* v = get("optimizer")) w.optimizer = parse_enum(k_optimizers, *v, {{"adam", Optimizer::adamw}, {"adamw_8bit", Optimizer::adamw_8bit}, {"adam8bit", Optimizer::adamw_8bit}, {"sgd_momentum", Optimizer::sgd_momentum}});
-  if (auto* v = get("batch")) {
-    w.batch = parse_positive_int(*v, k_max_batch);
-    w.batch_given = true;
-  }
-  if (auto* v = get("seq_len")) w.seq_len = parse_positive_int(*v, k_max_seq_len);
-  if (auto* v = get("image_size")) {
-    const std::string s = lower(v->value);
-    const auto x = s.find('x');
-    const RawValue a{x == std::string::npos ? s : s.substr(0, x), v->origin};
-    const RawValue b{x == std::string::npos ? s : s.substr(x + 1), v->origin};
-    w.image_width = parse_positive_int(a, k_max_pixels, "pixels as N or WxH (e.g. 224 or 1333x800)");
-    w.image_height = parse_positive_int(b, k_max_pixels, "pixels as N or WxH (e.g. 224 or 1333x800)");
-  }
-  if (auto* v = get("gradient_checkpointing")) {
-    const std::string s = lower(v->value);
-    if (s == "true" || s.empty()) w.checkpointing = Checkpointing::full;
-    else if (s == "false") w.checkpointing = Checkpointing::none;
-    else w.checkpointing = parse_enum(k_ckpt, *v);
-    w.checkpointing_given = true;
-  }
-  if (auto* v = get("flash_attention")) w.flash_attention = parse_bool(*v);
-  if (auto* v = get("compile")) w.compile = parse_bool(*v);
-  if (auto* v = get("cache_latents")) w.cache_latents = parse_bool(*v);
-  if (auto* v = get("vae_tiling")) w.vae_tiling = parse_bool(*v);
-  if (auto* v = get("allow_quantization")) w.allow_quantization = parse_bool(*v);
-  if (auto* v = get("rope_scaling")) w.rope_scaling = parse_bool(*v);
-  if (auto* v = get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
-  if (auto* v = get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
-  if (auto* v = get("gpus")) w.gpus = parse_positive_int(*v, k_max_gpus);
-  if (auto* v = get("sharding")) w.sharding = parse_enum(k_sharding, *v, {{"fsdp", Sharding::zero3}, {"zero-1", Sharding::zero1}, {"zero-2", Sharding::zero2}, {"zero-3", Sharding::zero3}, {"0", Sharding::none}, {"1", Sharding::zero1}, {"2", Sharding::zero2}, {"3", Sharding::zero3}});
-  if (auto* v = get("tp")) w.tp = parse_positive_int(*v, k_max_degree);
-  if (auto* v = get("pp")) w.pp = parse_positive_int(*v, k_max_degree);
-  if (auto* v = get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
-  if (auto* v = get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
-  if (auto* v = get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
-  if (auto* v = get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
-  if (auto* v = get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
-  if (auto* v = get("gpu_memory_utilization")) {
-    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
-    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
-    w.gpu_memory_utilization = u;
-    w.gpu_memory_utilization_given = true;
-  }
-  if (auto* v = get("gpu")) {
-    if (v->value.find_first_not_of(" \t") == std::string::npos)
-      throw InputError(v->origin + ": expected a GPU id or name such as h100-sxm-80gb or H100 ('gpuadvise gpus' lists them), got ''");
-    w.gpu = lower(v->value);
-  }
-  if (auto* v = get("tokens")) w.tokens = parse_count(v->value, v->origin, k_max_job_tokens);
-  if (auto* v = get("requests")) w.requests = parse_count(v->value, v->origin, 1e15);
-  if (auto* v = get("input_tokens")) w.input_tokens = parse_count(v->value, v->origin, k_max_seq_len);
-  if (auto* v = get("output_tokens")) w.output_tokens = parse_count(v->value, v->origin, k_max_seq_len);
-  if (auto* v = get("concurrency")) {
-    const std::int64_t c = parse_positive_int(*v, k_max_batch);
-    if (w.batch_given && c != w.batch)
-      throw InputError(v->origin + ": for inference --concurrency and --batch both mean the sequences in flight; give one");
-    w.batch = c;
-    w.batch_given = true;
-  }
-  if (auto* v = get("dataset_tokens")) w.dataset_tokens = parse_count(v->value, v->origin, k_max_job_tokens);
-  if (auto* v = get("epochs")) {
-    const double e = parse_number(v->value, v->origin, "a positive number of epochs");
-    if (!(e > 0 && e <= 1e6)) throw InputError(v->origin + ": expected a number of epochs in (0, 1,000,000], got '" + v->value + "'");
-    w.epochs = e;
-  }
-  if (auto* v = get("steps")) w.steps = parse_positive_int(*v, 1e12);
-  if (auto* v = get("images")) w.images = parse_count(v->value, v->origin, 1e12);
-  auto non_negative = [&](const char* key, const char* what) -> std::optional<double> {
-    const RawValue* v = get(key);
-    if (!v) return std::nullopt;
-    const double x = parse_number(v->value, v->origin, what);
-    if (x < 0 || x > 1e12) throw InputError(v->origin + ": expected " + std::string(what) + " (at most 1e12), got '" + v->value + "'");
-    return x;
-  };
-  if (auto x = non_negative("setup_hours", "hours >= 0")) w.setup_hours = *x;
-  if (auto x = non_negative("storage_usd", "a cost in USD >= 0")) w.storage_usd = *x;
-  if (auto x = non_negative("egress_usd", "a cost in USD >= 0")) w.egress_usd = *x;
-  if (auto* v = get("checkpoint_every")) w.checkpoint_every_hours = parse_duration(v->value, v->origin) / 3600.0;
-  if (auto* v = get("owned")) w.owned = parse_bool(*v);
-  if (auto* v = get("amortize_years")) {
-    const double y = parse_number(v->value, v->origin, "years > 0");
-    if (!(y > 0 && y <= 100)) throw InputError(v->origin + ": expected years in (0, 100], got '" + v->value + "'");
-    w.amortize_years = y;
-  }
-  if (auto* v = get("utilization")) {
-    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
-    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
-    w.utilization = u;
-  }
-  if (auto x = non_negative("power_price", "USD per kWh >= 0")) w.power_usd_per_kwh = *x;
-  if (w.tokens && (w.dataset_tokens || w.steps))
-    throw InputError(get("tokens")->origin + ": give the job size once: --tokens, or --dataset-tokens with --epochs, or --steps");
-  if (w.dataset_tokens && w.steps)
-    throw InputError(get("steps")->origin + ": give the job size once: --dataset-tokens with --epochs, or --steps");
-  if (auto* v = get("streams")) w.streams = parse_positive_int(*v, 100000);
-  if (auto* v = get("fps")) {
-    const double f = parse_number(v->value, v->origin, "frames per second > 0");
-    if (!(f > 0 && f <= 1000)) throw InputError(v->origin + ": expected frames per second in (0, 1000], got '" + v->value + "'");
-    w.fps = f;
-  }
-  if (auto* v = get("resolution")) {
-    const std::string r = lower(v->value);
-    if (r == "720p") w.video_width = 1280, w.video_height = 720;
-    else if (r == "1080p") w.video_width = 1920, w.video_height = 1080;
-    else if (r == "1440p") w.video_width = 2560, w.video_height = 1440;
-    else if (r == "4k" || r == "2160p") w.video_width = 3840, w.video_height = 2160;
-    else {
-      const auto x = r.find('x');
-      if (x == std::string::npos) throw InputError(v->origin + ": unknown resolution '" + v->value + "' (valid: 720p, 1080p, 1440p, 4k, or WxH)");
-      w.video_width = parse_positive_int(RawValue{r.substr(0, x), v->origin}, 16384, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
-      w.video_height = parse_positive_int(RawValue{r.substr(x + 1), v->origin}, 16384, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
-    }
-  }
-  if (auto* v = get("codec")) {
-    const std::string c = lower(v->value);
-    if (c != "h264" && c != "hevc" && c != "av1") throw InputError(v->origin + ": unknown codec '" + v->value + "' (valid: h264, hevc, av1)");
-    w.codec = c;
-  }
-  if (auto* v = get("infer_every")) w.infer_every = parse_positive_int(*v, 10000);
-  if (auto* v = get("classes")) w.classes = parse_positive_int(*v, 1000000);
-  if (auto* v = get("tracker")) {
-    const std::string t = lower(v->value);
-    if (t != "none" && t != "sort" && t != "bytetrack") throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: none, sort, bytetrack)");
-    w.tracker = t;
-  }
-  for (const char* key : {"max_ttft_ms", "max_tpot_ms"})
-    if (auto* v = get(key)) {
-      const double l = parse_number(v->value, v->origin, "milliseconds in (0, 10,000,000]");
-      if (!(l > 0 && l <= 1e7)) throw InputError(v->origin + ": expected milliseconds in (0, 10,000,000], got '" + v->value + "'");
-      (std::string(key) == "max_ttft_ms" ? w.max_ttft_ms : w.max_tpot_ms) = l;
-    }
-  if ((w.max_ttft_ms || w.max_tpot_ms) && w.mode != Mode::inference) {
-    const auto* v = get("max_ttft_ms") ? get("max_ttft_ms") : get("max_tpot_ms");
-    throw InputError(v->origin + ": serving latency targets apply to --mode inference");
-  }
-  if (auto* v = get("max_latency_ms")) {
-    const double l = parse_number(v->value, v->origin, "milliseconds > 0");
-    if (!(l > 0 && l <= 1e7)) throw InputError(v->origin + ": expected milliseconds in (0, 10,000,000], got '" + v->value + "'");
-    w.max_latency_ms = l;
-  }
-  if (w.framework == Framework::tensorrt && is_training(w.mode))
-    throw InputError(get("framework")->origin + ": tensorrt is an inference engine (valid with --mode inference; for training: pytorch, detectron2, mmdet, ultralytics)");
-  if (w.streams && is_training(w.mode)) throw InputError(get("streams")->origin + ": video streams are an inference workload (--mode inference)");
-  if (auto* v = get("mfu")) {
-    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
-    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
-    w.mfu = u;
-  }
-  // Cross-field rules.
-  if (w.gpus % (w.tp * w.pp) != 0) {
-    const auto* g = get("gpus") ? get("gpus") : get("tp") ? get("tp") : get("pp");
-    throw InputError((g ? g->origin : std::string("--gpus")) + ": " + std::to_string(w.gpus) +
-                     " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
-                     std::to_string(w.pp) + " groups (--gpus must be a multiple of --tp x --pp)");
-  }
-  if (w.ep > 1 && w.data_parallel() % w.ep != 0) {
-    const auto* e = get("ep");
-    throw InputError(e->origin + ": expert parallelism " + std::to_string(w.ep) + " must divide the " + std::to_string(w.data_parallel()) +
-                     " data-parallel ranks (--gpus / (--tp x --pp))");
-  }
-  // Tokens in flight per step: beyond 2^34 (17 billion) no accelerator holds even the activations.
-  if (w.seq_len && static_cast<double>(w.batch) * static_cast<double>(*w.seq_len) > 17179869184.0) {
-    const auto* b = get("batch") ? get("batch") : get("concurrency") ? get("concurrency") : get("seq_len");
-    throw InputError(b->origin + ": batch x seq-len = " + fmt_limit(static_cast<double>(w.batch) * static_cast<double>(*w.seq_len)) +
-                     " tokens per step is beyond any job (at most 17,179,869,184)");
-  }
-  if (w.nodes > 1 && w.gpus % w.nodes != 0) {
-    const auto* n = get("nodes");
-    throw InputError(n->origin + ": " + std::to_string(w.gpus) + " GPUs cannot be spread evenly over " + std::to_string(w.nodes) +
-                     " nodes (--gpus must be a multiple of --nodes)");
-  }
-  if (w.nodes > 1 && w.tp > w.gpus / w.nodes) {
-    const auto* t = get("tp");
-    throw InputError((t ? t->origin : std::string("--tp")) + ": tensor parallelism stays inside a node; " + std::to_string(w.tp) +
-                     " exceeds the " + std::to_string(w.gpus / w.nodes) + " GPUs of each node");
-  }
-  if (w.mode == Mode::qlora && is_weight_only_quant(w.precision) && w.precision != Precision::nf4) {
-    throw InputError(get("precision")->origin + ": for --mode qlora the precision is the compute precision (bf16, fp16 or fp32); the base is NF4 by definition");
-  }
-  if (is_training(w.mode) && w.mode != Mode::qlora && (is_weight_only_quant(w.precision))) {
-    throw InputError(get("precision")->origin + ": " + to_string(w.precision) + " is a weight-only inference format; training modes take fp32, tf32, fp16, bf16 or fp8 (use --mode qlora for a 4-bit base)");
-  }
+  const Fields f{raw};
+  read_model_fields(w, f);
+  read_layout_fields(w, f);
+  read_job_fields(w, f);
+  read_video_and_serving_fields(w, f);
+  check_cross_fields(w, f);
   return w;
 }
 
