@@ -16,9 +16,6 @@ using namespace memory_detail;
 
 namespace {
 
-double d(std::int64_t v) { return static_cast<double>(v); }
-
-
 // KV heads each tensor-parallel rank holds: at least one (replicated when tp > g). method.md §6.1 ([LLMA]).
 std::int64_t kv_heads_per_rank(const ModelSpec& m, std::int64_t tp) {
   if (m.is_mla()) return m.kv_heads;
@@ -161,156 +158,13 @@ void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool 
 }  // namespace memory_detail
 
 
-MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
-  if (m.vision) return estimate_vision_memory(w, m, gpu);
-  MemoryEstimate e;
-  const FrameworkProfile& fw = framework_profile(w.effective_framework());
-  const ParamCounts pc = count_params(m);
-  e.params_total = pc.total;
-  e.params_active = pc.active;
-  const std::int64_t s_len = effective_seq_len(w, m);
-  e.seq_len = s_len;
-  // Past the trained context the model needs RoPE scaling (YaRN, NTK); published long-context runs do it, so
-  // it is said, not refused (method.md, "Input ranges").
-  if (w.seq_len && m.context > 0 && *w.seq_len > m.context && !m.relative_attention_bias)
-    e.notes.push_back(fmt::format("--seq-len {} is beyond the model's trained context of {} tokens: it needs RoPE scaling (e.g. YaRN){}",
-                                  *w.seq_len, m.context, w.rope_scaling ? ", as --rope-scaling says" : "; --rope-scaling says it is meant"));
-  // Pipeline stages: vLLM splits layers that the stages do not divide unevenly (get_pp_indices); the largest
-  // stage holds ceil(L/p) layers, so the per-GPU split is L / ceil(L/p) ways (p when p divides L).
-  const double all_layers = d(std::max<std::int64_t>(1, m.layers + m.encoder_layers));
-  const double s = d(s_len), b = d(w.batch), tp = d(w.tp), dp = d(w.data_parallel());
-  const double pp = w.pp > 1 ? all_layers / std::ceil(all_layers / d(w.pp)) : 1.0;
-  const bool training = is_training(w.mode);
-  const double act_b = activation_bytes(w.precision);
-  const double V = d(m.vocab);
-  const double mp = tp * pp;  // model-parallel split of the layer weights
+namespace {
 
-  // ---- Weights (method.md §2) -----------------------------------------------------------------
-  double base_bits = weight_bits(w.precision, w.double_quant);
-  if (w.mode == Mode::qlora) base_bits = weight_bits(Precision::nf4, w.double_quant);
-  const bool quant_base = w.mode == Mode::qlora || is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
-  // Quantised formats keep embeddings, the output head and norms in 16-bit; GGUF's bits/weight already
-  // average over the file's whole tensor mix.
-  // Expert parallelism keeps 1/ep of the routed experts on each GPU (method.md §3.4).
-  const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
-  const double expert_elsewhere = pc.routed_experts * (1.0 - 1.0 / ep);
-  double linear_bytes = (pc.linear - expert_elsewhere) * base_bits / 8.0;
-  double emb_bits = (quant_base && !is_gguf(w.precision)) ? 16.0 : base_bits;
-  if (w.precision == Precision::fp32 || w.precision == Precision::tf32) emb_bits = 32.0;
-  double embed_bytes = pc.embedding * emb_bits / 8.0;
-  const double head_bytes = pc.head * emb_bits / 8.0;
-  const double other_bytes = pc.other * (emb_bits >= 16.0 ? emb_bits : 16.0) / 8.0;
-  if (fw.embeddings_on_host && !training) {
-    embed_bytes = 0;
-    e.notes.push_back("token embeddings kept in host memory (llama.cpp)");
-  }
-  // Per GPU: layers split over tp·pp; embeddings on the first stage, head on the last, vocab split over tp.
-  const double edge_bytes = pp > 1 ? std::max(embed_bytes, head_bytes) : embed_bytes + head_bytes;
-  const double weight_bytes_per_gpu = (linear_bytes + other_bytes) / mp + edge_bytes / tp;
-
-  // ---- Model states for training (method.md §3) ----------------------------------------------
-  const MasterWeights master = w.effective_master_weights();
-  const bool mixed = is_16bit_or_lower(w.precision) && master == MasterWeights::fp32 && training;
-  const Sharding shard = (w.gpus > 1 || dp > 1) ? w.sharding : Sharding::none;
-  double trainable = 0;
-  double lora_params = 0;
-  if (training) {
-    if (w.mode == Mode::lora || w.mode == Mode::qlora) {
-      // [LORA] §4: r·(d_in + d_out) per adapted matrix.
-      const LoraTargets& t = w.lora_targets;
-      const double h = d(m.hidden), qd = d(m.is_mla() ? m.heads * m.v_head_dim : m.heads * m.head_dim);
-      const double kvd = d(m.kv_heads * m.head_dim);
-      const double f = d(m.is_moe() ? m.expert_ffn * m.experts : m.ffn);
-      const double r = d(w.lora_rank);
-      double per_layer = 0;
-      if (t.q) per_layer += r * (h + qd);
-      if (t.k) per_layer += r * (h + kvd);
-      if (t.v) per_layer += r * (h + kvd);
-      if (t.o) per_layer += r * (qd + h);
-      if (t.gate && m.gated_mlp) per_layer += r * (h + f);
-      if (t.up) per_layer += r * (h + f);
-      if (t.down) per_layer += r * (f + h);
-      lora_params = per_layer * d(m.layers + m.encoder_layers);
-      trainable = lora_params;
-    } else {
-      trainable = pc.total;
-    }
-  }
-  e.params_trainable = trainable;
-
-  double states_weights = weight_bytes_per_gpu, states_grads = 0, states_opt = 0;
-  std::string states_formula = "params x bits/8 / (tp x pp)";
-  if (training) {
-    // Bytes per trainable parameter: method.md §3.1.
-    const double p16 = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
-    double wbytes = p16, gbytes = p16, obytes = 0;
-    const bool hf_amp = mixed && fw.amp_fp32_params && shard == Sharding::none;
-    if (mixed) {
-      if (hf_amp) { wbytes = 4.0; gbytes = 4.0; }  // HF AMP: fp32 parameters and gradients ([HF-ANAT] 18 B/param)
-      else { gbytes = (shard != Sharding::none && w.effective_framework() == Framework::hf) ? 2.0 : fw.mixed_grad_bytes; }
-    }
-    const double state_elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : p16;  // optimizer state element bytes
-    obytes = optimizer_state_bytes(w.optimizer, state_elem, state_elem * 4.0 / std::max(1.0, d(m.hidden)));
-    if (mixed && !hf_amp) obytes += 4.0;  // fp32 master copy counted with the optimizer ([ZERO] K = 12)
-    const bool lora = w.mode == Mode::lora || w.mode == Mode::qlora;
-    if (lora) {
-      // Adapters: PEFT keeps them in fp32 under mixed precision; bf16-true keeps them 16-bit.
-      const double aw = mixed ? 4.0 : p16;
-      const ModelStates ad = zero_model_states(lora_params / mp, aw, aw, mixed ? 8.0 : obytes, shard, dp);
-      if (shard == Sharding::zero3) {
-        // FSDP shards the frozen base too and gathers it unit by unit (root unit + current + prefetched layer).
-        const double gathered = ((pc.embedding + pc.head) * emb_bits / 8.0 + 2.0 * pc.largest_layer * base_bits / 8.0) / tp;
-        states_weights = weight_bytes_per_gpu / dp + gathered;
-      }
-      states_weights += ad.weights;
-      states_grads = ad.gradients;
-      states_opt = ad.optimizer;
-      states_formula = "frozen base + adapters r(d_in+d_out) x (weights + grads + optimizer)";
-    } else {
-      // Dense parameters shard over every data-parallel rank; an expert-parallel group's experts over the
-      // dp/ep ranks that hold the same experts (DeepSpeed-MoE's expert data parallelism).
-      const double expert_local = (pc.routed_experts - expert_elsewhere) / mp;
-      const double per_gpu_params = (pc.total - pc.routed_experts) / mp;
-      ModelStates ms = zero_model_states(per_gpu_params, wbytes, gbytes, obytes, shard, dp);
-      if (expert_local > 0) {
-        const ModelStates ex = zero_model_states(expert_local, wbytes, gbytes, obytes, shard, std::max(1.0, dp / ep));
-        ms.weights += ex.weights;
-        ms.gradients += ex.gradients;
-        ms.optimizer += ex.optimizer;
-      }
-      if (hf_amp) {
-        ms.weights += pc.linear / mp * 2.0;  // autocast's 16-bit copies of the linear weights (cache)
-      }
-      if (shard == Sharding::zero3) {
-        // FSDP/ZeRO-3 gathers full 16-bit units: the root unit (embeddings and output head, held for the
-        // whole step), the current and the prefetched layer ([DS-Z3] 4·largest layer; FSDP prefetch), and
-        // the unsharded gradient of the largest unit before its reduce-scatter.
-        const double root = (pc.embedding + pc.head) / tp, layer = (pc.largest_layer - pc.largest_layer_routed * (1.0 - 1.0 / ep)) / tp;
-        ms.weights += root * 2.0 + 2.0 * layer * 2.0;
-        ms.gradients += std::max(layer, pc.head / tp) * (2.0 + gbytes);
-      }
-      if (w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) {
-        ms.optimizer = 0;
-        e.notes.push_back("optimizer states and master weights offloaded to CPU memory");
-      }
-      if (w.offload == Offload::optimizer_params) {
-        const double unit = std::max(pc.largest_layer, std::max(pc.embedding, pc.head)) / tp;
-        ms.weights = unit * 2.0 * 2.0;
-        ms.gradients = unit * gbytes;
-        e.notes.push_back("parameters offloaded to CPU memory; GPUs hold the gathered units only");
-      }
-      if (shard == Sharding::none && dp > 1 && fw.ddp_bucket_copy) ms.gradients *= 2.0;  // DDP buckets
-      states_weights = ms.weights;
-      states_grads = ms.gradients;
-      states_opt = ms.optimizer;
-      if (w.explain) states_formula = fmt::format("params/(tp·pp) x ({} weights + {} grads + {} optimizer) B, {}", wbytes, gbytes, obytes,
-                                   to_string(shard));
-    }
-  }
-  e.weights = states_weights;
-  e.gradients = states_grads;
-  e.optimizer_states = states_opt;
-
+// The per-rank layer shape activations and the KV cache are counted on.
+LayerShape layer_shape(const MemBasis& in, MemoryEstimate& e) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const double tp = in.tp;
   // ---- Activations and transients -------------------------------------------------------------
   const std::int64_t kvh = kv_heads_per_rank(m, w.tp);
   e.kv_heads_per_gpu = kvh;
@@ -322,112 +176,153 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   const double f_dense = d(m.ffn);
   const double f_moe = m.is_moe() ? d(m.expert_ffn * m.experts_per_token + m.shared_expert_ffn * m.shared_experts) : f_dense;
   ls.f = (m.is_moe() ? f_moe : f_dense) / tp;
-  const double layers_total = d(m.layers + m.encoder_layers);
 
-  if (training) {
-    // Sequence parallelism (Megatron-LM, torchtitan) splits the h-sized tensors over the tensor-parallel
-    // ranks too; the head- and f-sized ones are already per rank ([KORTH] Table 2, TP + SP).
-    LayerShape sls = ls;
-    sls.h = ls.h / tp;
-    const SavedElements se = saved_per_token(m, w, fw, sls);
-    const double per_token_layer = se.act * act_b + se.fp32 * 4.0 + se.bytes1 + se.scores * s * se.score_bytes;
-    const double tokens = b * s;  // per micro-batch per GPU
-    double layer_bytes = per_token_layer * tokens;
-    double acts = 0;
-    std::string act_formula;
-    if (w.checkpointing == Checkpointing::selective && w.effective_framework() == Framework::torchtitan) {
-      // torchtitan's op-level selective checkpointing saves the attention kernel's output and every
-      // second matmul output of a layer (Wq, Wv, W1, W2) and recomputes the rest; the layer being
-      // recomputed holds its whole working set during its backward (torchtitan activation_checkpoint.py).
-      const double saved = sls.h + ls.qd + ls.qd + ls.kvd + ls.f + sls.h;
-      acts = layers_total * tokens * (saved * act_b + ls.a * 4.0) + layer_bytes;
-      act_formula = "L·b·s·(h + 2·a·d + g·d + f + h)·bytes (torchtitan op-level selective AC) + one layer's working set";
-    } else if (w.checkpointing == Checkpointing::full) {
-      // [KORTH] Table 2 "full recompute": each layer's input (2·s·b·h) is kept; the layer being
-      // recomputed holds its whole working set during its backward.
-      acts = layers_total * tokens * ls.h * act_b / tp + layer_bytes;
-      act_formula = "L·b·s·h·bytes (layer inputs) + one layer's working set during its recompute";
-    } else {
-      // Pipeline 1F1B: the first stage keeps pp micro-batches of L/pp layers ≈ L layers ([KORTH] §4.2.3).
-      acts = layers_total * layer_bytes;
-      act_formula = "L·b·s·(saved elements per token·bytes) (method.md §4.2)";
-    }
-    // Embedding output and final norm input.
-    acts += 2.0 * tokens * sls.h * act_b;
-    e.activations = acts;
-    if (w.explain) e.explain.push_back({"activations", act_formula,
-                         fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
-                                     w.batch, s_len, m.hidden, ls.f * tp, per_token_layer),
-                         acts, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
-    // Logits and loss: b·s·V elements; the last pipeline stage, vocab split over tp.
-    double logit_bytes = 0;
-    if (m.architecture == Architecture::encoder && m.num_labels > 0) {
-      logit_bytes = b * d(m.num_labels) * 4.0;
-    } else {
-      const double per_elem = is_16bit_or_lower(w.precision) ? fw.train_logits_bytes_per_element
-                                                             : fw.train_logits_bytes_per_element * 1.2;
-      logit_bytes = tokens * V / tp * per_elem;
-    }
-    e.logits = logit_bytes;
-    if (w.explain) e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
-                         fmt::format("b·s={}, V={}, {:.1f} B/element ({})", w.batch * s_len, m.vocab,
-                                     fw.train_logits_bytes_per_element, fw.summary),
-                         logit_bytes, "method.md §4.4"});
-    e.peak_phase = "end of forward / start of backward (activations, logits and gradients live)";
-    // The optimizer step: PyTorch's multi-tensor AdamW allocates a temporary of the size of the states it
-    // updates (sqrt of v) while weights, gradients and states are all live (torch/optim/adamw.py).
-    if (w.optimizer == Optimizer::adamw && e.optimizer_states > 0) {
-      const double step_temp = e.optimizer_states / (mixed ? 3.0 : 2.0);
-      const double bwd = e.activations + e.logits;
-      if (step_temp > bwd) {
-        e.activations = step_temp;
-        e.logits = 0;
-        e.peak_phase = "optimizer step (weights, gradients, states and the step's temporaries live)";
-        if (w.explain) e.explain.push_back({"activations", "optimizer-step temporary (multi-tensor AdamW: one state-sized buffer)", "",
-                             step_temp, "method.md §3.1"});
-      }
-    }
+  return ls;
+}
+
+// Training activations, logits and the optimizer step's temporary (method.md §4).
+void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstimate& e) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const FrameworkProfile& fw = in.fw;
+  const double s = in.s;
+  const double b = in.b;
+  const double tp = in.tp;
+  const double act_b = in.act_b;
+  const double V = in.V;
+  const bool mixed = in.mixed;
+  const std::int64_t s_len = in.s_len;
+  const double layers_total = in.layers_total;
+  // Sequence parallelism (Megatron-LM, torchtitan) splits the h-sized tensors over the tensor-parallel
+  // ranks too; the head- and f-sized ones are already per rank ([KORTH] Table 2, TP + SP).
+  LayerShape sls = ls;
+  sls.h = ls.h / tp;
+  const SavedElements se = saved_per_token(m, w, fw, sls);
+  const double per_token_layer = se.act * act_b + se.fp32 * 4.0 + se.bytes1 + se.scores * s * se.score_bytes;
+  const double tokens = b * s;  // per micro-batch per GPU
+  double layer_bytes = per_token_layer * tokens;
+  double acts = 0;
+  std::string act_formula;
+  if (w.checkpointing == Checkpointing::selective && w.effective_framework() == Framework::torchtitan) {
+    // torchtitan's op-level selective checkpointing saves the attention kernel's output and every
+    // second matmul output of a layer (Wq, Wv, W1, W2) and recomputes the rest; the layer being
+    // recomputed holds its whole working set during its backward (torchtitan activation_checkpoint.py).
+    const double saved = sls.h + ls.qd + ls.qd + ls.kvd + ls.f + sls.h;
+    acts = layers_total * tokens * (saved * act_b + ls.a * 4.0) + layer_bytes;
+    act_formula = "L·b·s·(h + 2·a·d + g·d + f + h)·bytes (torchtitan op-level selective AC) + one layer's working set";
+  } else if (w.checkpointing == Checkpointing::full) {
+    // [KORTH] Table 2 "full recompute": each layer's input (2·s·b·h) is kept; the layer being
+    // recomputed holds its whole working set during its backward.
+    acts = layers_total * tokens * ls.h * act_b / tp + layer_bytes;
+    act_formula = "L·b·s·h·bytes (layer inputs) + one layer's working set during its recompute";
   } else {
-    // ---- Inference (method.md §6) --------------------------------------------------------------
-    const Precision kvp = w.kv_precision.value_or(is_16bit_or_lower(w.precision) ? Precision::fp16 : Precision::fp32);
-    const double kv_elem_bytes = (kvp == Precision::fp8 || kvp == Precision::int8 || kvp == Precision::q8_0) ? 1.0
-                                 : (kvp == Precision::fp32 || kvp == Precision::tf32) ? 4.0 : 2.0;
-    const double kv_per_token = d(m.layers) * (m.is_mla() ? ls.kvd : 2.0 * ls.kvd) * kv_elem_bytes / pp;
-    double prompt = s - 1.0;
-    if (w.input_tokens) prompt = std::min(s, *w.input_tokens);
-    prompt = std::max(1.0, prompt);
-    const double kv_tokens = kv_tokens_avg(m, s);
-    e.kv_bytes_per_token = kv_per_token;
-    e.kv_cache = b * kv_tokens * kv_per_token;
-    if (w.explain) e.explain.push_back({"kv_cache", "2·L·g·d·bytes x tokens x batch (per GPU: max(g/tp,1) heads)",
-                         fmt::format("L={}, g/GPU={}, d={}, {} B, tokens={:.0f}, batch={}", m.layers, kvh, m.head_dim,
-                                     kv_elem_bytes, kv_tokens, w.batch),
-                         e.kv_cache, "method.md §6.1 ([VLLM-P] §2)"});
-    // Prefill transient: the largest live intermediate of one layer at a time.
-    const double n = b * prompt;
-    const double mlp_tr = n * (m.gated_mlp ? 3.0 : 2.0) * ls.f * act_b;
-    double attn_tr = n * 3.0 * (ls.qd + ls.kvd) * act_b;
-    if (!w.flash_attention) {
-      const double score_bytes = fw.eager_softmax_fp32 ? (2.0 + 4.0 + 2.0) : (2.0 + 2.0);
-      attn_tr += b * ls.a * prompt * kv_tokens_avg(m, prompt) * score_bytes;
-    }
-    const double hidden_bufs = 3.0 * n * ls.h * act_b;  // residual stream, normed input, layer output
-    e.activations = std::max(mlp_tr, attn_tr) + hidden_bufs;
-    if (w.explain) e.explain.push_back({"activations", "max(eager scores a·s²·bytes, MLP 3·n·f·bytes) + 3·n·h·bytes",
-                         fmt::format("n={:.0f} prompt tokens, eager={}", n, !w.flash_attention), e.activations,
-                         "method.md §6.3"});
-    const double logit_pos = fw.prompt_logits_all_positions ? n : b;
-    e.logits = logit_pos * V / tp * fw.infer_logits_bytes_per_element;
-    if (w.explain) e.explain.push_back({"logits", "positions x V x bytes (all prompt positions or the last only)",
-                         fmt::format("positions={:.0f}, V={}", logit_pos, m.vocab), e.logits, "method.md §6.3"});
-    // Weight-only quantised layers dequantise one weight to 16-bit for prefill matmuls (bnb, GPTQ w/o kernel).
-    if (w.precision == Precision::nf4 || w.precision == Precision::int8) {
-      const double biggest = std::max(d(m.hidden) * ls.f, pc.head > 0 ? d(m.vocab) * d(m.hidden) / tp : 0.0);
-      e.activations += biggest * 2.0;
-    }
-    e.peak_phase = "prefill of the last layer with the KV cache full";
+    // Pipeline 1F1B: the first stage keeps pp micro-batches of L/pp layers ≈ L layers ([KORTH] §4.2.3).
+    acts = layers_total * layer_bytes;
+    act_formula = "L·b·s·(saved elements per token·bytes) (method.md §4.2)";
   }
+  // Embedding output and final norm input.
+  acts += 2.0 * tokens * sls.h * act_b;
+  e.activations = acts;
+  if (w.explain) e.explain.push_back({"activations", act_formula,
+                       fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
+                                   w.batch, s_len, m.hidden, ls.f * tp, per_token_layer),
+                       acts, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
+  // Logits and loss: b·s·V elements; the last pipeline stage, vocab split over tp.
+  double logit_bytes = 0;
+  if (m.architecture == Architecture::encoder && m.num_labels > 0) {
+    logit_bytes = b * d(m.num_labels) * 4.0;
+  } else {
+    const double per_elem = is_16bit_or_lower(w.precision) ? fw.train_logits_bytes_per_element
+                                                           : fw.train_logits_bytes_per_element * 1.2;
+    logit_bytes = tokens * V / tp * per_elem;
+  }
+  e.logits = logit_bytes;
+  if (w.explain) e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
+                       fmt::format("b·s={}, V={}, {:.1f} B/element ({})", w.batch * s_len, m.vocab,
+                                   fw.train_logits_bytes_per_element, fw.summary),
+                       logit_bytes, "method.md §4.4"});
+  e.peak_phase = "end of forward / start of backward (activations, logits and gradients live)";
+  // The optimizer step: PyTorch's multi-tensor AdamW allocates a temporary of the size of the states it
+  // updates (sqrt of v) while weights, gradients and states are all live (torch/optim/adamw.py).
+  if (w.optimizer == Optimizer::adamw && e.optimizer_states > 0) {
+    const double step_temp = e.optimizer_states / (mixed ? 3.0 : 2.0);
+    const double bwd = e.activations + e.logits;
+    if (step_temp > bwd) {
+      e.activations = step_temp;
+      e.logits = 0;
+      e.peak_phase = "optimizer step (weights, gradients, states and the step's temporaries live)";
+      if (w.explain) e.explain.push_back({"activations", "optimizer-step temporary (multi-tensor AdamW: one state-sized buffer)", "",
+                           step_temp, "method.md §3.1"});
+    }
+  }
+}
 
+// Inference (method.md §6): the KV cache, the prefill transient and the logits.
+void inference_activations(const MemBasis& in, const LayerShape& ls, MemoryEstimate& e) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const FrameworkProfile& fw = in.fw;
+  const ParamCounts& pc = in.pc;
+  const double s = in.s;
+  const double b = in.b;
+  const double tp = in.tp;
+  const double pp = in.pp;
+  const double act_b = in.act_b;
+  const double V = in.V;
+  const std::int64_t kvh = e.kv_heads_per_gpu;
+  // ---- Inference (method.md §6) --------------------------------------------------------------
+  const Precision kvp = w.kv_precision.value_or(is_16bit_or_lower(w.precision) ? Precision::fp16 : Precision::fp32);
+  const double kv_elem_bytes = (kvp == Precision::fp8 || kvp == Precision::int8 || kvp == Precision::q8_0) ? 1.0
+                               : (kvp == Precision::fp32 || kvp == Precision::tf32) ? 4.0 : 2.0;
+  const double kv_per_token = d(m.layers) * (m.is_mla() ? ls.kvd : 2.0 * ls.kvd) * kv_elem_bytes / pp;
+  double prompt = s - 1.0;
+  if (w.input_tokens) prompt = std::min(s, *w.input_tokens);
+  prompt = std::max(1.0, prompt);
+  const double kv_tokens = kv_tokens_avg(m, s);
+  e.kv_bytes_per_token = kv_per_token;
+  e.kv_cache = b * kv_tokens * kv_per_token;
+  if (w.explain) e.explain.push_back({"kv_cache", "2·L·g·d·bytes x tokens x batch (per GPU: max(g/tp,1) heads)",
+                       fmt::format("L={}, g/GPU={}, d={}, {} B, tokens={:.0f}, batch={}", m.layers, kvh, m.head_dim,
+                                   kv_elem_bytes, kv_tokens, w.batch),
+                       e.kv_cache, "method.md §6.1 ([VLLM-P] §2)"});
+  // Prefill transient: the largest live intermediate of one layer at a time.
+  const double n = b * prompt;
+  const double mlp_tr = n * (m.gated_mlp ? 3.0 : 2.0) * ls.f * act_b;
+  double attn_tr = n * 3.0 * (ls.qd + ls.kvd) * act_b;
+  if (!w.flash_attention) {
+    const double score_bytes = fw.eager_softmax_fp32 ? (2.0 + 4.0 + 2.0) : (2.0 + 2.0);
+    attn_tr += b * ls.a * prompt * kv_tokens_avg(m, prompt) * score_bytes;
+  }
+  const double hidden_bufs = 3.0 * n * ls.h * act_b;  // residual stream, normed input, layer output
+  e.activations = std::max(mlp_tr, attn_tr) + hidden_bufs;
+  if (w.explain) e.explain.push_back({"activations", "max(eager scores a·s²·bytes, MLP 3·n·f·bytes) + 3·n·h·bytes",
+                       fmt::format("n={:.0f} prompt tokens, eager={}", n, !w.flash_attention), e.activations,
+                       "method.md §6.3"});
+  const double logit_pos = fw.prompt_logits_all_positions ? n : b;
+  e.logits = logit_pos * V / tp * fw.infer_logits_bytes_per_element;
+  if (w.explain) e.explain.push_back({"logits", "positions x V x bytes (all prompt positions or the last only)",
+                       fmt::format("positions={:.0f}, V={}", logit_pos, m.vocab), e.logits, "method.md §6.3"});
+  // Weight-only quantised layers dequantise one weight to 16-bit for prefill matmuls (bnb, GPTQ w/o kernel).
+  if (w.precision == Precision::nf4 || w.precision == Precision::int8) {
+    const double biggest = std::max(d(m.hidden) * ls.f, pc.head > 0 ? d(m.vocab) * d(m.hidden) / tp : 0.0);
+    e.activations += biggest * 2.0;
+  }
+  e.peak_phase = "prefill of the last layer with the KV cache full";
+}
+
+// The tensor peak, the runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5).
+void assemble_peak(const MemBasis& in, const GpuSpec* gpu, const WeightBytes& wb, const std::string& states_formula, const LayerShape& ls, MemoryEstimate& e) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const FrameworkProfile& fw = in.fw;
+  const ParamCounts& pc = in.pc;
+  const double s = in.s;
+  const double tp = in.tp;
+  const double pp = in.pp;
+  const double act_b = in.act_b;
+  const double V = in.V;
+  const bool training = in.training;
+  const double base_bits = wb.base_bits;
   // ---- Tensor peak -----------------------------------------------------------------------------
   e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations + e.kv_cache + e.logits;
   if (w.explain) e.explain.insert(e.explain.begin(), {"weights", states_formula,
@@ -465,6 +360,48 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
     e.device_low = band(-1);
     e.device_high = band(+1);
   }
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
+  if (m.vision) return estimate_vision_memory(w, m, gpu);
+  MemoryEstimate e;
+  const FrameworkProfile& fw = framework_profile(w.effective_framework());
+  const ParamCounts pc = count_params(m);
+  e.params_total = pc.total;
+  e.params_active = pc.active;
+  const std::int64_t s_len = effective_seq_len(w, m);
+  e.seq_len = s_len;
+  // Past the trained context the model needs RoPE scaling (YaRN, NTK); published long-context runs do it, so
+  // it is said, not refused (method.md, "Input ranges").
+  if (w.seq_len && m.context > 0 && *w.seq_len > m.context && !m.relative_attention_bias)
+    e.notes.push_back(fmt::format("--seq-len {} is beyond the model's trained context of {} tokens: it needs RoPE scaling (e.g. YaRN){}",
+                                  *w.seq_len, m.context, w.rope_scaling ? ", as --rope-scaling says" : "; --rope-scaling says it is meant"));
+  // Pipeline stages: vLLM splits layers that the stages do not divide unevenly (get_pp_indices); the largest
+  // stage holds ceil(L/p) layers, so the per-GPU split is L / ceil(L/p) ways (p when p divides L).
+  const double all_layers = d(std::max<std::int64_t>(1, m.layers + m.encoder_layers));
+  const double s = d(s_len), b = d(w.batch), tp = d(w.tp), dp = d(w.data_parallel());
+  const double pp = w.pp > 1 ? all_layers / std::ceil(all_layers / d(w.pp)) : 1.0;
+  const bool training = is_training(w.mode);
+  const double act_b = activation_bytes(w.precision);
+  const double V = d(m.vocab);
+  const double mp = tp * pp;  // model-parallel split of the layer weights
+  // Expert parallelism keeps 1/ep of the routed experts on each GPU (method.md §3.4).
+  const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
+  const bool mixed = is_16bit_or_lower(w.precision) && w.effective_master_weights() == MasterWeights::fp32 && training;
+  const Sharding shard = (w.gpus > 1 || dp > 1) ? w.sharding : Sharding::none;
+  const MemBasis in{w, m, fw, pc, s_len, s, b, tp, dp, pp, mp, act_b, V, ep, pc.routed_experts * (1.0 - 1.0 / ep), d(m.layers + m.encoder_layers),
+                    training, mixed, shard};
+
+  const WeightBytes wb = weight_bytes(in, e);
+  double lora_count = 0;
+  e.params_trainable = trainable_parameters(in, lora_count);
+  const std::string states_formula = model_states(in, wb, lora_count, e);
+  const LayerShape ls = layer_shape(in, e);
+  if (training) training_activations(in, ls, e);
+  else inference_activations(in, ls, e);
+  assemble_peak(in, gpu, wb, states_formula, ls, e);
   return e;
 }
 

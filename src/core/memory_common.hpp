@@ -1,10 +1,16 @@
 #pragma once
 // What memory.cpp (language models) and memory_vision.cpp (vision, image generation) share; internal to core.
+#include <cstdint>
+#include <string>
+
+#include "gpuadvise/framework.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
 #include "gpuadvise/workload.hpp"
 
 namespace gpuadvise::memory_detail {
+
+inline double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Bytes of an activation element for the compute precision: fp32/tf32 keep fp32 activations; 16-bit,
 // fp8 (Transformer Engine keeps bf16 activations between layers) and weight-only formats compute in 16-bit.
@@ -22,5 +28,27 @@ struct ServingShape {
 void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m, const GpuSpec* gpu, const ServingShape& sh);
 // Vision models and image-generation pipelines (memory_vision.cpp).
 MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
+
+// What every part of a language model's memory is computed from.
+struct MemBasis {
+  const Workload& w;
+  const ModelSpec& m;
+  const FrameworkProfile& fw;
+  ParamCounts pc;
+  std::int64_t s_len;
+  double s, b, tp, dp, pp, mp, act_b, V, ep, expert_elsewhere, layers_total;
+  bool training, mixed;
+  Sharding shard;
+};
+
+struct WeightBytes {
+  double base_bits, emb_bits, per_gpu;
+};
+
+// memory_states.cpp (method.md §2–§3): weights resident per GPU, the trainable parameters (and LoRA's), and the
+// model states for the sharding and offload in use (returns the formula for the explanation).
+WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e);
+double trainable_parameters(const MemBasis& in, double& lora_params);
+std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_count, MemoryEstimate& e);
 
 }  // namespace gpuadvise::memory_detail

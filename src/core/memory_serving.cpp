@@ -8,10 +8,6 @@
 
 namespace gpuadvise::memory_detail {
 
-namespace {
-double d(std::int64_t v) { return static_cast<double>(v); }
-}  // namespace
-
 void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m, const GpuSpec* gpu, const ServingShape& sh) {
   VllmPool pool;
   pool.engine = to_string(w.effective_framework());

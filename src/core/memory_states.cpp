@@ -1,0 +1,175 @@
+// Weights and model states of a language model: docs/method.md §2 (weights per bit width, what quantised formats keep
+// in 16 bits), §3 (gradients, optimizer states, ZeRO/FSDP sharding, offload) and §5 (LoRA adapters).
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuadvise/units.hpp"
+#include "memory_common.hpp"
+
+namespace gpuadvise::memory_detail {
+
+// Weights resident per GPU (method.md §2): quantised formats keep embeddings, head and norms in 16 bits; layers
+// split over tp·pp, embeddings on the first stage, the head on the last.
+WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
+  const Workload& w = in.w;
+  const FrameworkProfile& fw = in.fw;
+  const ParamCounts& pc = in.pc;
+  const double tp = in.tp;
+  const double pp = in.pp;
+  const double mp = in.mp;
+  const double expert_elsewhere = in.expert_elsewhere;
+  const bool training = in.training;
+  // ---- Weights (method.md §2) -----------------------------------------------------------------
+  double base_bits = weight_bits(w.precision, w.double_quant);
+  if (w.mode == Mode::qlora) base_bits = weight_bits(Precision::nf4, w.double_quant);
+  const bool quant_base = w.mode == Mode::qlora || is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+  // Quantised formats keep embeddings, the output head and norms in 16-bit; GGUF's bits/weight already
+  // average over the file's whole tensor mix.
+  double linear_bytes = (pc.linear - expert_elsewhere) * base_bits / 8.0;
+  double emb_bits = (quant_base && !is_gguf(w.precision)) ? 16.0 : base_bits;
+  if (w.precision == Precision::fp32 || w.precision == Precision::tf32) emb_bits = 32.0;
+  double embed_bytes = pc.embedding * emb_bits / 8.0;
+  const double head_bytes = pc.head * emb_bits / 8.0;
+  const double other_bytes = pc.other * (emb_bits >= 16.0 ? emb_bits : 16.0) / 8.0;
+  if (fw.embeddings_on_host && !training) {
+    embed_bytes = 0;
+    e.notes.push_back("token embeddings kept in host memory (llama.cpp)");
+  }
+  // Per GPU: layers split over tp·pp; embeddings on the first stage, head on the last, vocab split over tp.
+  const double edge_bytes = pp > 1 ? std::max(embed_bytes, head_bytes) : embed_bytes + head_bytes;
+  const double weight_bytes_per_gpu = (linear_bytes + other_bytes) / mp + edge_bytes / tp;
+
+  return {base_bits, emb_bits, weight_bytes_per_gpu};
+}
+
+// Trainable parameters: the adapters' r·(d_in + d_out) per adapted matrix for LoRA ([LORA] §4), else every one.
+double trainable_parameters(const MemBasis& in, double& lora_params) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const ParamCounts& pc = in.pc;
+  const bool training = in.training;
+  double trainable = 0;
+  if (training) {
+    if (w.mode == Mode::lora || w.mode == Mode::qlora) {
+      // [LORA] §4: r·(d_in + d_out) per adapted matrix.
+      const LoraTargets& t = w.lora_targets;
+      const double h = d(m.hidden), qd = d(m.is_mla() ? m.heads * m.v_head_dim : m.heads * m.head_dim);
+      const double kvd = d(m.kv_heads * m.head_dim);
+      const double f = d(m.is_moe() ? m.expert_ffn * m.experts : m.ffn);
+      const double r = d(w.lora_rank);
+      double per_layer = 0;
+      if (t.q) per_layer += r * (h + qd);
+      if (t.k) per_layer += r * (h + kvd);
+      if (t.v) per_layer += r * (h + kvd);
+      if (t.o) per_layer += r * (qd + h);
+      if (t.gate && m.gated_mlp) per_layer += r * (h + f);
+      if (t.up) per_layer += r * (h + f);
+      if (t.down) per_layer += r * (f + h);
+      lora_params = per_layer * d(m.layers + m.encoder_layers);
+      trainable = lora_params;
+    } else {
+      trainable = pc.total;
+    }
+  }
+  return trainable;
+}
+
+// Model states (method.md §3): weights, gradients and optimizer states per GPU for the sharding and offload in
+// use; the formula for the explanation.
+std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_count, MemoryEstimate& e) {
+  const Workload& w = in.w;
+  const ModelSpec& m = in.m;
+  const FrameworkProfile& fw = in.fw;
+  const ParamCounts& pc = in.pc;
+  const double tp = in.tp;
+  const double dp = in.dp;
+  const double mp = in.mp;
+  const double ep = in.ep;
+  const double expert_elsewhere = in.expert_elsewhere;
+  const bool training = in.training;
+  const bool mixed = in.mixed;
+  const Sharding shard = in.shard;
+  const double base_bits = wb.base_bits;
+  const double emb_bits = wb.emb_bits;
+  const double weight_bytes_per_gpu = wb.per_gpu;
+  const double lora_params = lora_count;
+  // ---- Model states for training (method.md §3) ----------------------------------------------
+
+  double states_weights = weight_bytes_per_gpu, states_grads = 0, states_opt = 0;
+  std::string states_formula = "params x bits/8 / (tp x pp)";
+  if (training) {
+    // Bytes per trainable parameter: method.md §3.1.
+    const double p16 = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+    double wbytes = p16, gbytes = p16, obytes = 0;
+    const bool hf_amp = mixed && fw.amp_fp32_params && shard == Sharding::none;
+    if (mixed) {
+      if (hf_amp) { wbytes = 4.0; gbytes = 4.0; }  // HF AMP: fp32 parameters and gradients ([HF-ANAT] 18 B/param)
+      else { gbytes = (shard != Sharding::none && w.effective_framework() == Framework::hf) ? 2.0 : fw.mixed_grad_bytes; }
+    }
+    const double state_elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : p16;  // optimizer state element bytes
+    obytes = optimizer_state_bytes(w.optimizer, state_elem, state_elem * 4.0 / std::max(1.0, d(m.hidden)));
+    if (mixed && !hf_amp) obytes += 4.0;  // fp32 master copy counted with the optimizer ([ZERO] K = 12)
+    const bool lora = w.mode == Mode::lora || w.mode == Mode::qlora;
+    if (lora) {
+      // Adapters: PEFT keeps them in fp32 under mixed precision; bf16-true keeps them 16-bit.
+      const double aw = mixed ? 4.0 : p16;
+      const ModelStates ad = zero_model_states(lora_params / mp, aw, aw, mixed ? 8.0 : obytes, shard, dp);
+      if (shard == Sharding::zero3) {
+        // FSDP shards the frozen base too and gathers it unit by unit (root unit + current + prefetched layer).
+        const double gathered = ((pc.embedding + pc.head) * emb_bits / 8.0 + 2.0 * pc.largest_layer * base_bits / 8.0) / tp;
+        states_weights = weight_bytes_per_gpu / dp + gathered;
+      }
+      states_weights += ad.weights;
+      states_grads = ad.gradients;
+      states_opt = ad.optimizer;
+      states_formula = "frozen base + adapters r(d_in+d_out) x (weights + grads + optimizer)";
+    } else {
+      // Dense parameters shard over every data-parallel rank; an expert-parallel group's experts over the
+      // dp/ep ranks that hold the same experts (DeepSpeed-MoE's expert data parallelism).
+      const double expert_local = (pc.routed_experts - expert_elsewhere) / mp;
+      const double per_gpu_params = (pc.total - pc.routed_experts) / mp;
+      ModelStates ms = zero_model_states(per_gpu_params, wbytes, gbytes, obytes, shard, dp);
+      if (expert_local > 0) {
+        const ModelStates ex = zero_model_states(expert_local, wbytes, gbytes, obytes, shard, std::max(1.0, dp / ep));
+        ms.weights += ex.weights;
+        ms.gradients += ex.gradients;
+        ms.optimizer += ex.optimizer;
+      }
+      if (hf_amp) {
+        ms.weights += pc.linear / mp * 2.0;  // autocast's 16-bit copies of the linear weights (cache)
+      }
+      if (shard == Sharding::zero3) {
+        // FSDP/ZeRO-3 gathers full 16-bit units: the root unit (embeddings and output head, held for the
+        // whole step), the current and the prefetched layer ([DS-Z3] 4·largest layer; FSDP prefetch), and
+        // the unsharded gradient of the largest unit before its reduce-scatter.
+        const double root = (pc.embedding + pc.head) / tp, layer = (pc.largest_layer - pc.largest_layer_routed * (1.0 - 1.0 / ep)) / tp;
+        ms.weights += root * 2.0 + 2.0 * layer * 2.0;
+        ms.gradients += std::max(layer, pc.head / tp) * (2.0 + gbytes);
+      }
+      if (w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) {
+        ms.optimizer = 0;
+        e.notes.push_back("optimizer states and master weights offloaded to CPU memory");
+      }
+      if (w.offload == Offload::optimizer_params) {
+        const double unit = std::max(pc.largest_layer, std::max(pc.embedding, pc.head)) / tp;
+        ms.weights = unit * 2.0 * 2.0;
+        ms.gradients = unit * gbytes;
+        e.notes.push_back("parameters offloaded to CPU memory; GPUs hold the gathered units only");
+      }
+      if (shard == Sharding::none && dp > 1 && fw.ddp_bucket_copy) ms.gradients *= 2.0;  // DDP buckets
+      states_weights = ms.weights;
+      states_grads = ms.gradients;
+      states_opt = ms.optimizer;
+      if (w.explain) states_formula = fmt::format("params/(tp·pp) x ({} weights + {} grads + {} optimizer) B, {}", wbytes, gbytes, obytes,
+                                   to_string(shard));
+    }
+  }
+  e.weights = states_weights;
+  e.gradients = states_grads;
+  e.optimizer_states = states_opt;
+
+  return states_formula;
+}
+
+}  // namespace gpuadvise::memory_detail
