@@ -1,10 +1,13 @@
 // Vision models: parameters, FLOPs and saved activations from the architecture (docs/method.md §12).
 #include "gpuadvise/vision_model.hpp"
+#include "vision_common.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace gpuadvise {
+
+using namespace vision_detail;
 
 namespace {
 
@@ -33,10 +36,284 @@ std::vector<Stage> resnet_stages(const std::string& b, bool& basic) {
   return s;
 }
 
-// Per-pixel cross-entropy over C classes at the input resolution, in fp32 (autocast runs log_softmax in fp32): the
-// log-softmax output kept for backward, and at the start of backward the dense gradient of the loss and of the
-// logits (3 x C per pixel).
-double seg_loss_elements(double C, double px) { return 3.0 * C * px; }
+// ResNet and ResNeXt (He et al. 2015; Xie et al. 2017): stem, bottleneck or basic stages, frozen stages, C4 res5 on the ROIs.
+void resnet_backbone(Tally& t) {
+  const VisionArch& a = t.a;
+  const VisionPolicy& pol = t.pol;
+  const double px = t.px;
+  const double C = t.C;
+  const double rois = t.rois;
+  const bool training = t.training;
+  VisionCounts& c = t.c;
+  double& params = t.params;
+  double& macs = t.macs;
+  double& saved = t.saved;
+  double& saved_fp32 = t.saved_fp32;
+  std::vector<double>& stage_out = t.stage_out;
+  bool basic = false;
+  const std::vector<Stage> st = resnet_stages(a.backbone, basic);
+  for (std::size_t i = 0; i < 4; ++i) stage_out[i] = st[i].out;
+  // Stages 1 (stem) .. 5 (res5) frozen by detection frameworks; segmentation recipes (torchvision references,
+  // MMSegmentation) train every stage.
+  const int freeze_at = a.scratch || a.task == "segmentation" ? 0 : pol.freeze_at;
+  const bool norm_saves = a.syncbn || a.gn || a.scratch || pol.norm_trainable;
+  // Stem: 7x7 conv 3 -> 64 at stride 2, norm, ReLU, max-pool.
+  params += 147.0 * 64;
+  macs += 147.0 * 64 * px / 4.0;
+  double frozen = freeze_at >= 1 ? 147.0 * 64 * px / 4.0 : 0.0;
+  if (freeze_at < 1) saved += 3.0 + (norm_saves ? 2.0 : 1.0) * 64.0 / 4.0 + 2.0 * 64.0 / 16.0;
+  double in = 64;
+  for (std::size_t i = 0; i < st.size(); ++i) {
+    const Stage& s = st[i];
+    const int stage_no = static_cast<int>(i) + 2;
+    const bool c4_head = a.neck == "c4" && stage_no == 5;  // res5 runs on the ROIs, not the image
+    double stride = s.stride;
+    if (a.neck == "dc5" && stage_no == 5) stride = 16.0;   // dilated res5
+    if (a.neck == "dilated8" && stage_no >= 4) stride = 8.0;  // DeepLab: output stride 8
+    const double p = px / (stride * stride);
+    for (int k = 0; k < static_cast<int>(s.blocks); ++k) {
+      const double bin = k == 0 ? in : s.out;
+      double bp;
+      if (basic) bp = 9.0 * bin * s.out + 9.0 * s.out * s.out + (k == 0 && bin != s.out ? bin * s.out : 0.0);
+      else bp = bin * s.width + 9.0 * s.width * s.width / s.groups + s.width * s.out + (k == 0 ? bin * s.out : 0.0);
+      params += bp;
+      if (c4_head && a.head == "rpn") break;  // RPN-only C4 models stop at res4
+    if (c4_head) {
+        macs += bp * 49.0 * rois;  // 7x7 on every ROI; its saved tensors are counted below
+        continue;
+      }
+      // ResNet v1.5 strides in the 3x3 conv: the first block's 1x1 reduction runs at the previous
+      // (4x larger) resolution.
+      const double extra = (!basic && k == 0 && stage_no > 2) ? 3.0 * bin * s.width * p : 0.0;
+      macs += bp * p + extra;
+      if (stage_no <= freeze_at) frozen += bp * p + extra;
+      else if (s.groups > 1) c.grouped_macs += 9.0 * s.width * s.width / s.groups * p;
+      if (stage_no > freeze_at) {
+        // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs.
+        const double e = bin + (basic ? 1.0 : 2.0) * s.width;
+        const double norm_in = norm_saves ? 2.0 * s.width + s.out : 0.0;
+        saved += (e + (pol.norm_fp32 ? 0.0 : norm_in)) * p;
+        if (pol.norm_fp32) saved_fp32 += norm_in * p;
+      }
+    }
+    in = s.out;
+  }
+  c.frozen_macs = frozen;
+  if (a.neck == "c4" && training && a.head != "rpn") {
+    const Stage& s = st[3];
+    // res5 on every ROI: its input is the 1024 x 14x14 ROIAlign output (POOLER_RESOLUTION 14), the blocks run
+    // at 7x7.
+    saved += rois * (1024.0 * 196.0 + 49.0 * (2.0 * s.width + (s.blocks - 1.0) * (s.out + 2.0 * s.width))) + rois * 2048.0;
+  }
+  if (a.task == "classification") {
+    params += 2048.0 * C / (basic ? 4.0 : 1.0) + C;
+    macs += 2048.0 * C / (basic ? 4.0 : 1.0);
+  }
+}
+
+// ViT (Dosovitskiy et al. 2021): patch embedding and L encoder layers over the tokens.
+void vit_backbone(Tally& t) {
+  const VisionArch& a = t.a;
+  const VisionPolicy& pol = t.pol;
+  const double width = t.width;
+  const double height = t.height;
+  const double C = t.C;
+  double& params = t.params;
+  double& macs = t.macs;
+  double& saved = t.saved;
+  double& saved_fp32 = t.saved_fp32;
+  const double T = std::floor(width / static_cast<double>(a.patch)) * std::floor(height / static_cast<double>(a.patch)) + 1.0;
+  const double h = static_cast<double>(a.vit_hidden), m = static_cast<double>(a.vit_mlp), L = static_cast<double>(a.vit_layers);
+  params += L * (4.0 * h * h + 2.0 * h * m + 9.0 * h + m) + 3.0 * a.patch * a.patch * h + T * h + h * C;
+  macs += L * (T * (4.0 * h * h + 2.0 * h * m) + 2.0 * T * T * h) + 3.0 * a.patch * a.patch * h * T;
+  // Per token per layer: two LayerNorm inputs and outputs, QKV, attention output, MLP in and GELU out.
+  saved += L * T * (5.0 * h + 2.0 * m);
+  saved_fp32 += L * T * 2.0 * h + (pol.eager_attention ? L * T * T * static_cast<double>(a.vit_heads) : L * T * 1.0);
+}
+
+// Swin Transformer (Liu et al. 2021).
+void swin_backbone(Tally& t) {
+  const VisionArch& a = t.a;
+  const double px = t.px;
+  const double C = t.C;
+  double& params = t.params;
+  double& macs = t.macs;
+  double& saved = t.saved;
+  double& saved_fp32 = t.saved_fp32;
+  std::vector<double>& stage_out = t.stage_out;
+  // Swin Transformer (Liu et al. 2021 Table 7): patch 4, window 7 (49 tokens), dims C·2^i, heads C/32·2^i,
+  // depths (2,2,6,2) for T and (2,2,18,2) for S and B; MLP ratio 4; patch merging between stages.
+  const double base = a.backbone == "swin-b" ? 128.0 : 96.0;
+  const std::vector<double> depths = a.backbone == "swin-t" ? std::vector<double>{2, 2, 6, 2} : std::vector<double>{2, 2, 18, 2};
+  params += 48.0 * base;
+  macs += 48.0 * base * px / 16.0;
+  for (int i = 0; i < 4; ++i) {
+    const double d = base * std::pow(2.0, i), heads = d / 32.0, p = px / std::pow(4.0 * std::pow(2.0, i), 2.0);
+    params += depths[static_cast<std::size_t>(i)] * (12.0 * d * d + 169.0 * heads) + (i > 0 ? 8.0 * (d / 2) * (d / 2) * 2.0 : 0.0);
+    macs += depths[static_cast<std::size_t>(i)] * (12.0 * d * d + 98.0 * d) * p;
+    // Per token per block: two LayerNorm inputs and outputs, QKV, attention output, MLP 4d in and out,
+    // and the window-attention probabilities (heads x 49).
+    // Under autocast the LayerNorms run in fp32 and the residual stream is promoted to fp32, so their
+    // inputs and outputs (4d) stay fp32 with the softmax probabilities; QKV, the projection input and
+    // the MLP's 4d in and out (12d) are 16-bit.
+    saved += depths[static_cast<std::size_t>(i)] * 12.0 * d * p;
+    saved_fp32 += depths[static_cast<std::size_t>(i)] * (4.0 * d + heads * 49.0) * p;
+    stage_out[static_cast<std::size_t>(i)] = d;
+  }
+  if (a.task == "classification") params += 8.0 * base * C;
+}
+
+// ConvNeXt (Liu et al. 2022).
+void convnext_backbone(Tally& t) {
+  const VisionArch& a = t.a;
+  const double px = t.px;
+  const double C = t.C;
+  double& params = t.params;
+  double& macs = t.macs;
+  double& saved = t.saved;
+  double& saved_fp32 = t.saved_fp32;
+  std::vector<double>& stage_out = t.stage_out;
+  // ConvNeXt (Liu et al. 2022): stem 4x4 stride 4, stages at strides 4..32 with dims (96..768) for T and
+  // (128..1024) for B, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
+  // GELU, 1x1 back to d and a layer scale.
+  const bool tiny = a.backbone == "convnext-t";
+  const double base = tiny ? 96.0 : 128.0;
+  const double depths[] = {3, 3, tiny ? 9.0 : 27.0, 3};
+  params += 48.0 * base;
+  macs += 48.0 * base * px / 16.0;
+  for (int i = 0; i < 4; ++i) {
+    const double d = base * std::pow(2.0, i), p = px / std::pow(4.0 * std::pow(2.0, i), 2.0);
+    params += depths[i] * (49.0 * d + 8.0 * d * d + 8.0 * d) + (i > 0 ? 4.0 * (d / 2) * d : 0.0);
+    macs += depths[i] * (49.0 * d + 8.0 * d * d) * p + (i > 0 ? 4.0 * (d / 2) * d * p : 0.0);
+    // Depthwise input, LayerNorm input, 1x1 inputs (d and 4d), GELU input, layer-scale input; the
+    // LayerNorm output stays fp32 under autocast.
+    saved += depths[i] * (3.0 * d + 8.0 * d) * p;
+    saved_fp32 += depths[i] * d * p;
+    stage_out[static_cast<std::size_t>(i)] = d;
+  }
+  if (a.task == "classification") params += 8.0 * base * C;
+}
+
+// EfficientNet (Tan & Le 2019).
+void efficientnet_backbone(Tally& t) {
+  const VisionArch& a = t.a;
+  const double px = t.px;
+  const double C = t.C;
+  double& params = t.params;
+  double& macs = t.macs;
+  double& saved = t.saved;
+  // EfficientNet (Tan & Le 2019 Table 1): MBConv stages (expansion, channels, repeats, stride, kernel)
+  // scaled by width and depth multipliers (B4: 1.4, 1.8); each block keeps its input, the expanded map
+  // before and after its norm and SiLU (x2), the depthwise output likewise, the squeeze-excite product and
+  // the projection's norm input.
+  const bool b4 = a.backbone == "efficientnet-b4";
+  const double wm = b4 ? 1.4 : 1.0, dm = b4 ? 1.8 : 1.0;
+  auto ch = [&](double x) { return std::max(8.0, std::floor(x * wm / 8.0 + 0.5) * 8.0); };
+  struct MB { double e, c, n, s, k; };
+  const MB stages[] = {{1, 16, 1, 1, 3}, {6, 24, 2, 2, 3}, {6, 40, 2, 2, 5}, {6, 80, 3, 2, 3}, {6, 112, 3, 1, 5}, {6, 192, 4, 2, 5}, {6, 320, 1, 1, 3}};
+  double in = ch(32), stride = 2;
+  params += 27.0 * in;
+  macs += 27.0 * in * px / 4.0;
+  saved += (3.0 + 2.0 * in / 4.0) * 1.0;
+  for (const MB& st : stages) {
+    const double out = ch(st.c), n = std::ceil(st.n * dm);
+    for (double r = 0; r < n; ++r) {
+      const double s_ = r == 0 ? st.s : 1.0;
+      const double p_in = px / (stride * stride);
+      stride *= s_;
+      const double p = px / (stride * stride), e = in * st.e;
+      const double bp = (st.e > 1 ? in * e : 0.0) + st.k * st.k * e + e * out + 2.0 * e * (e / 24.0);
+      params += bp;
+      macs += (st.e > 1 ? in * e * p_in : 0.0) + st.k * st.k * e * p + e * out * p;
+      saved += in * p_in + (st.e > 1 ? 2.0 * e * p_in : 0.0) + 3.0 * e * p + out * p;
+      in = out;
+    }
+  }
+  params += in * 1280.0 + 1280.0 * C;
+  macs += in * 1280.0 * px / (stride * stride);
+}
+
+// SegFormer: the Mix Transformer encoder and its all-MLP decoder (Xie et al. 2021).
+void mit_backbone(Tally& t) {
+  const VisionArch& a = t.a;
+  const double px = t.px;
+  const double C = t.C;
+  double& params = t.params;
+  double& macs = t.macs;
+  double& saved = t.saved;
+  double& saved_fp32 = t.saved_fp32;
+  std::vector<double>& stage_out = t.stage_out;
+  // SegFormer's Mix Transformer (Xie et al. 2021 Table 6): overlapping patch embeddings to strides
+  // 4..32, dims (32,64,160,256) and depths (2,2,2,2) for B0, (64,128,320,512) and (3,6,40,3) for B5, heads
+  // (1,2,5,8), attention keys and values reduced by R = (8,4,2,1) per side, Mix-FFN (4d with a 3x3
+  // depthwise conv); an all-MLP decoder of 256 (B0) or 768 (B5) channels at stride 4.
+  const bool b0 = a.backbone == "mit-b0";
+  const double dims0[] = {32, 64, 160, 256}, dims5[] = {64, 128, 320, 512};
+  const double dep0[] = {2, 2, 2, 2}, dep5[] = {3, 6, 40, 3};
+  const double heads[] = {1, 2, 5, 8}, sr[] = {8, 4, 2, 1};
+  double in = 3;
+  for (int i = 0; i < 4; ++i) {
+    const double d = b0 ? dims0[i] : dims5[i], depth = b0 ? dep0[i] : dep5[i];
+    const double stride = 4.0 * std::pow(2.0, i), p = px / (stride * stride), k = i == 0 ? 49.0 : 9.0;
+    const double nkv = p / (sr[i] * sr[i]);  // key/value tokens of the stage
+    params += k * in * d + depth * (4.0 * d * d + (sr[i] > 1 ? sr[i] * sr[i] * d * d : 0.0) + 8.0 * d * d + 36.0 * d);
+    macs += k * in * d * p + depth * ((2.0 * d * d + 8.0 * d * d + 36.0 * d) * p + 2.0 * d * d * nkv +
+                                        (sr[i] > 1 ? d * d * nkv * sr[i] * sr[i] : 0.0) + 2.0 * p * nkv * d);
+    saved += depth * (2.0 * d + 2.0 * d * nkv / p + 16.0 * d) * p;
+    saved_fp32 += depth * (4.0 * d + heads[i] * nkv) * p;
+    stage_out[static_cast<std::size_t>(i)] = d;
+    in = d;
+  }
+  const double dec = b0 ? 256.0 : 768.0, p4 = px / 16.0;
+  params += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec + 4.0 * dec * dec + dec * C;
+  macs += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec * p4 + (4.0 * dec * dec + dec * C) * p4;
+  saved += (4.0 * dec + 2.0 * dec + C) * p4;
+  saved_fp32 += seg_loss_elements(C, px);
+}
+
+// U-Net (Ronneberger et al. 2015).
+void unet_backbone(Tally& t) {
+  const double px = t.px;
+  const double C = t.C;
+  double& params = t.params;
+  double& macs = t.macs;
+  double& saved = t.saved;
+  double& saved_fp32 = t.saved_fp32;
+  // U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
+  // 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
+  double in = 1.0;  // single-channel medical images
+  for (int i = 0; i < 5; ++i) {
+    const double cch = 64.0 * std::pow(2.0, i), p = px / std::pow(4.0, i);
+    params += 9.0 * in * cch + 9.0 * cch * cch;
+    macs += (9.0 * in * cch + 9.0 * cch * cch) * p;
+    saved += (in + 3.0 * cch + 2.0 * cch) * p;  // conv inputs, norm inputs, ReLU outputs
+    if (i < 4) {
+      // Decoder at this level: up-conv from 2c, concat (2c), two convs to c.
+      params += 4.0 * 2.0 * cch * cch + 9.0 * 2.0 * cch * cch + 9.0 * cch * cch;
+      macs += (4.0 * 2.0 * cch * cch / 4.0 + 9.0 * 2.0 * cch * cch + 9.0 * cch * cch) * p;
+      saved += (2.0 * cch + 3.0 * cch + 2.0 * cch) * p;
+    }
+    in = cch;
+  }
+  params += 64.0 * C;
+  saved_fp32 += seg_loss_elements(C, px);
+}
+
+// YOLO families (yolo.cpp, method.md §12.5).
+void yolo_backbone(Tally& t) {
+  const VisionArch& a = t.a;
+  const double width = t.width;
+  const double height = t.height;
+  VisionCounts& c = t.c;
+  double& saved = t.saved;
+  double& saved_fp32 = t.saved_fp32;
+  // YOLO families: counted layer by layer from their published structure (yolo.cpp, method.md §12.5).
+  const YoloCounts y = yolo_counts(a, width, height);
+  saved += y.saved;
+  saved_fp32 += y.saved_fp32;
+  c.complete_count = true;
+  c.transient_elements = 2.0 * y.biggest;  // gradients of the largest map and of its input
+}
 
 }  // namespace
 
@@ -55,321 +332,27 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   const double fg_mean = training ? 64.0 : 100.0;
   // GN and SyncBN configs put a norm after every FPN and head conv too (detectron2 FPN.NORM, ROI_*_HEAD.NORM).
   const bool head_norm = a.gn || a.syncbn;
-  const double C = static_cast<double>(a.classes);
-  double params = 0, macs = 0, saved = 0, saved_fp32 = 0;
-  std::vector<double> stage_out{256, 512, 1024, 2048};  // channels at strides 4..32, for the FPN
+  Tally t{a, pol, width, height, px, static_cast<double>(a.classes), rois, pos_rois, fg_mean, training, head_norm, c};
 
-  if (bottleneck_family(a.backbone)) {
-    bool basic = false;
-    const std::vector<Stage> st = resnet_stages(a.backbone, basic);
-    for (std::size_t i = 0; i < 4; ++i) stage_out[i] = st[i].out;
-    // Stages 1 (stem) .. 5 (res5) frozen by detection frameworks; segmentation recipes (torchvision references,
-    // MMSegmentation) train every stage.
-    const int freeze_at = a.scratch || a.task == "segmentation" ? 0 : pol.freeze_at;
-    const bool norm_saves = a.syncbn || a.gn || a.scratch || pol.norm_trainable;
-    // Stem: 7x7 conv 3 -> 64 at stride 2, norm, ReLU, max-pool.
-    params += 147.0 * 64;
-    macs += 147.0 * 64 * px / 4.0;
-    double frozen = freeze_at >= 1 ? 147.0 * 64 * px / 4.0 : 0.0;
-    if (freeze_at < 1) saved += 3.0 + (norm_saves ? 2.0 : 1.0) * 64.0 / 4.0 + 2.0 * 64.0 / 16.0;
-    double in = 64;
-    for (std::size_t i = 0; i < st.size(); ++i) {
-      const Stage& s = st[i];
-      const int stage_no = static_cast<int>(i) + 2;
-      const bool c4_head = a.neck == "c4" && stage_no == 5;  // res5 runs on the ROIs, not the image
-      double stride = s.stride;
-      if (a.neck == "dc5" && stage_no == 5) stride = 16.0;   // dilated res5
-      if (a.neck == "dilated8" && stage_no >= 4) stride = 8.0;  // DeepLab: output stride 8
-      const double p = px / (stride * stride);
-      for (int k = 0; k < static_cast<int>(s.blocks); ++k) {
-        const double bin = k == 0 ? in : s.out;
-        double bp;
-        if (basic) bp = 9.0 * bin * s.out + 9.0 * s.out * s.out + (k == 0 && bin != s.out ? bin * s.out : 0.0);
-        else bp = bin * s.width + 9.0 * s.width * s.width / s.groups + s.width * s.out + (k == 0 ? bin * s.out : 0.0);
-        params += bp;
-        if (c4_head && a.head == "rpn") break;  // RPN-only C4 models stop at res4
-      if (c4_head) {
-          macs += bp * 49.0 * rois;  // 7x7 on every ROI; its saved tensors are counted below
-          continue;
-        }
-        // ResNet v1.5 strides in the 3x3 conv: the first block's 1x1 reduction runs at the previous
-        // (4x larger) resolution.
-        const double extra = (!basic && k == 0 && stage_no > 2) ? 3.0 * bin * s.width * p : 0.0;
-        macs += bp * p + extra;
-        if (stage_no <= freeze_at) frozen += bp * p + extra;
-        else if (s.groups > 1) c.grouped_macs += 9.0 * s.width * s.width / s.groups * p;
-        if (stage_no > freeze_at) {
-          // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs.
-          const double e = bin + (basic ? 1.0 : 2.0) * s.width;
-          const double norm_in = norm_saves ? 2.0 * s.width + s.out : 0.0;
-          saved += (e + (pol.norm_fp32 ? 0.0 : norm_in)) * p;
-          if (pol.norm_fp32) saved_fp32 += norm_in * p;
-        }
-      }
-      in = s.out;
-    }
-    c.frozen_macs = frozen;
-    if (a.neck == "c4" && training && a.head != "rpn") {
-      const Stage& s = st[3];
-      // res5 on every ROI: its input is the 1024 x 14x14 ROIAlign output (POOLER_RESOLUTION 14), the blocks run
-      // at 7x7.
-      saved += rois * (1024.0 * 196.0 + 49.0 * (2.0 * s.width + (s.blocks - 1.0) * (s.out + 2.0 * s.width))) + rois * 2048.0;
-    }
-    if (a.task == "classification") {
-      params += 2048.0 * C / (basic ? 4.0 : 1.0) + C;
-      macs += 2048.0 * C / (basic ? 4.0 : 1.0);
-    }
-  } else if (a.backbone == "vit") {
-    const double T = std::floor(width / static_cast<double>(a.patch)) * std::floor(height / static_cast<double>(a.patch)) + 1.0;
-    const double h = static_cast<double>(a.vit_hidden), m = static_cast<double>(a.vit_mlp), L = static_cast<double>(a.vit_layers);
-    params += L * (4.0 * h * h + 2.0 * h * m + 9.0 * h + m) + 3.0 * a.patch * a.patch * h + T * h + h * C;
-    macs += L * (T * (4.0 * h * h + 2.0 * h * m) + 2.0 * T * T * h) + 3.0 * a.patch * a.patch * h * T;
-    // Per token per layer: two LayerNorm inputs and outputs, QKV, attention output, MLP in and GELU out.
-    saved += L * T * (5.0 * h + 2.0 * m);
-    saved_fp32 += L * T * 2.0 * h + (pol.eager_attention ? L * T * T * static_cast<double>(a.vit_heads) : L * T * 1.0);
-
-  } else if (a.backbone.rfind("swin", 0) == 0) {
-    // Swin Transformer (Liu et al. 2021 Table 7): patch 4, window 7 (49 tokens), dims C·2^i, heads C/32·2^i,
-    // depths (2,2,6,2) for T and (2,2,18,2) for S and B; MLP ratio 4; patch merging between stages.
-    const double base = a.backbone == "swin-b" ? 128.0 : 96.0;
-    const std::vector<double> depths = a.backbone == "swin-t" ? std::vector<double>{2, 2, 6, 2} : std::vector<double>{2, 2, 18, 2};
-    params += 48.0 * base;
-    macs += 48.0 * base * px / 16.0;
-    for (int i = 0; i < 4; ++i) {
-      const double d = base * std::pow(2.0, i), heads = d / 32.0, p = px / std::pow(4.0 * std::pow(2.0, i), 2.0);
-      params += depths[static_cast<std::size_t>(i)] * (12.0 * d * d + 169.0 * heads) + (i > 0 ? 8.0 * (d / 2) * (d / 2) * 2.0 : 0.0);
-      macs += depths[static_cast<std::size_t>(i)] * (12.0 * d * d + 98.0 * d) * p;
-      // Per token per block: two LayerNorm inputs and outputs, QKV, attention output, MLP 4d in and out,
-      // and the window-attention probabilities (heads x 49).
-      // Under autocast the LayerNorms run in fp32 and the residual stream is promoted to fp32, so their
-      // inputs and outputs (4d) stay fp32 with the softmax probabilities; QKV, the projection input and
-      // the MLP's 4d in and out (12d) are 16-bit.
-      saved += depths[static_cast<std::size_t>(i)] * 12.0 * d * p;
-      saved_fp32 += depths[static_cast<std::size_t>(i)] * (4.0 * d + heads * 49.0) * p;
-      stage_out[static_cast<std::size_t>(i)] = d;
-    }
-    if (a.task == "classification") params += 8.0 * base * C;
-  } else if (a.backbone == "convnext-t" || a.backbone == "convnext-b") {
-    // ConvNeXt (Liu et al. 2022): stem 4x4 stride 4, stages at strides 4..32 with dims (96..768) for T and
-    // (128..1024) for B, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
-    // GELU, 1x1 back to d and a layer scale.
-    const bool tiny = a.backbone == "convnext-t";
-    const double base = tiny ? 96.0 : 128.0;
-    const double depths[] = {3, 3, tiny ? 9.0 : 27.0, 3};
-    params += 48.0 * base;
-    macs += 48.0 * base * px / 16.0;
-    for (int i = 0; i < 4; ++i) {
-      const double d = base * std::pow(2.0, i), p = px / std::pow(4.0 * std::pow(2.0, i), 2.0);
-      params += depths[i] * (49.0 * d + 8.0 * d * d + 8.0 * d) + (i > 0 ? 4.0 * (d / 2) * d : 0.0);
-      macs += depths[i] * (49.0 * d + 8.0 * d * d) * p + (i > 0 ? 4.0 * (d / 2) * d * p : 0.0);
-      // Depthwise input, LayerNorm input, 1x1 inputs (d and 4d), GELU input, layer-scale input; the
-      // LayerNorm output stays fp32 under autocast.
-      saved += depths[i] * (3.0 * d + 8.0 * d) * p;
-      saved_fp32 += depths[i] * d * p;
-      stage_out[static_cast<std::size_t>(i)] = d;
-    }
-    if (a.task == "classification") params += 8.0 * base * C;
-  } else if (a.backbone == "efficientnet-b0" || a.backbone == "efficientnet-b4") {
-    // EfficientNet (Tan & Le 2019 Table 1): MBConv stages (expansion, channels, repeats, stride, kernel)
-    // scaled by width and depth multipliers (B4: 1.4, 1.8); each block keeps its input, the expanded map
-    // before and after its norm and SiLU (x2), the depthwise output likewise, the squeeze-excite product and
-    // the projection's norm input.
-    const bool b4 = a.backbone == "efficientnet-b4";
-    const double wm = b4 ? 1.4 : 1.0, dm = b4 ? 1.8 : 1.0;
-    auto ch = [&](double x) { return std::max(8.0, std::floor(x * wm / 8.0 + 0.5) * 8.0); };
-    struct MB { double e, c, n, s, k; };
-    const MB stages[] = {{1, 16, 1, 1, 3}, {6, 24, 2, 2, 3}, {6, 40, 2, 2, 5}, {6, 80, 3, 2, 3}, {6, 112, 3, 1, 5}, {6, 192, 4, 2, 5}, {6, 320, 1, 1, 3}};
-    double in = ch(32), stride = 2;
-    params += 27.0 * in;
-    macs += 27.0 * in * px / 4.0;
-    saved += (3.0 + 2.0 * in / 4.0) * 1.0;
-    for (const MB& st : stages) {
-      const double out = ch(st.c), n = std::ceil(st.n * dm);
-      for (double r = 0; r < n; ++r) {
-        const double s_ = r == 0 ? st.s : 1.0;
-        const double p_in = px / (stride * stride);
-        stride *= s_;
-        const double p = px / (stride * stride), e = in * st.e;
-        const double bp = (st.e > 1 ? in * e : 0.0) + st.k * st.k * e + e * out + 2.0 * e * (e / 24.0);
-        params += bp;
-        macs += (st.e > 1 ? in * e * p_in : 0.0) + st.k * st.k * e * p + e * out * p;
-        saved += in * p_in + (st.e > 1 ? 2.0 * e * p_in : 0.0) + 3.0 * e * p + out * p;
-        in = out;
-      }
-    }
-    params += in * 1280.0 + 1280.0 * C;
-    macs += in * 1280.0 * px / (stride * stride);
-  } else if (a.backbone == "mit-b0" || a.backbone == "mit-b5") {
-    // SegFormer's Mix Transformer (Xie et al. 2021 Table 6): overlapping patch embeddings to strides
-    // 4..32, dims (32,64,160,256) and depths (2,2,2,2) for B0, (64,128,320,512) and (3,6,40,3) for B5, heads
-    // (1,2,5,8), attention keys and values reduced by R = (8,4,2,1) per side, Mix-FFN (4d with a 3x3
-    // depthwise conv); an all-MLP decoder of 256 (B0) or 768 (B5) channels at stride 4.
-    const bool b0 = a.backbone == "mit-b0";
-    const double dims0[] = {32, 64, 160, 256}, dims5[] = {64, 128, 320, 512};
-    const double dep0[] = {2, 2, 2, 2}, dep5[] = {3, 6, 40, 3};
-    const double heads[] = {1, 2, 5, 8}, sr[] = {8, 4, 2, 1};
-    double in = 3;
-    for (int i = 0; i < 4; ++i) {
-      const double d = b0 ? dims0[i] : dims5[i], depth = b0 ? dep0[i] : dep5[i];
-      const double stride = 4.0 * std::pow(2.0, i), p = px / (stride * stride), k = i == 0 ? 49.0 : 9.0;
-      const double nkv = p / (sr[i] * sr[i]);  // key/value tokens of the stage
-      params += k * in * d + depth * (4.0 * d * d + (sr[i] > 1 ? sr[i] * sr[i] * d * d : 0.0) + 8.0 * d * d + 36.0 * d);
-      macs += k * in * d * p + depth * ((2.0 * d * d + 8.0 * d * d + 36.0 * d) * p + 2.0 * d * d * nkv +
-                                          (sr[i] > 1 ? d * d * nkv * sr[i] * sr[i] : 0.0) + 2.0 * p * nkv * d);
-      saved += depth * (2.0 * d + 2.0 * d * nkv / p + 16.0 * d) * p;
-      saved_fp32 += depth * (4.0 * d + heads[i] * nkv) * p;
-      stage_out[static_cast<std::size_t>(i)] = d;
-      in = d;
-    }
-    const double dec = b0 ? 256.0 : 768.0, p4 = px / 16.0;
-    params += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec + 4.0 * dec * dec + dec * C;
-    macs += (stage_out[0] + stage_out[1] + stage_out[2] + stage_out[3]) * dec * p4 + (4.0 * dec * dec + dec * C) * p4;
-    saved += (4.0 * dec + 2.0 * dec + C) * p4;
-    saved_fp32 += seg_loss_elements(C, px);
-  } else if (a.backbone == "unet2d") {
-    // U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
-    // 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
-    double in = 1.0;  // single-channel medical images
-    for (int i = 0; i < 5; ++i) {
-      const double cch = 64.0 * std::pow(2.0, i), p = px / std::pow(4.0, i);
-      params += 9.0 * in * cch + 9.0 * cch * cch;
-      macs += (9.0 * in * cch + 9.0 * cch * cch) * p;
-      saved += (in + 3.0 * cch + 2.0 * cch) * p;  // conv inputs, norm inputs, ReLU outputs
-      if (i < 4) {
-        // Decoder at this level: up-conv from 2c, concat (2c), two convs to c.
-        params += 4.0 * 2.0 * cch * cch + 9.0 * 2.0 * cch * cch + 9.0 * cch * cch;
-        macs += (4.0 * 2.0 * cch * cch / 4.0 + 9.0 * 2.0 * cch * cch + 9.0 * cch * cch) * p;
-        saved += (2.0 * cch + 3.0 * cch + 2.0 * cch) * p;
-      }
-      in = cch;
-    }
-    params += 64.0 * C;
-    saved_fp32 += seg_loss_elements(C, px);
-  } else if (a.backbone == "cspdarknet") {
-    // YOLO families: counted layer by layer from their published structure (yolo.cpp, method.md §12.5).
-    const YoloCounts y = yolo_counts(a, width, height);
-    saved += y.saved;
-    saved_fp32 += y.saved_fp32;
-    c.complete_count = true;
-    c.transient_elements = 2.0 * y.biggest;  // gradients of the largest map and of its input
-  }
-
-  if (a.head == "seg" && a.neck == "dilated8") {
-    // DeepLabv3 ASPP at stride 8: five 256-channel branches (1x1, three dilated 3x3, image pooling), a 1x1
-    // projection, a 3x3 conv and the classifier, upsampled to the input (Chen et al. 2017; torchvision).
-    const double p8 = px / 64.0;
-    const double aspp = 2048.0 * 256 + 3.0 * 9.0 * 2048 * 256 + 5.0 * 256 * 256 + 9.0 * 256 * 256 + 256.0 * C;
-    params += aspp;
-    macs += aspp * p8;
-    saved += (2048.0 + 5.0 * 256 * 2.0 + 256.0 * 4.0 + C) * p8;
-    saved_fp32 += seg_loss_elements(C, px);
-    // Training adds the auxiliary FCN head on res4 (3x3 conv 1024 -> 256, norm, ReLU, dropout, classifier) with
-    // its own full-resolution loss (torchvision's reference recipe --aux-loss; MMSegmentation's auxiliary_head).
-    if (training) {
-      params += 9.0 * 1024 * 256 + 256.0 * C;
-      macs += (9.0 * 1024 * 256 + 256.0 * C) * p8;
-      saved += (2.0 * 256 + 2.0 * 256 + C) * p8;
-      saved_fp32 += seg_loss_elements(C, px);
-    }
-  }
+  if (bottleneck_family(a.backbone)) resnet_backbone(t);
+  else if (a.backbone == "vit") vit_backbone(t);
+  else if (a.backbone.rfind("swin", 0) == 0) swin_backbone(t);
+  else if (a.backbone == "convnext-t" || a.backbone == "convnext-b") convnext_backbone(t);
+  else if (a.backbone == "efficientnet-b0" || a.backbone == "efficientnet-b4") efficientnet_backbone(t);
+  else if (a.backbone == "mit-b0" || a.backbone == "mit-b5") mit_backbone(t);
+  else if (a.backbone == "unet2d") unet_backbone(t);
+  else if (a.backbone == "cspdarknet") yolo_backbone(t);
+  if (a.head == "seg" && a.neck == "dilated8") deeplab_head(t);
   if (det) {
-    const double p2 = px / 16.0, p3 = px / 64.0, p4 = px / 256.0, p5 = px / 1024.0, p6 = px / 4096.0, p7 = px / 16384.0;
-    if (a.neck == "fpn" && a.head == "retinanet") {
-      // RetinaNet's FPN starts at C3 (no P2) and adds P6 and P7 by strided 3x3 convs (Lin et al. 2017).
-      const double* o = stage_out.data();
-      params += (o[1] + o[2] + o[3]) * 256.0 + 3.0 * 9.0 * 256 * 256 + 9.0 * o[3] * 256 + 9.0 * 256 * 256;
-      macs += 256.0 * (o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p3 + p4 + p5 + p7) + 9.0 * o[3] * 256 * p6;
-      saved += 256.0 * 2.0 * (p3 + p4 + p5 + p6 + p7) * (head_norm ? 2.0 : 1.0);
-    } else if (a.neck == "fpn") {
-      const double* o = stage_out.data();
-      params += (o[0] + o[1] + o[2] + o[3]) * 256.0 + 4.0 * 9.0 * 256 * 256;
-      macs += 256.0 * (o[0] * p2 + o[1] * p3 + o[2] * p4 + o[3] * p5) + 9.0 * 256 * 256 * (p2 + p3 + p4 + p5);
-      saved += 256.0 * 2.0 * (p2 + p3 + p4 + p5) * (head_norm ? 2.0 : 1.0) + 256.0 * p2;
-    }
-    if (a.head == "detr") {
-      // DETR (Carion et al. 2020): a 1x1 projection of res5 to 256, 6 encoder layers over the stride-32
-      // tokens and 6 decoder layers over 100 queries (8 heads, FFN 2048). nn.MultiheadAttention keeps the
-      // softmax output, and with DETR's attention dropout (0.1) the dropped copy and its byte mask as well:
-      // 2.25 probability maps per attention; the FFN keeps its ReLU output and the dropout's copy and mask.
-      const double T = p5, d = 256.0, f = 2048.0, q = 100.0, probs = 2.25;
-      const double layer = 4.0 * d * d + 2.0 * d * f;
-      params += 2048.0 * d + 6.0 * layer + 6.0 * (layer + 4.0 * d * d) + q * d + d * (C + 1) + 3.0 * d * d;
-      macs += 2048.0 * d * T + 6.0 * (layer * T + 2.0 * T * T * d) + 6.0 * ((layer + 4.0 * d * d) * q + 2.0 * q * T * d);
-      saved += 6.0 * (T * (7.0 * d + 2.25 * f) + probs * 8.0 * T * T) + 6.0 * (q * (10.0 * d + 2.25 * f) + probs * 8.0 * (q * q + q * T)) +
-               2048.0 * T;
-    } else if (a.head == "retinanet") {
-      params += 8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4);
-      const double lv = p3 + p4 + p5 + p6 + p7;
-      macs += (8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4)) * lv;
-      // Four 3x3 convs of 256 per branch, each followed by a ReLU that keeps its result (the conv output is
-      // not kept), and the class and box outputs.
-      saved += (8.0 * 256 + 9.0 * (C + 4)) * lv;
-      // Sigmoid focal loss over every anchor and class, in fp32: detectron2 concatenates the permuted logits,
-      // selects the valid anchors, builds one-hot targets (int64, then a float copy) and its
-      // sigmoid_focal_loss_jit keeps about six temporaries (sigmoid, BCE, p_t, the modulating power, alpha
-      // weighting, the product): about twelve [anchors x classes] tensors; mmcv's CUDA kernel keeps the
-      // reshaped logits it was given (two).
-      if (training) saved_fp32 += 9.0 * lv * C * (pol.fused_focal_loss ? 2.0 : 12.0);
-    } else if (a.head != "cls" && a.head != "yolo" && a.head != "seg") {
-      // RPN: on every FPN level, or on res4 (C4) / res5 (DC5).
-      if (a.head != "fast-box") {
-        const double ch = a.neck == "fpn" ? 256.0 : (a.neck == "dc5" ? 2048.0 : 1024.0);
-        const double lv = a.neck == "fpn" ? p2 + p3 + p4 + p5 + p6 : p4;
-        params += 9.0 * ch * ch + ch * 15.0;
-        macs += (9.0 * ch * ch + ch * 15.0) * lv;
-        saved += 2.0 * ch * lv;
-      }
-      // Box head(s): ROIAlign 7x7 then two fc 1024 (FPN, DC5), or res5 on the ROI (C4, counted above).
-      const double stages = a.head == "rpn" ? 0.0 : static_cast<double>(a.cascade_stages);
-      if (a.head == "rpn") {
-      } else if (a.neck != "c4" && a.box_convs > 0) {
-        // FastRCNNConvFCHead with NUM_CONV 4, NUM_FC 1 (detectron2's GN and SyncBN configs): 3x3 convs of 256 on
-        // the 7x7 ROI features, each keeping its output for the norm and its ReLU output, then one fc 1024.
-        const double n = static_cast<double>(a.box_convs), roi_in = 256.0 * 49.0;
-        const double head = n * 9.0 * 256 * 256 + roi_in * 1024.0 + 1024.0 * (C + 1) + 1024.0 * 4.0 * (stages > 1 ? 1.0 : C);
-        params += stages * head;
-        macs += stages * rois * (n * 9.0 * 256 * 256 * 49 + roi_in * 1024.0 + 1024.0 * (C + 1));
-        saved += stages * rois * (roi_in + n * roi_in * (head_norm ? 2.0 : 1.0) + 2.0 * 1024.0);
-      } else if (a.neck != "c4") {
-        const double roi_in = (a.neck == "dc5" ? 2048.0 : 256.0) * 49.0;
-        const double head = roi_in * 1024.0 + 1024.0 * 1024.0 + 1024.0 * (C + 1) + 1024.0 * 4.0 * (stages > 1 ? 1.0 : C);
-        params += stages * head;
-        macs += stages * head * rois;
-        saved += stages * rois * (roi_in + 3.0 * 1024.0);
-      } else {
-        params += 2048.0 * (C + 1) + 2048.0 * 4.0 * C;
-      }
-      saved += stages * rois * (C + 1) * 5.0;
-      if ((a.head == "mask" || a.head == "panoptic") && a.neck == "c4") {
-        // C4: the mask head reuses the box head's res5 features of the positive ROIs (2048 x 7x7 gathered,
-        // a new tensor), a 2x2 deconvolution to 256 x 14x14 and the per-class predictor.
-        params += 4.0 * 2048 * 256 + 256.0 * C;
-        macs += fg_mean * (4.0 * 2048 * 256 * 49 + 256.0 * C * 196);
-        saved += pos_rois * (2048.0 * 49 + 256.0 * 196 + 2.0 * C * 196 + 2.0 * 196);
-      } else if (a.head == "mask" || a.head == "panoptic") {
-        const double nc = static_cast<double>(a.mask_convs);
-        const double heads = pol.mask_per_cascade_stage ? std::max(1.0, stages) : 1.0;
-        const double mp = heads * (nc * 9.0 * 256 * 256 + 4.0 * 256 * 256 + 256.0 * C);
-        params += mp;
-        macs += heads * fg_mean * (nc * 9.0 * 256 * 256 * 196 + 4.0 * 256 * 256 * 196 + 256.0 * C * 784);
-        // Kept per positive ROI: the ROIAlign output (first conv's input), each conv's ReLU output (ReLU keeps its
-        // result; the conv output itself is only kept when a norm sits between), the deconvolution's
-        // ReLU output, the per-class logits (alive until the loss gathers the ground-truth class, and again as
-        // the scattered gradient at the start of backward), and that class's 28x28 logits and sigmoid.
-        const double per_conv = head_norm ? 2.0 : 1.0;
-        saved += heads * pos_rois * (256.0 * 196 + per_conv * (nc * 256 * 196 + 256.0 * 784) + 2.0 * C * 784 + 2.0 * 784);
-      }
-      if (a.head == "keypoint") {
-        const double kp = 9.0 * 256 * 512 + 7.0 * 9.0 * 512 * 512 + 16.0 * 512 * 17;
-        params += kp;
-        macs += fg_mean * kp * 196.0;
-        saved += pos_rois * (8.0 * 512 * 196 * 2.0 + 17.0 * 56 * 56 * 3.0);
-      }
-      if (a.head == "panoptic") saved += 128.0 * 3.0 * (p2 * 4.0 + p3 * 4.0 + p4 * 4.0 + p5 * 4.0) / 4.0;
-    }
+    fpn_neck(t);
+    if (a.head == "detr") detr_head(t);
+    else if (a.head == "retinanet") retinanet_head(t);
+    else if (a.head != "cls" && a.head != "yolo" && a.head != "seg") rcnn_heads(t);
   }
+  double& saved = t.saved;
+  double& macs = t.macs;
   if (a.dconv) saved *= 1.05, macs *= 1.05;  // deformable convs add offset branches in res3-res5
-  c.params = a.params > 0 ? a.params : params;
+  c.params = a.params > 0 ? a.params : t.params;
   // Published compute at the reference size wins over the derived count; both scale with pixels.
   if (a.gmacs > 0) {
     const double ref = static_cast<double>(a.ref_w * a.ref_h);
@@ -381,7 +364,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
     c.macs = macs;
   }
   c.saved_elements = training ? saved : 0.0;
-  c.saved_fp32_elements = training ? saved_fp32 : 0.0;
+  c.saved_fp32_elements = training ? t.saved_fp32 : 0.0;
   return c;
 }
 
