@@ -169,6 +169,298 @@ void decoupled_head(Graph& g, double classes, double box, double cw, double cc, 
 constexpr double k_tal_bce_per_anchor = 680.0;
 constexpr double k_tal_vfl_per_anchor = 3000.0;
 
+// One family's graph is built into `g`; the loss tensors it keeps per anchor go to `out`.
+struct YoloBuild {
+  const VisionArch& a;
+  Graph& g;
+  double C;
+  const std::string& f;
+  YoloCounts& out;
+};
+
+// YOLOv5 and its P6 variant (ultralytics/yolov5).
+void yolov5(YoloBuild& y) {
+  Graph& g = y.g;
+  const double C = y.C;
+  const std::string& f = y.f;
+  // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
+  // P6 variant adds a 768-wide stage at stride 32 and outputs at stride 64.
+  const bool p6 = f == "v5-p6";
+  const double top = p6 ? 64 : 32;
+  g.conv(g.ch(64), 2);
+  g.c3_stage(g.ch(128), g.n(3), 4);
+  g.c3_stage(g.ch(256), g.n(6), 8);
+  g.c3_stage(g.ch(512), g.n(9), 16);
+  if (p6) g.c3_stage(g.ch(768), g.n(3), 32);
+  g.c3_stage(g.ch(1024), g.n(3), top);
+  g.sppf(g.ch(1024), top, false);
+  if (p6) {
+    g.pan_c3({g.ch(256), g.ch(512), g.ch(768), g.ch(1024)}, {8, 16, 32, 64}, g.n(3));
+    anchor_head(g, C, {8, 16, 32, 64});
+  } else {
+    g.pan_c3({g.ch(256), g.ch(512), g.ch(1024)}, {8, 16, 32}, g.n(3));
+    anchor_head(g, C, {8, 16, 32});
+  }
+}
+
+// YOLOv8 and YOLO11 (Ultralytics).
+void yolov8(YoloBuild& y) {
+  Graph& g = y.g;
+  const double C = y.C;
+  YoloCounts& out = y.out;
+  // ultralytics yolov8.yaml: C2f stages of (3, 6, 6, 3) bottlenecks, SPPF, PAN without lateral convs, and a
+  // decoupled head of two 3x3 per branch (box: max(16, P3/4, 64) channels for 4 x 16 DFL bins; class:
+  // max(P3, min(classes, 100))). YOLO11's C3k2 blocks have the same outputs per stage at these widths.
+  const double L = g.ch(1024);
+  g.conv(g.ch(64), 2);
+  g.conv(g.ch(128), 4);
+  g.c2f(g.ch(128), g.n(3), true, 4);
+  g.conv(g.ch(256), 8);
+  g.c2f(g.ch(256), g.n(6), true, 8);
+  g.conv(g.ch(512), 16);
+  g.c2f(g.ch(512), g.n(6), true, 16);
+  g.conv(L, 32);
+  g.c2f(L, g.n(3), true, 32);
+  g.sppf(L, 32, false);
+  g.cat(L + g.ch(512), 16);
+  g.c2f(g.ch(512), g.n(3), false, 16);
+  g.cat(g.ch(512) + g.ch(256), 8);
+  g.c2f(g.ch(256), g.n(3), false, 8);
+  g.conv(g.ch(256), 16, false);
+  g.cat(g.ch(256) + g.ch(512), 16);
+  g.c2f(g.ch(512), g.n(3), false, 16);
+  g.conv(g.ch(512), 32, false);
+  g.cat(g.ch(512) + L, 32);
+  g.c2f(L, g.n(3), false, 32);
+  const double p3 = g.ch(256);
+  decoupled_head(g, C, 64.0, std::max({16.0, p3 / 4.0, 64.0}), std::max(p3, std::min(C, 100.0)), 2, {8, 16, 32});
+  out.loss_fp32_per_anchor = k_tal_bce_per_anchor;
+}
+
+// YOLOX (MMDetection).
+void yolox(YoloBuild& y) {
+  Graph& g = y.g;
+  const double C = y.C;
+  // YOLOX (Ge et al. 2021; MMDetection/MMYOLO YOLOXCSPDarknet): Focus stem, CSP stages of (3, 9, 9, 3)
+  // blocks, SPP (5/9/13) in the last stage, PAFPN with 1x1 outputs of 256·w, and a head of two 3x3 per
+  // branch on 256·w channels at each level.
+  g.keep(12.0 * g.p(2));  // Focus: space-to-depth copy
+  g.conv(g.ch(64), 2);
+  g.c3_stage(g.ch(128), g.n(3), 4);
+  g.c3_stage(g.ch(256), g.n(9), 8);
+  g.c3_stage(g.ch(512), g.n(9), 16);
+  g.conv(g.ch(1024), 32);
+  g.sppf(g.ch(1024), 32, true);
+  g.c3(g.ch(1024), g.n(3), false, 32);
+  g.pan_c3({g.ch(256), g.ch(512), g.ch(1024)}, {8, 16, 32}, g.n(3));
+  for (double s : {8.0, 16.0, 32.0}) g.conv(g.ch(256), s);
+  decoupled_head(g, C, 5.0, g.ch(256), g.ch(256), 2, {8, 16, 32});
+  // SimOTA assigns image by image: its cost matrices are small (no batch-wide assigner term).
+}
+
+// YOLOv6 with RepVGG or BepC3 blocks.
+void yolov6(YoloBuild& y) {
+  const VisionArch& a = y.a;
+  Graph& g = y.g;
+  const double C = y.C;
+  const std::string& f = y.f;
+  YoloCounts& out = y.out;
+  // YOLOv6 v2 (Li et al. 2022; MMYOLO YOLOv6EfficientRep / YOLOv6CSPBep): RepVGG units (3x3 and 1x1
+  // branches and an identity norm, summed; three output-sized tensors kept, like a Conv unit) in stages of
+  // (6, 12, 18, 6) blocks, SimSPPF, a Rep-PAN neck of 12 blocks per stage (widths 256, 128, 128, 256, 256,
+  // 512) with transposed-conv upsampling, and an efficient decoupled head (1x1 stem, one 3x3 per branch).
+  // The CSP variant (m, l) wraps the blocks in BepC3 with hidden ratio e (2/3 for m, 1/2 for l).
+  const bool bep = f == "v6-bep";
+  const double e = a.hidden_ratio > 0 ? a.hidden_ratio : 0.5;
+  auto stage = [&](double c, double k, double s) {
+    if (!bep) {
+      for (double i = 0; i < k; ++i) g.conv(c, s);
+      return;
+    }
+    const double h = c * e;
+    g.conv(h, s);
+    g.conv(h, s);
+    for (double i = 0; i < k; ++i) g.conv(h, s);
+    for (double i = 0; i < std::floor(k / 2.0); ++i) g.add(h, s);
+    g.cat(2.0 * h, s);
+    g.conv(c, s);
+  };
+  g.conv(g.ch(64), 2);
+  g.conv(g.ch(128), 4);
+  stage(g.ch(128), g.n(6), 4);
+  g.conv(g.ch(256), 8);
+  stage(g.ch(256), g.n(12), 8);
+  g.conv(g.ch(512), 16);
+  stage(g.ch(512), g.n(18), 16);
+  g.conv(g.ch(1024), 32);
+  stage(g.ch(1024), g.n(6), 32);
+  g.sppf(g.ch(1024), 32, false);
+  g.conv(g.ch(256), 32);
+  g.cat(g.ch(256) + g.ch(512), 16);
+  stage(g.ch(256), g.n(12), 16);
+  g.conv(g.ch(128), 16);
+  g.cat(g.ch(128) + g.ch(256), 8);
+  stage(g.ch(128), g.n(12), 8);
+  g.conv(g.ch(128), 16, false);
+  g.cat(g.ch(256), 16);
+  stage(g.ch(256), g.n(12), 16);
+  g.conv(g.ch(256), 32, false);
+  g.cat(g.ch(512), 32);
+  stage(g.ch(512), g.n(12), 32);
+  const double lv[] = {g.ch(128), g.ch(256), g.ch(512)};
+  const double st[] = {8, 16, 32};
+  for (int i = 0; i < 3; ++i) {
+    g.conv(lv[i], st[i]);
+    g.conv(lv[i], st[i]);
+    g.conv(lv[i], st[i]);
+    g.keep((C + (bep ? 68.0 : 4.0)) * g.p(st[i]));
+    g.saved_fp32 += 2.0 * (C + 4.0) * g.p(st[i]);
+  }
+  out.loss_fp32_per_anchor = k_tal_vfl_per_anchor;
+}
+
+// YOLOv7-tiny.
+void yolov7_tiny(YoloBuild& y) {
+  Graph& g = y.g;
+  const double C = y.C;
+  // yolov7-tiny.yaml (Wang et al. 2022): ELAN-T blocks (two 1x1, two 3x3, concatenation of four), max-pool
+  // down-sampling, SPP, PAN.
+  auto elan_t = [&](double c, double s) { g.elan(c / 2.0, c / 2.0, 2, c, s, true); };
+  g.conv(32, 2);
+  g.conv(64, 4);
+  elan_t(64, 4);
+  g.down_pool(64, 8);
+  elan_t(128, 8);
+  g.down_pool(128, 16);
+  elan_t(256, 16);
+  g.down_pool(256, 32);
+  elan_t(512, 32);
+  g.conv(256, 32);
+  g.conv(256, 32, false);
+  g.saved_fp32 += 2.0 * 256 * g.p(32) * 3.0;
+  g.cat(1024, 32);
+  g.conv(256, 32, false);
+  g.cat(512, 32);
+  g.conv(256, 32);
+  g.conv(128, 32, false);
+  g.conv(128, 16, false);
+  g.cat(256, 16);
+  elan_t(128, 16);
+  g.conv(64, 16, false);
+  g.conv(64, 8, false);
+  g.cat(128, 8);
+  elan_t(64, 8);
+  g.conv(128, 16, false);
+  g.cat(256, 16);
+  elan_t(128, 16);
+  g.conv(256, 32, false);
+  g.cat(512, 32);
+  elan_t(256, 32);
+  g.conv(128, 8);
+  g.conv(256, 16);
+  g.conv(512, 32);
+  anchor_head(g, C, {8, 16, 32});
+}
+
+// YOLOv7 and YOLOv7-X.
+void yolov7(YoloBuild& y) {
+  Graph& g = y.g;
+  const double C = y.C;
+  const std::string& f = y.f;
+  // yolov7.yaml / yolov7x.yaml: a full-resolution stem, ELAN stages (4 or 6 chained 3x3), MP down-sampling,
+  // SPPCSPC, an ELAN-H PAN, RepConv outputs.
+  const bool x = f == "v7-x";
+  const double k = x ? 6.0 : 4.0, sw = x ? 1.25 : 1.0;
+  auto elan_b = [&](double m, double c, double s) { g.elan(m, m, k, c, s); };
+  g.conv(32 * sw, 1);
+  g.conv(64 * sw, 2);
+  g.conv(64 * sw, 2);
+  g.conv(128 * sw, 4);
+  elan_b(64, x ? 320 : 256, 4);
+  g.mp_down(x ? 320 : 256, 4);
+  elan_b(128, x ? 640 : 512, 8);
+  g.mp_down(x ? 640 : 512, 8);
+  elan_b(256, x ? 1280 : 1024, 16);
+  g.mp_down(x ? 1280 : 1024, 16);
+  elan_b(256, x ? 1280 : 1024, 32);
+  const double c5 = x ? 640 : 512, c4 = x ? 320 : 256, c3 = x ? 160 : 128;
+  g.sppcspc(c5, 32);
+  g.conv(c4, 32, false);
+  g.conv(c4, 16, false);
+  g.cat(2 * c4, 16);
+  g.elan(256, x ? 256 : 128, k, c4, 16, !x);
+  g.conv(c3, 16, false);
+  g.conv(c3, 8, false);
+  g.cat(2 * c3, 8);
+  g.elan(128, x ? 128 : 64, k, c3, 8, !x);
+  g.mp_down(2 * c3, 8);
+  g.cat(2 * c3 + c4, 16);
+  g.elan(256, x ? 256 : 128, k, c4, 16, !x);
+  g.mp_down(2 * c4, 16);
+  g.cat(2 * c4 + c5, 32);
+  g.elan(512, x ? 512 : 256, k, c5, 32, !x);
+  g.conv(2 * c3, 8);
+  g.conv(2 * c4, 16);
+  g.conv(2 * c5, 32);
+  anchor_head(g, C, {8, 16, 32});
+}
+
+// YOLOv7-W6 and -E6 (P6 outputs).
+void yolov7_p6(YoloBuild& y) {
+  Graph& g = y.g;
+  const double C = y.C;
+  const std::string& f = y.f;
+  // yolov7-w6.yaml / yolov7-e6.yaml: ReOrg stem, ELAN stages at strides 4..64, SPPCSPC, ELAN-H PAN over
+  // four levels, 3x3 outputs and the auxiliary head's 1x1s. E6 widens every layer by 1.25, chains six 3x3
+  // per block (concatenating every second in the backbone, all in the PAN) and down-samples with DownC
+  // (max-pool + 1x1 beside 1x1 + strided 3x3).
+  const bool e6 = f == "v7-e6";
+  const double k = e6 ? 6.0 : 4.0, sw = e6 ? 1.25 : 1.0;
+  g.keep(12.0 * g.p(2));
+  g.conv(64 * sw, 2);
+  const double outs[] = {128, 256, 512, 768, 1024}, mids[] = {64, 128, 256, 384, 512};
+  double prev = 64 * sw;
+  for (int i = 0; i < 5; ++i) {
+    const double s = 4.0 * std::pow(2.0, i);
+    if (e6) {
+      g.conv(prev, s / 2.0);
+      g.conv(outs[i] * sw / 2.0, s, false);
+      g.down_pool(prev, s);
+      g.conv(outs[i] * sw / 2.0, s, false);
+      g.cat(outs[i] * sw, s);
+    } else {
+      g.conv(outs[i], s);
+    }
+    g.elan(mids[i], mids[i], k, outs[i] * sw, s);
+    prev = outs[i] * sw;
+  }
+  g.sppcspc(512 * sw, 64);
+  const double lat[] = {384 * sw, 256 * sw, 128 * sw};
+  const double ls[] = {32, 16, 8};
+  const double lm[] = {384, 256, 128};
+  for (int i = 0; i < 3; ++i) {
+    g.conv(lat[i], ls[i] * 2, false);
+    g.conv(lat[i], ls[i], false);
+    g.cat(2 * lat[i], ls[i]);
+    g.elan(lm[i], lm[i] / 2.0, k, lat[i], ls[i], true);
+  }
+  const double up[] = {256 * sw, 384 * sw, 512 * sw};
+  const double um[] = {256, 384, 512};
+  const double us[] = {16, 32, 64};
+  for (int i = 0; i < 3; ++i) {
+    g.conv(up[i], us[i], false);
+    g.cat(2 * up[i], us[i]);
+    g.elan(um[i], um[i] / 2.0, k, up[i], us[i], true);
+  }
+  const double heads[] = {256, 512, 768, 1024}, hs[] = {8, 16, 32, 64};
+  for (int i = 0; i < 4; ++i) {
+    g.conv(heads[i], hs[i]);
+    g.conv(heads[i] * 1.25, hs[i]);  // auxiliary head input
+  }
+  anchor_head(g, C, {8, 16, 32, 64});
+  anchor_head(g, C, {8, 16, 32, 64});
+}
+
 }  // namespace
 
 YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
@@ -182,248 +474,14 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
   g.keep(3.0 * g.px);  // the normalised input batch, kept by the first convolution
   YoloCounts out;
 
-  if (f == "v5" || f == "v5-p6") {
-    // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
-    // P6 variant adds a 768-wide stage at stride 32 and outputs at stride 64.
-    const bool p6 = f == "v5-p6";
-    const double top = p6 ? 64 : 32;
-    g.conv(g.ch(64), 2);
-    g.c3_stage(g.ch(128), g.n(3), 4);
-    g.c3_stage(g.ch(256), g.n(6), 8);
-    g.c3_stage(g.ch(512), g.n(9), 16);
-    if (p6) g.c3_stage(g.ch(768), g.n(3), 32);
-    g.c3_stage(g.ch(1024), g.n(3), top);
-    g.sppf(g.ch(1024), top, false);
-    if (p6) {
-      g.pan_c3({g.ch(256), g.ch(512), g.ch(768), g.ch(1024)}, {8, 16, 32, 64}, g.n(3));
-      anchor_head(g, C, {8, 16, 32, 64});
-    } else {
-      g.pan_c3({g.ch(256), g.ch(512), g.ch(1024)}, {8, 16, 32}, g.n(3));
-      anchor_head(g, C, {8, 16, 32});
-    }
-  } else if (f == "v8" || f == "v11") {
-    // ultralytics yolov8.yaml: C2f stages of (3, 6, 6, 3) bottlenecks, SPPF, PAN without lateral convs, and a
-    // decoupled head of two 3x3 per branch (box: max(16, P3/4, 64) channels for 4 x 16 DFL bins; class:
-    // max(P3, min(classes, 100))). YOLO11's C3k2 blocks have the same outputs per stage at these widths.
-    const double L = g.ch(1024);
-    g.conv(g.ch(64), 2);
-    g.conv(g.ch(128), 4);
-    g.c2f(g.ch(128), g.n(3), true, 4);
-    g.conv(g.ch(256), 8);
-    g.c2f(g.ch(256), g.n(6), true, 8);
-    g.conv(g.ch(512), 16);
-    g.c2f(g.ch(512), g.n(6), true, 16);
-    g.conv(L, 32);
-    g.c2f(L, g.n(3), true, 32);
-    g.sppf(L, 32, false);
-    g.cat(L + g.ch(512), 16);
-    g.c2f(g.ch(512), g.n(3), false, 16);
-    g.cat(g.ch(512) + g.ch(256), 8);
-    g.c2f(g.ch(256), g.n(3), false, 8);
-    g.conv(g.ch(256), 16, false);
-    g.cat(g.ch(256) + g.ch(512), 16);
-    g.c2f(g.ch(512), g.n(3), false, 16);
-    g.conv(g.ch(512), 32, false);
-    g.cat(g.ch(512) + L, 32);
-    g.c2f(L, g.n(3), false, 32);
-    const double p3 = g.ch(256);
-    decoupled_head(g, C, 64.0, std::max({16.0, p3 / 4.0, 64.0}), std::max(p3, std::min(C, 100.0)), 2, {8, 16, 32});
-    out.loss_fp32_per_anchor = k_tal_bce_per_anchor;
-  } else if (f == "x") {
-    // YOLOX (Ge et al. 2021; MMDetection/MMYOLO YOLOXCSPDarknet): Focus stem, CSP stages of (3, 9, 9, 3)
-    // blocks, SPP (5/9/13) in the last stage, PAFPN with 1x1 outputs of 256·w, and a head of two 3x3 per
-    // branch on 256·w channels at each level.
-    g.keep(12.0 * g.p(2));  // Focus: space-to-depth copy
-    g.conv(g.ch(64), 2);
-    g.c3_stage(g.ch(128), g.n(3), 4);
-    g.c3_stage(g.ch(256), g.n(9), 8);
-    g.c3_stage(g.ch(512), g.n(9), 16);
-    g.conv(g.ch(1024), 32);
-    g.sppf(g.ch(1024), 32, true);
-    g.c3(g.ch(1024), g.n(3), false, 32);
-    g.pan_c3({g.ch(256), g.ch(512), g.ch(1024)}, {8, 16, 32}, g.n(3));
-    for (double s : {8.0, 16.0, 32.0}) g.conv(g.ch(256), s);
-    decoupled_head(g, C, 5.0, g.ch(256), g.ch(256), 2, {8, 16, 32});
-    // SimOTA assigns image by image: its cost matrices are small (no batch-wide assigner term).
-  } else if (f == "v6-rep" || f == "v6-bep") {
-    // YOLOv6 v2 (Li et al. 2022; MMYOLO YOLOv6EfficientRep / YOLOv6CSPBep): RepVGG units (3x3 and 1x1
-    // branches and an identity norm, summed; three output-sized tensors kept, like a Conv unit) in stages of
-    // (6, 12, 18, 6) blocks, SimSPPF, a Rep-PAN neck of 12 blocks per stage (widths 256, 128, 128, 256, 256,
-    // 512) with transposed-conv upsampling, and an efficient decoupled head (1x1 stem, one 3x3 per branch).
-    // The CSP variant (m, l) wraps the blocks in BepC3 with hidden ratio e (2/3 for m, 1/2 for l).
-    const bool bep = f == "v6-bep";
-    const double e = a.hidden_ratio > 0 ? a.hidden_ratio : 0.5;
-    auto stage = [&](double c, double k, double s) {
-      if (!bep) {
-        for (double i = 0; i < k; ++i) g.conv(c, s);
-        return;
-      }
-      const double h = c * e;
-      g.conv(h, s);
-      g.conv(h, s);
-      for (double i = 0; i < k; ++i) g.conv(h, s);
-      for (double i = 0; i < std::floor(k / 2.0); ++i) g.add(h, s);
-      g.cat(2.0 * h, s);
-      g.conv(c, s);
-    };
-    g.conv(g.ch(64), 2);
-    g.conv(g.ch(128), 4);
-    stage(g.ch(128), g.n(6), 4);
-    g.conv(g.ch(256), 8);
-    stage(g.ch(256), g.n(12), 8);
-    g.conv(g.ch(512), 16);
-    stage(g.ch(512), g.n(18), 16);
-    g.conv(g.ch(1024), 32);
-    stage(g.ch(1024), g.n(6), 32);
-    g.sppf(g.ch(1024), 32, false);
-    g.conv(g.ch(256), 32);
-    g.cat(g.ch(256) + g.ch(512), 16);
-    stage(g.ch(256), g.n(12), 16);
-    g.conv(g.ch(128), 16);
-    g.cat(g.ch(128) + g.ch(256), 8);
-    stage(g.ch(128), g.n(12), 8);
-    g.conv(g.ch(128), 16, false);
-    g.cat(g.ch(256), 16);
-    stage(g.ch(256), g.n(12), 16);
-    g.conv(g.ch(256), 32, false);
-    g.cat(g.ch(512), 32);
-    stage(g.ch(512), g.n(12), 32);
-    const double lv[] = {g.ch(128), g.ch(256), g.ch(512)};
-    const double st[] = {8, 16, 32};
-    for (int i = 0; i < 3; ++i) {
-      g.conv(lv[i], st[i]);
-      g.conv(lv[i], st[i]);
-      g.conv(lv[i], st[i]);
-      g.keep((C + (bep ? 68.0 : 4.0)) * g.p(st[i]));
-      g.saved_fp32 += 2.0 * (C + 4.0) * g.p(st[i]);
-    }
-    out.loss_fp32_per_anchor = k_tal_vfl_per_anchor;
-  } else if (f == "v7-tiny") {
-    // yolov7-tiny.yaml (Wang et al. 2022): ELAN-T blocks (two 1x1, two 3x3, concatenation of four), max-pool
-    // down-sampling, SPP, PAN.
-    auto elan_t = [&](double c, double s) { g.elan(c / 2.0, c / 2.0, 2, c, s, true); };
-    g.conv(32, 2);
-    g.conv(64, 4);
-    elan_t(64, 4);
-    g.down_pool(64, 8);
-    elan_t(128, 8);
-    g.down_pool(128, 16);
-    elan_t(256, 16);
-    g.down_pool(256, 32);
-    elan_t(512, 32);
-    g.conv(256, 32);
-    g.conv(256, 32, false);
-    g.saved_fp32 += 2.0 * 256 * g.p(32) * 3.0;
-    g.cat(1024, 32);
-    g.conv(256, 32, false);
-    g.cat(512, 32);
-    g.conv(256, 32);
-    g.conv(128, 32, false);
-    g.conv(128, 16, false);
-    g.cat(256, 16);
-    elan_t(128, 16);
-    g.conv(64, 16, false);
-    g.conv(64, 8, false);
-    g.cat(128, 8);
-    elan_t(64, 8);
-    g.conv(128, 16, false);
-    g.cat(256, 16);
-    elan_t(128, 16);
-    g.conv(256, 32, false);
-    g.cat(512, 32);
-    elan_t(256, 32);
-    g.conv(128, 8);
-    g.conv(256, 16);
-    g.conv(512, 32);
-    anchor_head(g, C, {8, 16, 32});
-  } else if (f == "v7" || f == "v7-x") {
-    // yolov7.yaml / yolov7x.yaml: a full-resolution stem, ELAN stages (4 or 6 chained 3x3), MP down-sampling,
-    // SPPCSPC, an ELAN-H PAN, RepConv outputs.
-    const bool x = f == "v7-x";
-    const double k = x ? 6.0 : 4.0, sw = x ? 1.25 : 1.0;
-    auto elan_b = [&](double m, double c, double s) { g.elan(m, m, k, c, s); };
-    g.conv(32 * sw, 1);
-    g.conv(64 * sw, 2);
-    g.conv(64 * sw, 2);
-    g.conv(128 * sw, 4);
-    elan_b(64, x ? 320 : 256, 4);
-    g.mp_down(x ? 320 : 256, 4);
-    elan_b(128, x ? 640 : 512, 8);
-    g.mp_down(x ? 640 : 512, 8);
-    elan_b(256, x ? 1280 : 1024, 16);
-    g.mp_down(x ? 1280 : 1024, 16);
-    elan_b(256, x ? 1280 : 1024, 32);
-    const double c5 = x ? 640 : 512, c4 = x ? 320 : 256, c3 = x ? 160 : 128;
-    g.sppcspc(c5, 32);
-    g.conv(c4, 32, false);
-    g.conv(c4, 16, false);
-    g.cat(2 * c4, 16);
-    g.elan(256, x ? 256 : 128, k, c4, 16, !x);
-    g.conv(c3, 16, false);
-    g.conv(c3, 8, false);
-    g.cat(2 * c3, 8);
-    g.elan(128, x ? 128 : 64, k, c3, 8, !x);
-    g.mp_down(2 * c3, 8);
-    g.cat(2 * c3 + c4, 16);
-    g.elan(256, x ? 256 : 128, k, c4, 16, !x);
-    g.mp_down(2 * c4, 16);
-    g.cat(2 * c4 + c5, 32);
-    g.elan(512, x ? 512 : 256, k, c5, 32, !x);
-    g.conv(2 * c3, 8);
-    g.conv(2 * c4, 16);
-    g.conv(2 * c5, 32);
-    anchor_head(g, C, {8, 16, 32});
-  } else if (f == "v7-w6" || f == "v7-e6") {
-    // yolov7-w6.yaml / yolov7-e6.yaml: ReOrg stem, ELAN stages at strides 4..64, SPPCSPC, ELAN-H PAN over
-    // four levels, 3x3 outputs and the auxiliary head's 1x1s. E6 widens every layer by 1.25, chains six 3x3
-    // per block (concatenating every second in the backbone, all in the PAN) and down-samples with DownC
-    // (max-pool + 1x1 beside 1x1 + strided 3x3).
-    const bool e6 = f == "v7-e6";
-    const double k = e6 ? 6.0 : 4.0, sw = e6 ? 1.25 : 1.0;
-    g.keep(12.0 * g.p(2));
-    g.conv(64 * sw, 2);
-    const double outs[] = {128, 256, 512, 768, 1024}, mids[] = {64, 128, 256, 384, 512};
-    double prev = 64 * sw;
-    for (int i = 0; i < 5; ++i) {
-      const double s = 4.0 * std::pow(2.0, i);
-      if (e6) {
-        g.conv(prev, s / 2.0);
-        g.conv(outs[i] * sw / 2.0, s, false);
-        g.down_pool(prev, s);
-        g.conv(outs[i] * sw / 2.0, s, false);
-        g.cat(outs[i] * sw, s);
-      } else {
-        g.conv(outs[i], s);
-      }
-      g.elan(mids[i], mids[i], k, outs[i] * sw, s);
-      prev = outs[i] * sw;
-    }
-    g.sppcspc(512 * sw, 64);
-    const double lat[] = {384 * sw, 256 * sw, 128 * sw};
-    const double ls[] = {32, 16, 8};
-    const double lm[] = {384, 256, 128};
-    for (int i = 0; i < 3; ++i) {
-      g.conv(lat[i], ls[i] * 2, false);
-      g.conv(lat[i], ls[i], false);
-      g.cat(2 * lat[i], ls[i]);
-      g.elan(lm[i], lm[i] / 2.0, k, lat[i], ls[i], true);
-    }
-    const double up[] = {256 * sw, 384 * sw, 512 * sw};
-    const double um[] = {256, 384, 512};
-    const double us[] = {16, 32, 64};
-    for (int i = 0; i < 3; ++i) {
-      g.conv(up[i], us[i], false);
-      g.cat(2 * up[i], us[i]);
-      g.elan(um[i], um[i] / 2.0, k, up[i], us[i], true);
-    }
-    const double heads[] = {256, 512, 768, 1024}, hs[] = {8, 16, 32, 64};
-    for (int i = 0; i < 4; ++i) {
-      g.conv(heads[i], hs[i]);
-      g.conv(heads[i] * 1.25, hs[i]);  // auxiliary head input
-    }
-    anchor_head(g, C, {8, 16, 32, 64});
-    anchor_head(g, C, {8, 16, 32, 64});
-  }
+  YoloBuild y{a, g, C, f, out};
+  if (f == "v5" || f == "v5-p6") yolov5(y);
+  else if (f == "v8" || f == "v11") yolov8(y);
+  else if (f == "x") yolox(y);
+  else if (f == "v6-rep" || f == "v6-bep") yolov6(y);
+  else if (f == "v7-tiny") yolov7_tiny(y);
+  else if (f == "v7" || f == "v7-x") yolov7(y);
+  else if (f == "v7-w6" || f == "v7-e6") yolov7_p6(y);
   out.saved = g.saved;
   out.saved_fp32 = g.saved_fp32;
   out.biggest = g.biggest;
