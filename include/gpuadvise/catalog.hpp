@@ -23,8 +23,8 @@ struct ModelCatalog {
 };
 ModelCatalog parse_model_catalog(std::string_view text, const std::string& origin);
 
-// A Hugging Face config.json (llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2,
-// gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, t5, mt5, deepseek_v2/v3).
+// A Hugging Face config.json of a supported model_type (Llama-style, DeepSeek, GPT-style, BERT and T5 families; the
+// errors list them all, from one list in hf_config.cpp).
 ModelSpec parse_hf_config(std::string_view text, const std::string& origin, const std::string& id);
 
 // --model: a bare size ("7B", "350M", "1.5e9"), a preset id, or a path to a config.json that

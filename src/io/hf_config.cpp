@@ -39,88 +39,90 @@ ModelSpec parse_hf_config_unguarded(std::string_view text, const std::string& or
 }
 
 // A config already parsed (a preset's embedded config: no second serialisation and parse at every start).
-ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin, const std::string& id) {
-  if (!c.is_object()) throw InputError(origin + ": expected a JSON object (a Hugging Face config.json)");
-  std::string type;
-  if (c.contains("model_type") && c["model_type"].is_string()) type = lower(c["model_type"].get<std::string>());
-  if (type.empty()) throw InputError(origin + ": missing field 'model_type' (valid: llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, t5, mt5, deepseek_v3)");
-  ModelSpec m;
-  m.id = id;
-  m.family = type;
-  m.source = origin;
-  std::string arch;
-  if (c.contains("architectures") && c["architectures"].is_array() && !c["architectures"].empty() && c["architectures"][0].is_string())
-    arch = c["architectures"][0].get<std::string>();
-  auto llama_like = [&](bool tied_default) {
-    m.layers = geti(c, {"num_hidden_layers"}, origin);
-    m.hidden = geti(c, {"hidden_size"}, origin);
-    m.heads = geti(c, {"num_attention_heads"}, origin);
-    m.kv_heads = geti(c, {"num_key_value_heads"}, origin, m.heads);
-    m.head_dim = geti(c, {"head_dim"}, origin, m.heads > 0 ? m.hidden / m.heads : 0);
-    m.ffn = geti(c, {"intermediate_size"}, origin);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, {"max_position_embeddings"}, origin, 4096);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", tied_default);
-    m.qkv_bias = getb(c, "attention_bias", false);
-    m.gated_mlp = true;
-  };
-  // GPT-style families: LayerNorm, two-matrix GeLU MLP, multi-head attention (callers adjust the rest).
-  auto classic = [&](const std::vector<std::string>& layers, const std::vector<std::string>& hidden, const std::vector<std::string>& heads,
-                     const std::vector<std::string>& ffn, std::int64_t ffn_mult, const std::vector<std::string>& context,
-                     std::int64_t context_default, bool tied_default) {
-    m.layers = geti(c, layers, origin);
-    m.hidden = geti(c, hidden, origin);
-    m.heads = geti(c, heads, origin);
-    if (m.heads <= 0) throw InputError(origin + ": field '" + heads.front() + "' must be positive");
-    m.kv_heads = m.heads;
-    m.head_dim = m.hidden / m.heads;
-    m.ffn = ffn.empty() ? ffn_mult * m.hidden : geti(c, ffn, origin, ffn_mult * m.hidden);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = geti(c, context, origin, context_default);
-    m.tied_embeddings = getb(c, "tie_word_embeddings", tied_default);
-    m.gated_mlp = false;
-    m.layer_norm = true;
-  };
-  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen2_moe" ||
-      type == "gemma" || type == "gemma2" || type == "gemma3_text" || type == "phi3" || type == "qwen3" ||
-      type == "starcoder2" || type == "cohere") {
-    llama_like(type == "gemma" || type == "gemma2" || type == "gemma3_text");
-    if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;
-    if (type == "gemma2" || type == "gemma3_text") m.norms_per_layer = 4;
-    const std::int64_t window = geti(c, {"sliding_window"}, origin, 0);
-    if (window > 0 && (type == "mistral" || type == "gemma2" || type == "gemma3_text" || type == "mixtral" || type == "qwen2" ||
-                       type == "phi3")) {
-      bool use = true;
-      if (type == "qwen2") use = getb(c, "use_sliding_window", false);
-      if (use) {
-        m.sliding_window = window;
-        m.sliding_fraction = type == "gemma2" ? 0.5 : (type == "gemma3_text" ? 5.0 / 6.0 : 1.0);
-      }
+namespace {
+
+// Every model_type read below, for the errors that list them.
+constexpr const char* k_model_types = "llama, mistral, mixtral, qwen, qwen2, qwen2_moe, qwen3, gemma, gemma2, gemma3_text, phi, phi3, starcoder2, cohere, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, roberta, t5, mt5, umt5, deepseek_v2, deepseek_v3";
+
+// Llama-style fields every such family shares.
+void llama_like(ModelSpec& m, const json& c, const std::string& origin, bool tied_default) {
+  m.layers = geti(c, {"num_hidden_layers"}, origin);
+  m.hidden = geti(c, {"hidden_size"}, origin);
+  m.heads = geti(c, {"num_attention_heads"}, origin);
+  m.kv_heads = geti(c, {"num_key_value_heads"}, origin, m.heads);
+  m.head_dim = geti(c, {"head_dim"}, origin, m.heads > 0 ? m.hidden / m.heads : 0);
+  m.ffn = geti(c, {"intermediate_size"}, origin);
+  m.vocab = geti(c, {"vocab_size"}, origin);
+  m.context = geti(c, {"max_position_embeddings"}, origin, 4096);
+  m.tied_embeddings = getb(c, "tie_word_embeddings", tied_default);
+  m.qkv_bias = getb(c, "attention_bias", false);
+  m.gated_mlp = true;
+}
+
+// GPT-style families: LayerNorm, two-matrix GeLU MLP, multi-head attention (callers adjust the rest).
+void classic(ModelSpec& m, const json& c, const std::string& origin, const std::vector<std::string>& layers, const std::vector<std::string>& hidden,
+             const std::vector<std::string>& heads, const std::vector<std::string>& ffn, std::int64_t ffn_mult, const std::vector<std::string>& context,
+             std::int64_t context_default, bool tied_default) {
+  m.layers = geti(c, layers, origin);
+  m.hidden = geti(c, hidden, origin);
+  m.heads = geti(c, heads, origin);
+  if (m.heads <= 0) throw InputError(origin + ": field '" + heads.front() + "' must be positive");
+  m.kv_heads = m.heads;
+  m.head_dim = m.hidden / m.heads;
+  m.ffn = ffn.empty() ? ffn_mult * m.hidden : geti(c, ffn, origin, ffn_mult * m.hidden);
+  m.vocab = geti(c, {"vocab_size"}, origin);
+  m.context = geti(c, context, origin, context_default);
+  m.tied_embeddings = getb(c, "tie_word_embeddings", tied_default);
+  m.gated_mlp = false;
+  m.layer_norm = true;
+}
+
+// Llama-style decoders (RMSNorm, SwiGLU, grouped-query attention), with sliding windows and MoE where the family has them.
+void read_llama_family(ModelSpec& m, const json& c, const std::string& origin, const std::string& type) {
+  llama_like(m, c, origin, type == "gemma" || type == "gemma2" || type == "gemma3_text");
+  if (type == "qwen2" || type == "qwen2_moe") m.qkv_bias = true;
+  if (type == "gemma2" || type == "gemma3_text") m.norms_per_layer = 4;
+  const std::int64_t window = geti(c, {"sliding_window"}, origin, 0);
+  if (window > 0 && (type == "mistral" || type == "gemma2" || type == "gemma3_text" || type == "mixtral" || type == "qwen2" ||
+                     type == "phi3")) {
+    bool use = true;
+    if (type == "qwen2") use = getb(c, "use_sliding_window", false);
+    if (use) {
+      m.sliding_window = window;
+      m.sliding_fraction = type == "gemma2" ? 0.5 : (type == "gemma3_text" ? 5.0 / 6.0 : 1.0);
     }
-    if (type == "mixtral" || type == "qwen2_moe") {
-      m.experts = geti(c, {"num_local_experts", "num_experts"}, origin);
-      m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 2);
-      m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, m.ffn);
-      if (type == "qwen2_moe") {
-        m.shared_experts = 1;
-        m.shared_expert_ffn = geti(c, {"shared_expert_intermediate_size"}, origin, 0);
-      }
+  }
+  if (type == "mixtral" || type == "qwen2_moe") {
+    m.experts = geti(c, {"num_local_experts", "num_experts"}, origin);
+    m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 2);
+    m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, m.ffn);
+    if (type == "qwen2_moe") {
+      m.shared_experts = 1;
+      m.shared_expert_ffn = geti(c, {"shared_expert_intermediate_size"}, origin, 0);
     }
-  } else if (type == "deepseek_v3" || type == "deepseek_v2") {
-    llama_like(false);
-    m.q_lora_rank = geti(c, {"q_lora_rank"}, origin, 0);
-    m.kv_lora_rank = geti(c, {"kv_lora_rank"}, origin);
-    m.qk_nope_head_dim = geti(c, {"qk_nope_head_dim"}, origin);
-    m.qk_rope_head_dim = geti(c, {"qk_rope_head_dim"}, origin);
-    m.v_head_dim = geti(c, {"v_head_dim"}, origin);
-    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    m.experts = geti(c, {"n_routed_experts"}, origin, 0);
-    m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 0);
-    m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, 0);
-    m.shared_experts = geti(c, {"n_shared_experts"}, origin, 0);
-    m.shared_expert_ffn = m.expert_ffn;
-    m.dense_layers = geti(c, {"first_k_dense_replace"}, origin, 0);
-  } else if (type == "qwen") {
+  }
+}
+
+// DeepSeek-V2/V3: multi-head latent attention and routed plus shared experts.
+void read_deepseek(ModelSpec& m, const json& c, const std::string& origin) {
+  llama_like(m, c, origin, false);
+  m.q_lora_rank = geti(c, {"q_lora_rank"}, origin, 0);
+  m.kv_lora_rank = geti(c, {"kv_lora_rank"}, origin);
+  m.qk_nope_head_dim = geti(c, {"qk_nope_head_dim"}, origin);
+  m.qk_rope_head_dim = geti(c, {"qk_rope_head_dim"}, origin);
+  m.v_head_dim = geti(c, {"v_head_dim"}, origin);
+  m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  m.experts = geti(c, {"n_routed_experts"}, origin, 0);
+  m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 0);
+  m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, 0);
+  m.shared_experts = geti(c, {"n_shared_experts"}, origin, 0);
+  m.shared_expert_ffn = m.expert_ffn;
+  m.dense_layers = geti(c, {"first_k_dense_replace"}, origin, 0);
+}
+
+// The GPT-style and encoder families: Qwen (v1), Phi, GPT-2, GPT-NeoX, Falcon, BLOOM, MPT, BERT; false for another type.
+bool read_classic_family(ModelSpec& m, const json& c, const std::string& origin, const std::string& type, const std::string& arch) {
+  if (type == "qwen") {
     // Qwen (v1): intermediate_size is twice each SwiGLU projection's width; c_attn has a bias.
     m.layers = geti(c, {"num_hidden_layers"}, origin);
     m.hidden = geti(c, {"hidden_size"}, origin);
@@ -133,25 +135,25 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
     m.tied_embeddings = getb(c, "tie_word_embeddings", false);
     m.qkv_bias = true;
   } else if (type == "phi") {
-    classic({"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 2048,
+    classic(m, c, origin, {"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 2048,
             false);
     m.kv_heads = geti(c, {"num_key_value_heads"}, origin, m.heads);
     m.linear_bias = true;
     m.norms_per_layer = 1;
     m.parallel_attention = true;
   } else if (type == "gpt2" || type == "gpt_bigcode") {
-    classic({"n_layer", "num_hidden_layers"}, {"n_embd", "hidden_size"}, {"n_head", "num_attention_heads"}, {"n_inner"}, 4,
+    classic(m, c, origin, {"n_layer", "num_hidden_layers"}, {"n_embd", "hidden_size"}, {"n_head", "num_attention_heads"}, {"n_inner"}, 4,
             {"n_positions", "n_ctx"}, 1024, true);
     if (type == "gpt_bigcode" && getb(c, "multi_query", true)) m.kv_heads = 1;
     m.linear_bias = true;
     m.learned_positions = true;
   } else if (type == "gpt_neox") {
-    classic({"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 2048,
+    classic(m, c, origin, {"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 2048,
             false);
     m.linear_bias = true;
     m.parallel_attention = getb(c, "use_parallel_residual", true);
   } else if (type == "falcon" || type == "refinedweb" || type == "refinedwebmodel") {
-    classic({"num_hidden_layers", "n_layer"}, {"hidden_size"}, {"num_attention_heads", "n_head"}, {"ffn_hidden_size"}, 4,
+    classic(m, c, origin, {"num_hidden_layers", "n_layer"}, {"hidden_size"}, {"num_attention_heads", "n_head"}, {"ffn_hidden_size"}, 4,
             {"max_position_embeddings"}, 2048, true);
     const bool new_arch = getb(c, "new_decoder_architecture", false);
     if (new_arch) m.kv_heads = geti(c, {"num_kv_heads", "n_head_kv"}, origin, m.heads);
@@ -160,17 +162,17 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
     m.parallel_attention = getb(c, "parallel_attn", true);
     m.norms_per_layer = new_arch ? 2 : (m.parallel_attention ? 1 : 2);
   } else if (type == "bloom") {
-    classic({"n_layer", "num_hidden_layers"}, {"hidden_size", "n_embed"}, {"n_head", "num_attention_heads"}, {}, 4, {"seq_length"}, 2048,
+    classic(m, c, origin, {"n_layer", "num_hidden_layers"}, {"hidden_size", "n_embed"}, {"n_head", "num_attention_heads"}, {}, 4, {"seq_length"}, 2048,
             true);
     m.linear_bias = true;
     m.embedding_norm = true;
   } else if (type == "mpt") {
-    classic({"n_layers"}, {"d_model"}, {"n_heads"}, {}, geti(c, {"expansion_ratio"}, origin, 4), {"max_seq_len"}, 2048, true);
+    classic(m, c, origin, {"n_layers"}, {"d_model"}, {"n_heads"}, {}, geti(c, {"expansion_ratio"}, origin, 4), {"max_seq_len"}, 2048, true);
     m.linear_bias = !getb(c, "no_bias", true);
     m.layer_norm = !getb(c, "no_bias", true);
     m.learned_positions = getb(c, "learned_pos_emb", true);
   } else if (type == "bert" || type == "roberta") {
-    classic({"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 512,
+    classic(m, c, origin, {"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"}, {"intermediate_size"}, 4, {"max_position_embeddings"}, 512,
             true);
     m.architecture = Architecture::encoder;
     m.type_vocab = geti(c, {"type_vocab_size"}, origin, 2);
@@ -180,27 +182,52 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
     m.embedding_norm = true;
     m.pooler = true;
     if (arch.find("ForSequenceClassification") != std::string::npos) m.num_labels = geti(c, {"num_labels"}, origin, 2);
-  } else if (type == "t5" || type == "mt5" || type == "umt5") {
-    m.architecture = Architecture::encoder_decoder;
-    m.hidden = geti(c, {"d_model"}, origin);
-    m.heads = geti(c, {"num_heads"}, origin);
-    m.kv_heads = m.heads;
-    m.head_dim = geti(c, {"d_kv"}, origin, m.hidden / std::max<std::int64_t>(1, m.heads));
-    m.ffn = geti(c, {"d_ff"}, origin);
-    m.encoder_layers = geti(c, {"num_layers"}, origin);
-    m.layers = geti(c, {"num_decoder_layers"}, origin, m.encoder_layers);
-    m.vocab = geti(c, {"vocab_size"}, origin);
-    m.context = 512;
-    std::string ff = "relu";
-    if (c.contains("feed_forward_proj") && c["feed_forward_proj"].is_string()) ff = c["feed_forward_proj"].get<std::string>();
-    m.gated_mlp = ff.rfind("gated", 0) == 0;
-    m.tied_embeddings = getb(c, "tie_word_embeddings", type == "t5");
-    m.relative_attention_bias = true;
   } else {
-    throw InputError(origin + ": model_type '" + type +
-                     "' is not supported (valid: llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2, gpt_neox, "
-                     "gpt_bigcode, falcon, bloom, mpt, bert, t5, mt5, deepseek_v3)");
+    return false;
   }
+  return true;
+}
+
+// T5 and mT5: encoder-decoder with relative attention bias.
+void read_t5(ModelSpec& m, const json& c, const std::string& origin, const std::string& type) {
+  m.architecture = Architecture::encoder_decoder;
+  m.hidden = geti(c, {"d_model"}, origin);
+  m.heads = geti(c, {"num_heads"}, origin);
+  m.kv_heads = m.heads;
+  m.head_dim = geti(c, {"d_kv"}, origin, m.hidden / std::max<std::int64_t>(1, m.heads));
+  m.ffn = geti(c, {"d_ff"}, origin);
+  m.encoder_layers = geti(c, {"num_layers"}, origin);
+  m.layers = geti(c, {"num_decoder_layers"}, origin, m.encoder_layers);
+  m.vocab = geti(c, {"vocab_size"}, origin);
+  m.context = 512;
+  std::string ff = "relu";
+  if (c.contains("feed_forward_proj") && c["feed_forward_proj"].is_string()) ff = c["feed_forward_proj"].get<std::string>();
+  m.gated_mlp = ff.rfind("gated", 0) == 0;
+  m.tied_embeddings = getb(c, "tie_word_embeddings", type == "t5");
+  m.relative_attention_bias = true;
+}
+
+}  // namespace
+
+ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin, const std::string& id) {
+  if (!c.is_object()) throw InputError(origin + ": expected a JSON object (a Hugging Face config.json)");
+  std::string type;
+  if (c.contains("model_type") && c["model_type"].is_string()) type = lower(c["model_type"].get<std::string>());
+  if (type.empty()) throw InputError(origin + ": missing field 'model_type' (valid: " + k_model_types + ")");
+  ModelSpec m;
+  m.id = id;
+  m.family = type;
+  m.source = origin;
+  std::string arch;
+  if (c.contains("architectures") && c["architectures"].is_array() && !c["architectures"].empty() && c["architectures"][0].is_string())
+    arch = c["architectures"][0].get<std::string>();
+  if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen2_moe" || type == "gemma" || type == "gemma2" ||
+      type == "gemma3_text" || type == "phi3" || type == "qwen3" || type == "starcoder2" || type == "cohere")
+    read_llama_family(m, c, origin, type);
+  else if (type == "deepseek_v3" || type == "deepseek_v2") read_deepseek(m, c, origin);
+  else if (type == "t5" || type == "mt5" || type == "umt5") read_t5(m, c, origin, type);
+  else if (!read_classic_family(m, c, origin, type, arch))
+    throw InputError(origin + ": model_type '" + type + "' is not supported (valid: " + k_model_types + ")");
   if (m.hidden <= 0 || m.heads <= 0 || m.layers <= 0 || m.vocab <= 0 || m.head_dim <= 0)
     throw InputError(origin + ": hidden size, heads, layers, head_dim and vocab_size must be positive");
   check_config_shape(m, origin);
