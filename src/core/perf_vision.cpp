@@ -47,8 +47,77 @@ double vae_decode_macs(double W, double H) {
 }
 
 // Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image.
+// Image generation (method.md §12.4): the denoiser's multiply-adds per image and step from its architecture, the
+// steps (with classifier-free guidance), the VAE decode, and diffusers' CPU offload over PCIe.
+TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, bool training, TimeEstimate t) {
+  // Denoiser multiply-adds per image and step from its architecture (method.md §12.4): UNet levels with
+  // five ResNet blocks (two 3x3 convs) and transformer layers (projections, cross-attention, GEGLU MLP:
+  // 18·C²·T, scores 2·T²·C); a diffusion transformer one multiply-add per parameter and token plus attention.
+  const double lw = W / 8.0, lh = H / 8.0;
+  double macs = 0;
+  if (a.backbone == "dit") {
+    const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens);
+    macs = a.denoiser_params * T + 2.0 * static_cast<double>(a.dit_blocks) * static_cast<double>(a.dit_hidden) * T * T;
+  } else {
+    for (std::size_t i = 0; i < a.levels.size(); ++i) {
+      const double sc = std::pow(2.0, static_cast<double>(i));
+      const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels);
+      macs += 5.0 * 18.0 * C * C * T + 5.0 * static_cast<double>(a.levels[i].transformer_layers) * (18.0 * C * C * T + 2.0 * T * T * C);
+    }
+  }
+  // Denoising steps: the pipeline's default, or --steps for an inference job.
+  const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
+  // Training: forward + backward (LoRA/QLoRA skip the frozen weights' gradients: 2x the forward), and a
+  // recomputed forward with gradient checkpointing.
+  const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+  const double train_passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
+  const double flops = 2.0 * macs * (training ? train_passes : steps * (a.cfg ? 2.0 : 1.0));
+  const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
+  // Inference ends with the VAE decode of every image, at the same utilisation.
+  const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
+  double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (peak_flops * util);
+  if (!training && (w.offload == Offload::model || w.offload == Offload::sequential)) {
+    // diffusers' CPU offload moves weights over PCIe from host memory (method.md §12.4): model offload each
+    // component once per pipeline call; sequential offload the denoiser at every step (and the rest once).
+    const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
+    const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+    const double den_w = a.denoiser_params * bits, rest_w = (a.text_encoder_params + a.vae_params) * (quant ? 2.0 : bits);
+    const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
+    const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
+    secs += moved / pcie;
+    t.notes.push_back(fmt::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
+                                  w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
+  }
+  t.images_per_second = static_cast<double>(w.batch) / secs;
+  if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
+  t.utilization = util;
+  t.bound = "compute";
+  t.notes.push_back(fmt::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
+                                training ? "" : fmt::format(", then the VAE decode ({:.2f} TFLOP per image)", vae_flops / 1e12)));
+  return t;
+}
+
+// Seconds of feature-map traffic per step (method.md §12.3): the elements a training step keeps, written and read
+// about 14 x 0.8 times in training and 3.75 x 0.8 in inference, at 70 % of peak bandwidth.
+double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double W, double H, bool training, bool tensor_convs, double b) {
+  const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
+  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+  // The YOLO count keeps three maps per Conv unit where the ResNet count this was fitted on keeps about
+  // two (conv and norm inputs): the same traffic per layer is 2/3 as many passes per counted element.
+  double passes = (training ? 14.0 : 3.75) * (tensor_convs ? k_conv_traffic_share : 1.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
+  // TensorRT fuses each convolution with its norm and activation: one of the three maps per unit is
+  // written and read (method.md §12.3); torch.compile fuses the norm and activation into one pass.
+  if (w.framework == Framework::tensorrt) passes /= 3.0;
+  else if (w.compile) passes /= 2.0;
+  const double bytes = b * traffic.saved_elements * act_b * passes;
+  const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
+  return t_bw;
+}
+
 }  // namespace
 
+// Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image, plus the traffic,
+// the optimizer step and the post-processing beside them.
 TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
   TimeEstimate t;
   const VisionArch a = vision_arch(w, m);
@@ -70,53 +139,8 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   }
   const auto [W, H] = image_size(w, m);
   const bool training = is_training(w.mode);
-  if (a.task == "generation") {
-    // Denoiser multiply-adds per image and step from its architecture (method.md §12.4): UNet levels with
-    // five ResNet blocks (two 3x3 convs) and transformer layers (projections, cross-attention, GEGLU MLP:
-    // 18·C²·T, scores 2·T²·C); a diffusion transformer one multiply-add per parameter and token plus attention.
-    const double lw = W / 8.0, lh = H / 8.0;
-    double macs = 0;
-    if (a.backbone == "dit") {
-      const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens);
-      macs = a.denoiser_params * T + 2.0 * static_cast<double>(a.dit_blocks) * static_cast<double>(a.dit_hidden) * T * T;
-    } else {
-      for (std::size_t i = 0; i < a.levels.size(); ++i) {
-        const double sc = std::pow(2.0, static_cast<double>(i));
-        const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels);
-        macs += 5.0 * 18.0 * C * C * T + 5.0 * static_cast<double>(a.levels[i].transformer_layers) * (18.0 * C * C * T + 2.0 * T * T * C);
-      }
-    }
-    // Denoising steps: the pipeline's default, or --steps for an inference job.
-    const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
-    // Training: forward + backward (LoRA/QLoRA skip the frozen weights' gradients: 2x the forward), and a
-    // recomputed forward with gradient checkpointing.
-    const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
-    const double train_passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
-    const double flops = 2.0 * macs * (training ? train_passes : steps * (a.cfg ? 2.0 : 1.0));
-    const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
-    // Inference ends with the VAE decode of every image, at the same utilisation.
-    const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
-    double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (*peak * util);
-    if (!training && (w.offload == Offload::model || w.offload == Offload::sequential)) {
-      // diffusers' CPU offload moves weights over PCIe from host memory (method.md §12.4): model offload each
-      // component once per pipeline call; sequential offload the denoiser at every step (and the rest once).
-      const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
-      const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
-      const double den_w = a.denoiser_params * bits, rest_w = (a.text_encoder_params + a.vae_params) * (quant ? 2.0 : bits);
-      const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
-      const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
-      secs += moved / pcie;
-      t.notes.push_back(fmt::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
-                                    w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
-    }
-    t.images_per_second = static_cast<double>(w.batch) / secs;
-    if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
-    t.utilization = util;
-    t.bound = "compute";
-    t.notes.push_back(fmt::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
-                                  training ? "" : fmt::format(", then the VAE decode ({:.2f} TFLOP per image)", vae_flops / 1e12)));
-    return t;
-  }
+  if (a.task == "generation") return denoiser_time(w, a, gpu, *peak, W, H, training, std::move(t));
+
   t.input_pixels = W * H;
   const VisionCounts vc = vision_counts(a, W, H, training, vision_policy(w));
   // Training: forward + backward (2x) of the trained part, forward only through frozen stages.
@@ -155,17 +179,7 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   const auto cuda_peak = gpu.peak_flops("fp32");
   if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
   if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
-    const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
-    const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
-    // The YOLO count keeps three maps per Conv unit where the ResNet count this was fitted on keeps about
-    // two (conv and norm inputs): the same traffic per layer is 2/3 as many passes per counted element.
-    double passes = (training ? 14.0 : 3.75) * (tensor_convs ? k_conv_traffic_share : 1.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
-    // TensorRT fuses each convolution with its norm and activation: one of the three maps per unit is
-    // written and read (method.md §12.3); torch.compile fuses the norm and activation into one pass.
-    if (w.framework == Framework::tensorrt) passes /= 3.0;
-    else if (w.compile) passes /= 2.0;
-    const double bytes = b * traffic.saved_elements * act_b * passes;
-    const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
+    const double t_bw = feature_map_seconds(w, a, gpu, W, H, training, tensor_convs, b);
     if (tensor_convs && !w.mfu) {
       // On tensor cores the traffic adds to the convolutions (they do not overlap: separate kernels).
       if (t_bw > secs) t.bound = "memory bandwidth (feature-map traffic)";
