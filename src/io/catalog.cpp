@@ -33,6 +33,109 @@ Segment parse_segment(const std::string& s, const std::string& where) {
                    "' (valid: consumer, workstation, datacenter-pcie, datacenter-module, edge)");
 }
 
+namespace {
+
+// memory: nominal size, capacity in bytes (reported or nominal) and type.
+void read_memory(GpuSpec& g, Obj& o, const std::string& where) {
+  Obj mem(o.raw("memory"), where + ".memory");
+  g.nominal_memory_gb = mem.num("nominal_gb");
+  if (!(g.nominal_memory_gb > 0) || g.nominal_memory_gb > 1e6)
+    throw InputError(where + ".memory.nominal_gb: expected a number of GB above 0 and up to 1e6, got " + mem.raw("nominal_gb").dump());
+  const double cap = mem.num("capacity_bytes");
+  // Up to 1e15 bytes (a petabyte, far beyond any device): a larger number would not fit the integer it becomes.
+  if (!(cap > 0) || cap > 1e15 || cap != std::floor(cap))
+    throw InputError(where + ".memory.capacity_bytes: expected a positive whole number of bytes up to 1e15");
+  g.memory_bytes = static_cast<std::int64_t>(cap);
+  g.capacity_basis = mem.str("capacity_basis");
+  if (g.capacity_basis != "reported" && g.capacity_basis != "nominal")
+    throw InputError(where + ".memory.capacity_basis: unknown value '" + g.capacity_basis + "' (valid: reported, nominal)");
+  g.memory_type = mem.str("type");
+  mem.done();
+}
+
+// node: GPUs per server, the fast-link domain, PCIe peer-to-peer, the network and host memory.
+void read_node(GpuSpec& g, Obj& o, const std::string& where) {
+  Obj nd(o.raw("node"), where + ".node");
+  if (auto v = nd.opt_num("gpus_per_node")) {
+    if (*v < 1 || *v > 1024 || *v != std::floor(*v))
+      throw InputError(where + ".node.gpus_per_node: expected an integer from 1 to 1024 or null, got " + std::to_string(*v));
+    g.node.gpus_per_node = static_cast<int>(*v);
+  }
+  const double fast = nd.num("fast_link_gpus");
+  if (fast < 0 || fast > 1024 || fast != std::floor(fast))
+    throw InputError(where + ".node.fast_link_gpus: expected an integer from 0 to 1024");
+  g.node.fast_link_gpus = static_cast<int>(fast);
+  const json& p2p = nd.raw("pcie_p2p");
+  if (!p2p.is_null() && !p2p.is_boolean()) throw InputError(where + ".node.pcie_p2p: expected true, false or null, got " + type_name(p2p));
+  if (p2p.is_boolean()) g.node.pcie_p2p = p2p.get<bool>();
+  g.node.network_gbit_per_gpu = nd.opt_num("network_gb_per_s_per_gpu");
+  g.node.network = nd.str("network");
+  g.node.host_ram_gb = nd.opt_num("host_ram_gb");
+  g.node.source = nd.str("source");
+  nd.done();
+}
+
+// software: the stack (CUDA, ROCm, SynapseAI) and the compute capability or gfx target.
+void read_software(GpuSpec& g, Obj& o, const std::string& where) {
+  Obj sw(o.raw("software"), where + ".software");
+  g.stack = sw.str("stack");
+  if (g.stack != "cuda" && g.stack != "rocm" && g.stack != "synapseai")
+    throw InputError(where + ".software.stack: unknown value '" + g.stack + "' (valid: cuda, rocm, synapseai)");
+  g.compute_capability = sw.opt_str("compute_capability");
+  if (const auto& cc = g.compute_capability) {
+    // MAJOR.MINOR, as nvidia-smi --query-gpu=compute_cap prints it ("8.9", "10.0").
+    const auto dot = cc->find('.');
+    auto digits = [](const std::string& t) { return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string::npos; };
+    if (dot == std::string::npos || !digits(cc->substr(0, dot)) || !digits(cc->substr(dot + 1)))
+      throw InputError(where + ".software.compute_capability: expected MAJOR.MINOR such as \"8.9\" or \"10.0\", got '" + *cc + "'");
+  }
+  g.gfx_target = sw.opt_str("gfx_target");
+  sw.done();
+}
+
+// prices: each offer with its provider, USD per GPU-hour, the date seen and the source.
+void read_prices(GpuSpec& g, Obj& o, const std::string& where) {
+  const json& prices = o.raw("prices");
+  if (!prices.is_array()) throw InputError(where + ".prices: expected an array, got " + type_name(prices));
+  for (std::size_t i = 0; i < prices.size(); ++i) {
+    Obj p(prices[i], where + ".prices[" + std::to_string(i) + "]");
+    PriceOffer offer;
+    offer.provider = p.str("provider");
+    offer.usd_per_gpu_hour = p.opt_num("usd_per_gpu_hour");
+    // An ISO date (YYYY-MM-DD or YYYY-MM), or null when the source gives none (the note says what is known).
+    offer.date_seen = p.opt_str("date_seen").value_or("");
+    if (!offer.date_seen.empty()) {
+      const std::string& d = offer.date_seen;
+      const bool iso = (d.size() == 7 || d.size() == 10) && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' &&
+                       std::all_of(d.begin(), d.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '-'; });
+      if (!iso) throw InputError(p.where() + ".date_seen: expected an ISO date (YYYY-MM-DD or YYYY-MM) or null, got '" + d + "'");
+    }
+    offer.source = p.str("source");
+    offer.note = p.str("note");
+    p.done();
+    g.prices.push_back(offer);
+  }
+}
+
+// sources (field group -> source) and the fields marked uncertain.
+void read_sources(GpuSpec& g, Obj& o, const std::string& where) {
+  const json& src = o.raw("sources");
+  if (!src.is_object() || src.empty()) throw InputError(where + ".sources: expected a non-empty object of field group -> source");
+  for (auto it = src.begin(); it != src.end(); ++it) {
+    if (!it.value().is_string()) throw InputError(where + ".sources." + it.key() + ": expected a string");
+    g.sources[it.key()] = it.value().get<std::string>();
+  }
+
+  const json& u = o.raw("uncertain");
+  if (!u.is_array()) throw InputError(where + ".uncertain: expected an array of strings");
+  for (const auto& x : u) {
+    if (!x.is_string()) throw InputError(where + ".uncertain: expected an array of strings");
+    g.uncertain.push_back(x.get<std::string>());
+  }
+}
+
+}  // namespace
+
 GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   std::string where = where_in;
   if (j.is_object() && j.contains("id") && j["id"].is_string()) where = where_in + " (" + j["id"].get<std::string>() + ")";
@@ -45,22 +148,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   g.architecture = o.str("architecture");
   g.segment = parse_segment(o.str("segment"), where);
   g.form_factor = o.str("form_factor");
-  {
-    Obj mem(o.raw("memory"), where + ".memory");
-    g.nominal_memory_gb = mem.num("nominal_gb");
-    if (!(g.nominal_memory_gb > 0) || g.nominal_memory_gb > 1e6)
-      throw InputError(where + ".memory.nominal_gb: expected a number of GB above 0 and up to 1e6, got " + mem.raw("nominal_gb").dump());
-    const double cap = mem.num("capacity_bytes");
-    // Up to 1e15 bytes (a petabyte, far beyond any device): a larger number would not fit the integer it becomes.
-    if (!(cap > 0) || cap > 1e15 || cap != std::floor(cap))
-      throw InputError(where + ".memory.capacity_bytes: expected a positive whole number of bytes up to 1e15");
-    g.memory_bytes = static_cast<std::int64_t>(cap);
-    g.capacity_basis = mem.str("capacity_basis");
-    if (g.capacity_basis != "reported" && g.capacity_basis != "nominal")
-      throw InputError(where + ".memory.capacity_basis: unknown value '" + g.capacity_basis + "' (valid: reported, nominal)");
-    g.memory_type = mem.str("type");
-    mem.done();
-  }
+  read_memory(g, o, where);
   g.bandwidth_gb_per_s = o.opt_num("memory_bandwidth_gb_per_s");
   {
     Obj tf(o.raw("dense_tflops"), where + ".dense_tflops");
@@ -73,26 +161,8 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
     g.interconnect_gb_per_s = ic.opt_num("gb_per_s");
     ic.done();
   }
-  if (o.has("node")) {  // optional in user catalogues: without it the segment's usual server is assumed
-    Obj nd(o.raw("node"), where + ".node");
-    if (auto v = nd.opt_num("gpus_per_node")) {
-      if (*v < 1 || *v > 1024 || *v != std::floor(*v))
-        throw InputError(where + ".node.gpus_per_node: expected an integer from 1 to 1024 or null, got " + std::to_string(*v));
-      g.node.gpus_per_node = static_cast<int>(*v);
-    }
-    const double fast = nd.num("fast_link_gpus");
-    if (fast < 0 || fast > 1024 || fast != std::floor(fast))
-      throw InputError(where + ".node.fast_link_gpus: expected an integer from 0 to 1024");
-    g.node.fast_link_gpus = static_cast<int>(fast);
-    const json& p2p = nd.raw("pcie_p2p");
-    if (!p2p.is_null() && !p2p.is_boolean()) throw InputError(where + ".node.pcie_p2p: expected true, false or null, got " + type_name(p2p));
-    if (p2p.is_boolean()) g.node.pcie_p2p = p2p.get<bool>();
-    g.node.network_gbit_per_gpu = nd.opt_num("network_gb_per_s_per_gpu");
-    g.node.network = nd.str("network");
-    g.node.host_ram_gb = nd.opt_num("host_ram_gb");
-    g.node.source = nd.str("source");
-    nd.done();
-  }
+  // optional in user catalogues: without it the segment's usual server is assumed
+  if (o.has("node")) read_node(g, o, where);
   if (o.has("low_precision")) {
     Obj lp(o.raw("low_precision"), where + ".low_precision");
     g.fp8 = lp.boolean("fp8");
@@ -101,65 +171,14 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   }
   if (auto v = o.opt_integer("pcie_gen", 1, 8)) g.pcie_gen = static_cast<int>(*v);
   g.board_power_w = o.opt_num("board_power_w");
-  {
-    Obj sw(o.raw("software"), where + ".software");
-    g.stack = sw.str("stack");
-    if (g.stack != "cuda" && g.stack != "rocm" && g.stack != "synapseai")
-      throw InputError(where + ".software.stack: unknown value '" + g.stack + "' (valid: cuda, rocm, synapseai)");
-    g.compute_capability = sw.opt_str("compute_capability");
-    if (const auto& cc = g.compute_capability) {
-      // MAJOR.MINOR, as nvidia-smi --query-gpu=compute_cap prints it ("8.9", "10.0").
-      const auto dot = cc->find('.');
-      auto digits = [](const std::string& t) { return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string::npos; };
-      if (dot == std::string::npos || !digits(cc->substr(0, dot)) || !digits(cc->substr(dot + 1)))
-        throw InputError(where + ".software.compute_capability: expected MAJOR.MINOR such as \"8.9\" or \"10.0\", got '" + *cc + "'");
-    }
-    g.gfx_target = sw.opt_str("gfx_target");
-    sw.done();
-  }
+  read_software(g, o, where);
   g.needs_server_chassis = o.boolean("needs_server_chassis");
   if (auto v = o.opt_integer("nvdec_engines", 0, 64)) g.nvdec_engines = static_cast<int>(*v);
   if (o.has("decode_streams_1080p30"))  // optional: most cards publish no whole-card figure
     if (auto v = o.opt_num("decode_streams_1080p30")) g.decode_streams_1080p30 = *v;
   g.purchase_usd = o.opt_num("purchase_usd");
-  {
-    const json& prices = o.raw("prices");
-    if (!prices.is_array()) throw InputError(where + ".prices: expected an array, got " + type_name(prices));
-    for (std::size_t i = 0; i < prices.size(); ++i) {
-      Obj p(prices[i], where + ".prices[" + std::to_string(i) + "]");
-      PriceOffer offer;
-      offer.provider = p.str("provider");
-      offer.usd_per_gpu_hour = p.opt_num("usd_per_gpu_hour");
-      // An ISO date (YYYY-MM-DD or YYYY-MM), or null when the source gives none (the note says what is known).
-      offer.date_seen = p.opt_str("date_seen").value_or("");
-      if (!offer.date_seen.empty()) {
-        const std::string& d = offer.date_seen;
-        const bool iso = (d.size() == 7 || d.size() == 10) && std::isdigit(static_cast<unsigned char>(d[0])) && d[4] == '-' &&
-                         std::all_of(d.begin(), d.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) || ch == '-'; });
-        if (!iso) throw InputError(p.where() + ".date_seen: expected an ISO date (YYYY-MM-DD or YYYY-MM) or null, got '" + d + "'");
-      }
-      offer.source = p.str("source");
-      offer.note = p.str("note");
-      p.done();
-      g.prices.push_back(offer);
-    }
-  }
-  {
-    const json& src = o.raw("sources");
-    if (!src.is_object() || src.empty()) throw InputError(where + ".sources: expected a non-empty object of field group -> source");
-    for (auto it = src.begin(); it != src.end(); ++it) {
-      if (!it.value().is_string()) throw InputError(where + ".sources." + it.key() + ": expected a string");
-      g.sources[it.key()] = it.value().get<std::string>();
-    }
-  }
-  {
-    const json& u = o.raw("uncertain");
-    if (!u.is_array()) throw InputError(where + ".uncertain: expected an array of strings");
-    for (const auto& x : u) {
-      if (!x.is_string()) throw InputError(where + ".uncertain: expected an array of strings");
-      g.uncertain.push_back(x.get<std::string>());
-    }
-  }
+  read_prices(g, o, where);
+  read_sources(g, o, where);
   g.notes = o.str("notes");
   o.done();
   // Catalogues without the node or low_precision blocks: a fast link joins a board of 8 modules or a
