@@ -304,83 +304,98 @@ std::string join_ids(const std::vector<std::string>& ids, std::size_t most) {
   if (most == 0 || ids.size() <= most) return fmt::format("{}", fmt::join(ids, ", "));
   return fmt::format("{}, {} and {} more", ids[0], ids[1], ids.size() - 2);
 }
-}  // namespace
+// What the ranking table shows, from the rows it has: the columns and their widths.
+struct RankColumns {
+  bool has_time, has_vllm, inference, vision, video, show_value, compact;
+  std::string unit;  // the value column's unit ("M training tokens", ...)
+  std::size_t lw;    // layout column width
+  std::string un;    // the memory unit, named once in the header
+};
 
-std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
-  std::string out;
-  if (r.rows.empty()) return "No GPU selected.\n";
-  out += "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
-  out += "Order: " + r.order_text + "\n";
-  for (const auto& rec : r.recommendations)
-    out += fmt::format("{} {:<34} {}\n", paint(style, fmt::format("{:<11}", rec.label + ":"), "1"), rec.gpu, rec.reason);
-  if (r.recommendations.empty()) out += "No plan fits within the margin: see the reasons below.\n";
-  out += "\n";
-  const bool has_time = r.has_job;
-  const bool has_vllm = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.memory.vllm.has_value(); });
-  const bool inference = !is_training(w.mode) && !m.vision;
-  const bool vision = m.vision.has_value();
-  std::string unit;
+RankColumns rank_columns(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
+  RankColumns k{};
+  k.has_time = r.has_job;
+  k.has_vllm = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.memory.vllm.has_value(); });
+  k.inference = !is_training(w.mode) && !m.vision;
+  k.vision = m.vision.has_value();
   for (const auto& c : r.rows)
     if (!c.value_unit.empty()) {
-      unit = c.value_unit;
+      k.unit = c.value_unit;
       break;
     }
-  const bool show_value = !r.has_job && !unit.empty() && unit != "stream-hour";
-  const bool compact = style.compact;
-  const std::size_t lw = compact ? 26 : 44;  // layout column
+  k.show_value = !r.has_job && !k.unit.empty() && k.unit != "stream-hour";
+  k.compact = style.compact;
+  k.lw = k.compact ? 26 : 44;
   // Memory columns carry their unit once, in the header; the bar draws the peak against the usable memory.
-  const std::string un = mem_unit(style);
+  k.un = mem_unit(style);
+  k.video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video.has_value(); });
+  return k;
+}
+
+std::string ranking_header(const RankColumns& k, const Style& style) {
+  const bool compact = k.compact, show_value = k.show_value, has_vllm = k.has_vllm, vision = k.vision, video = k.video, inference = k.inference,
+             has_time = k.has_time;
+  const std::string& un = k.un;
+  const std::string& unit = k.unit;
   std::string header = compact ? fmt::format("{:>3}  {:<24} {:<5} {:>4}  {:<26} {:>9} {:<10}", "#", "GPU", "fits", "GPUs", "layout", "peak " + un, "of usable")
                                : fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<44} {:>9} {:<10} {:>9} {:>11} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
                                              "peak " + un, "of usable", "usable " + un, "headroom " + un, "$/GPU-h");
   if (show_value) header += fmt::format(" {:>10}", "$/" + (unit == "M training tokens" ? std::string("M tok") : unit == "M output tokens" ? "M out" : unit == "k images" ? "k img" : unit));
   if (has_vllm) header += fmt::format(" {:>10} {:>8}", "KV pool " + un, "max seqs");
-  const bool video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video.has_value(); });
   if (vision) header += fmt::format(" {:>9}", "img/s/GPU");
   if (video) header += fmt::format(" {:>11} {:>9} {:>10}", "streams/GPU", "limit", "$/stream-h");
   else if (inference) header += fmt::format(" {:>8} {:>7} {:>8}", "tok/s", "TTFT s", "TPOT ms");
   else if (!vision) header += fmt::format(" {:>9}", "tok/s/GPU");
   if (has_time) header += fmt::format(" {:>9} {:>10}", "job time", "job cost");
   if (has_time && inference) header += fmt::format(" {:>9}", "$/M tok");
-  out += paint(style, header, "1") + "\n";
-  std::size_t i = 0, fitting = 0;
-  for (const auto& c : r.rows) {
-    ++i;
-    fitting += c.fits ? 1 : 0;
-    const std::string fit = c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32"))
-                                   : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
-    const std::string layout = c.layout.size() > lw ? c.layout.substr(0, lw - 1) + "…" : c.layout;
-    const std::string bar = paint(style, usage_bar(c.memory.device_peak, static_cast<double>(c.gpu->memory_bytes)), c.memory.device_peak <= static_cast<double>(c.gpu->memory_bytes) ? "32" : "31");
-    std::string line = compact ? fmt::format("{:>3}  {:<24} {} {:>4}  {:<26} {:>9} {}", i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
-                                             gbs(c.memory.device_peak, style), bar)
-                               : fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {} {:>9} {:>11} {:>8}", i, c.gpu->id, fit, c.gpus, layout,
-                                             gbs(c.memory.device_peak, style), bar, gbs(static_cast<double>(c.gpu->memory_bytes), style),
-                                             gbs(c.headroom_bytes, style), c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
-    if (show_value)
-      line += fmt::format(" {:>10}", c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format("{:.1f}", *c.value_usd) : fmt::format("{:.3f}", *c.value_usd)) : "—");
-    if (has_vllm)
-      line += fmt::format(" {:>10} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes, style) : "—",
-                          c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
-    if (vision) {
-      line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format(fmt::runtime(*c.time.images_per_second < 10 ? "{:.2f}" : "{:.0f}"), *c.time.images_per_second) : "—");
-      if (video)
-        line += fmt::format(" {:>11} {:>9} {:>10}", c.video ? fmt::format("{:.0f}", c.video->streams_per_gpu) : "—", c.video ? c.video->limit : "—",
-                            c.video && c.video->usd_per_stream_hour ? fmt::format("{:.3f}", *c.video->usd_per_stream_hour) : "—");
-    } else if (inference) {
-      const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
-      line += fmt::format(" {:>8} {:>7} {:>8}", c.time.decode_tokens_per_second ? fmt::format("{:.0f}", *c.time.decode_tokens_per_second * replicas) : "—",
-                          c.time.ttft_seconds ? fmt::format("{:.2f}", *c.time.ttft_seconds) : "—",
-                          c.time.tpot_seconds ? fmt::format("{:.1f}", *c.time.tpot_seconds * 1000) : "—");
-    } else {
-      line += fmt::format(" {:>9}", c.time.train_tokens_per_second_per_gpu ? fmt::format("{:.0f}", *c.time.train_tokens_per_second_per_gpu) : "—");
-    }
-    if (has_time)
-      line += fmt::format(" {:>9} {:>10}", c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—",
-                          c.cost.total_usd ? fmt::format("${:.2f}", *c.cost.total_usd) : "—");
-    if (has_time && inference)
-      line += fmt::format(" {:>9}", c.cost.usd_per_million_output_tokens ? fmt::format("{:.3f}", *c.cost.usd_per_million_output_tokens) : "—");
-    out += line + "\n";
+  return paint(style, header, "1") + "\n";
+}
+
+// One GPU's row: fit, count, layout, peak against usable memory, price, value, throughput, job time and cost.
+std::string ranking_row(const Candidate& c, std::size_t i, const RankColumns& k, const Style& style) {
+  const bool compact = k.compact, show_value = k.show_value, has_vllm = k.has_vllm, vision = k.vision, video = k.video, inference = k.inference,
+             has_time = k.has_time;
+  const std::size_t lw = k.lw;
+  const std::string fit = c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32"))
+                                 : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
+  const std::string layout = c.layout.size() > lw ? c.layout.substr(0, lw - 1) + "…" : c.layout;
+  const std::string bar = paint(style, usage_bar(c.memory.device_peak, static_cast<double>(c.gpu->memory_bytes)), c.memory.device_peak <= static_cast<double>(c.gpu->memory_bytes) ? "32" : "31");
+  std::string line = compact ? fmt::format("{:>3}  {:<24} {} {:>4}  {:<26} {:>9} {}", i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
+                                           gbs(c.memory.device_peak, style), bar)
+                             : fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {} {:>9} {:>11} {:>8}", i, c.gpu->id, fit, c.gpus, layout,
+                                           gbs(c.memory.device_peak, style), bar, gbs(static_cast<double>(c.gpu->memory_bytes), style),
+                                           gbs(c.headroom_bytes, style), c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
+  if (show_value)
+    line += fmt::format(" {:>10}", c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format("{:.1f}", *c.value_usd) : fmt::format("{:.3f}", *c.value_usd)) : "—");
+  if (has_vllm)
+    line += fmt::format(" {:>10} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes, style) : "—",
+                        c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
+  if (vision) {
+    line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format(fmt::runtime(*c.time.images_per_second < 10 ? "{:.2f}" : "{:.0f}"), *c.time.images_per_second) : "—");
+    if (video)
+      line += fmt::format(" {:>11} {:>9} {:>10}", c.video ? fmt::format("{:.0f}", c.video->streams_per_gpu) : "—", c.video ? c.video->limit : "—",
+                          c.video && c.video->usd_per_stream_hour ? fmt::format("{:.3f}", *c.video->usd_per_stream_hour) : "—");
+  } else if (inference) {
+    const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
+    line += fmt::format(" {:>8} {:>7} {:>8}", c.time.decode_tokens_per_second ? fmt::format("{:.0f}", *c.time.decode_tokens_per_second * replicas) : "—",
+                        c.time.ttft_seconds ? fmt::format("{:.2f}", *c.time.ttft_seconds) : "—",
+                        c.time.tpot_seconds ? fmt::format("{:.1f}", *c.time.tpot_seconds * 1000) : "—");
+  } else {
+    line += fmt::format(" {:>9}", c.time.train_tokens_per_second_per_gpu ? fmt::format("{:.0f}", *c.time.train_tokens_per_second_per_gpu) : "—");
   }
+  if (has_time)
+    line += fmt::format(" {:>9} {:>10}", c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—",
+                        c.cost.total_usd ? fmt::format("${:.2f}", *c.cost.total_usd) : "—");
+  if (has_time && inference)
+    line += fmt::format(" {:>9}", c.cost.usd_per_million_output_tokens ? fmt::format("{:.3f}", *c.cost.usd_per_million_output_tokens) : "—");
+  return line + "\n";
+}
+
+// Below the rows: launch hints, the count that fits, why the others do not, and the grouped notes.
+std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColumns& k, const Style& style, std::size_t fitting) {
+  std::string out;
+  const bool has_time = k.has_time;
+  const std::string& un = k.un;
   out += "\n";
   if (style.hints) {
     out += "Launch hints (first 5 that fit):\n";
@@ -434,30 +449,26 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   return out;
 }
 
+}  // namespace
 
-std::string check_table(const std::vector<CheckResult>& results, const Style& style) {
+std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
   std::string out;
-  std::size_t failed = 0;
-  for (const auto& r : results) {
-    const CheckedPlan& c = r.plan;
-    const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
-    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
-                       c.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,
-                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
-                       c.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.total_usd, c.wall_hours) : "");
-    for (const auto& f : r.failures) out += "      " + f + "\n";
-    failed += r.passed() ? 0 : 1;
+  if (r.rows.empty()) return "No GPU selected.\n";
+  out += "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
+  out += "Order: " + r.order_text + "\n";
+  for (const auto& rec : r.recommendations)
+    out += fmt::format("{} {:<34} {}\n", paint(style, fmt::format("{:<11}", rec.label + ":"), "1"), rec.gpu, rec.reason);
+  if (r.recommendations.empty()) out += "No plan fits within the margin: see the reasons below.\n";
+  out += "\n";
+  const RankColumns k = rank_columns(w, m, r, style);
+  out += ranking_header(k, style);
+  std::size_t i = 0, fitting = 0;
+  for (const auto& c : r.rows) {
+    fitting += c.fits ? 1 : 0;
+    out += ranking_row(c, ++i, k, style);
   }
-  out += fmt::format("{} of {} checks passed\n", results.size() - failed, results.size());
-  return out;
+  return out + ranking_footer(r, m, k, style, fitting);
 }
-
-
-
-
-
-
-
 
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style) {
   std::string out;

@@ -1,5 +1,5 @@
 // Text for the listings and the smaller commands: the GPU catalogue and one GPU, the model presets, a
-// calibration beside its estimate, and a sweep drawn in the terminal.
+// calibration beside its estimate, a sweep drawn in the terminal, and the results of check.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -256,4 +256,22 @@ std::string calibration_view_json(const CalibrationView& v) {
                      {"memory_factor", v.correction.memory_factor}, {"speed_factor", v.correction.speed_factor}};
   return j.dump(2) + "\n";
 }
+
+std::string check_table(const std::vector<CheckResult>& results, const Style& style) {
+  std::string out;
+  std::size_t failed = 0;
+  for (const auto& r : results) {
+    const CheckedPlan& c = r.plan;
+    const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
+    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
+                       c.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,
+                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
+                       c.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.total_usd, c.wall_hours) : "");
+    for (const auto& f : r.failures) out += "      " + f + "\n";
+    failed += r.passed() ? 0 : 1;
+  }
+  out += fmt::format("{} of {} checks passed\n", results.size() - failed, results.size());
+  return out;
+}
+
 }  // namespace gpuadvise
