@@ -10,17 +10,11 @@
 namespace gpuadvise {
 
 namespace {
-FrameworkProfile build_profile(Framework f) {
+// Inference engines: serving pools, CUDA graphs, preallocated caches (method.md §7).
+FrameworkProfile engine_profile(Framework f) {
   FrameworkProfile p;
   p.id = f;
   switch (f) {
-    case Framework::hf:
-      p.summary = "Hugging Face transformers/Trainer/PEFT";
-      p.layer_overhead_s = 0.45e-3;  // optimum GPTQ/fp16 rows (A100) and GPTQ-for-LLaMa rows (RTX 4090)
-      p.quant_matmul_cuda_cores = true;
-      p.prompt_logits_all_positions = false;  // generate() keeps the last position's logits (logits_to_keep, 4.45+)
-      p.source = "transformers LlamaForCausalLM.forward (logits.float(), eager softmax in fp32; generate keeps last-position logits since 4.45); Trainer AMP; PEFT LoraConfig (lora_dropout 0)";
-      break;
     case Framework::vllm:
       p.summary = "vLLM (paged KV-cache pool)";
       p.prompt_logits_all_positions = false;
@@ -42,7 +36,7 @@ FrameworkProfile build_profile(Framework f) {
       // engine (weights, activation workspace, runtime) loads; in-flight batching. Both decode as vLLM does (CUDA
       // graphs, the same fused-MoE kernels); the pools differ (memory.cpp, method.md §6.2).
       const bool sglang = f == Framework::sglang;
-      p = build_profile(Framework::vllm);
+      p = engine_profile(Framework::vllm);
       p.id = f;
       p.summary = sglang ? "SGLang (radix-cache KV pool)" : "TensorRT-LLM (paged KV cache, in-flight batching)";
       p.source = sglang ? "sglang/srt/server_args.py: mem_fraction_static = (gpu_mem - reserved_mem) / gpu_mem, reserved by GPU class"
@@ -76,6 +70,24 @@ FrameworkProfile build_profile(Framework f) {
       p.eager_softmax_fp32 = false;
       p.kv_preallocated = true;
       p.source = "AutoAWQ fused modules: preallocated KV cache for max_seq_len";
+      break;
+    default:
+      break;
+  }
+  return p;
+}
+
+// Training frameworks and the plain PyTorch profile (method.md §7).
+FrameworkProfile training_profile(Framework f) {
+  FrameworkProfile p;
+  p.id = f;
+  switch (f) {
+    case Framework::hf:
+      p.summary = "Hugging Face transformers/Trainer/PEFT";
+      p.layer_overhead_s = 0.45e-3;  // optimum GPTQ/fp16 rows (A100) and GPTQ-for-LLaMa rows (RTX 4090)
+      p.quant_matmul_cuda_cores = true;
+      p.prompt_logits_all_positions = false;  // generate() keeps the last position's logits (logits_to_keep, 4.45+)
+      p.source = "transformers LlamaForCausalLM.forward (logits.float(), eager softmax in fp32; generate keeps last-position logits since 4.45); Trainer AMP; PEFT LoraConfig (lora_dropout 0)";
       break;
     case Framework::litgpt:
       p.summary = "LitGPT (Lightning Fabric)";
@@ -127,8 +139,24 @@ FrameworkProfile build_profile(Framework f) {
       p.summary = "PyTorch";
       p.source = "plain PyTorch training loop with torch.amp";
       break;
+    default:
+      break;
   }
   return p;
+}
+
+FrameworkProfile build_profile(Framework f) {
+  switch (f) {
+    case Framework::vllm:
+    case Framework::sglang:
+    case Framework::trtllm:
+    case Framework::llamacpp:
+    case Framework::exllama:
+    case Framework::autoawq:
+      return engine_profile(f);
+    default:
+      return training_profile(f);
+  }
 }
 }  // namespace
 
