@@ -56,18 +56,14 @@ namespace {
 // median ratio of measured to modelled activation memory over detectron2's 22 MODEL_ZOO rows (method.md §12.2).
 constexpr double k_cnn_transient_factor = 1.35;
 
-// Image generation pipelines (method.md §12.4): every component resident; the peak is the larger of one
-// denoiser step (classifier-free guidance doubles its batch) and the VAE decode at full resolution.
-void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a, double W, double H) {
+// The denoiser's working set for the batch (method.md §12.4): a UNet's skip maps and its attention at the highest
+// resolution, or a DiT's blocks; training keeps every block's tensors, or only their inputs when checkpointed.
+double denoiser_bytes_for(const Workload& w, const VisionArch& a, double W, double H) {
   const bool training = is_training(w.mode);
   const double act_b = activation_bytes(w.precision);
   const double b = static_cast<double>(w.batch);
-  const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
-  const double den_b = weight_bits(w.precision, w.double_quant) / 8.0;
-  const double other_b = quant ? 2.0 : den_b;  // text encoders and VAE stay 16-bit next to a quantised denoiser
   const double lat_w = W / 8.0, lat_h = H / 8.0;
   const bool eager = !w.flash_attention;
-  e.params_total = e.params_active = a.denoiser_params + a.text_encoder_params + a.vae_params;
   // Denoiser working set per image.
   auto unet_saved = [&](double per_image_batch, bool keep_for_backward) {
     double attn_peak = 0, feats = 0, saved = 0;
@@ -88,7 +84,7 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
   };
   const double b_eff = b * (a.cfg && !training ? 2.0 : 1.0);
   const bool ckpt = training && w.checkpointing != Checkpointing::none;
-  double denoiser_bytes;
+  double denoiser_bytes = 0;
   if (a.backbone == "dit") {
     const double T = (lat_w / 2.0) * (lat_h / 2.0) + static_cast<double>(a.dit_text_tokens), h = static_cast<double>(a.dit_hidden);
     const double per = T * h * 16.0 + (eager ? static_cast<double>(a.dit_heads) * T * T * 2.0 : 0.0);
@@ -108,46 +104,70 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
       denoiser_bytes += b_eff * inputs * act_b;
     }
   }
-  if (!training) {
-    // VAE decode: 128-channel maps at full resolution (input, norm, activation, conv output) and the
-    // mid-block attention over the latent pixels.
-    // --vae-tiling (diffusers enable_vae_tiling) decodes 512x512 tiles (AutoencoderKL's tile_sample_min_size)
-    // one at a time, with their overlap: the maps of one tile, not of the image.
-    const double px = w.vae_tiling ? std::min(W * H, 512.0 * 512.0) : W * H;
-    const double Tl = px / 64.0;
-    const double vae = b * (128.0 * px * 4.0 + (eager ? Tl * Tl * 2.0 : 0.0)) * act_b;
-    const double den_w = a.denoiser_params * den_b, text_w = a.text_encoder_params * other_b, vae_w = a.vae_params * other_b;
-    e.weights = den_w + text_w + vae_w;
+  return denoiser_bytes;
+}
+
+// Inference (method.md §12.4): every component resident, or diffusers' model or sequential CPU offload; the peak is
+// the larger of a denoising step and the VAE decode (tiled with --vae-tiling).
+void diffusion_inference_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a, double W, double H, double denoiser_bytes) {
+  const double act_b = activation_bytes(w.precision);
+  const double b = static_cast<double>(w.batch);
+  const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+  const double den_b = weight_bits(w.precision, w.double_quant) / 8.0;
+  const double other_b = quant ? 2.0 : den_b;  // text encoders and VAE stay 16-bit next to a quantised denoiser
+  const bool eager = !w.flash_attention;
+  // VAE decode: 128-channel maps at full resolution (input, norm, activation, conv output) and the
+  // mid-block attention over the latent pixels.
+  // --vae-tiling (diffusers enable_vae_tiling) decodes 512x512 tiles (AutoencoderKL's tile_sample_min_size)
+  // one at a time, with their overlap: the maps of one tile, not of the image.
+  const double px = w.vae_tiling ? std::min(W * H, 512.0 * 512.0) : W * H;
+  const double Tl = px / 64.0;
+  const double vae = b * (128.0 * px * 4.0 + (eager ? Tl * Tl * 2.0 : 0.0)) * act_b;
+  const double den_w = a.denoiser_params * den_b, text_w = a.text_encoder_params * other_b, vae_w = a.vae_params * other_b;
+  e.weights = den_w + text_w + vae_w;
+  e.activations = std::max(denoiser_bytes, vae);
+  if (w.offload == Offload::model) {
+    // enable_model_cpu_offload: one component on the GPU at a time (text encoders, then the denoiser, then the
+    // VAE), each moved in from host memory when its turn comes: the peak is the largest component with its
+    // working set.
+    const double den_phase = den_w + denoiser_bytes, vae_phase = vae_w + vae;
+    e.weights = std::max({den_w, text_w, vae_w});
+    e.activations = std::max({den_phase, vae_phase, text_w}) - e.weights;
+    e.peak_phase = den_phase >= vae_phase ? "a denoising step (model CPU offload: the denoiser alone on the GPU)"
+                                          : "the VAE decode (model CPU offload: the VAE alone on the GPU)";
+    if (w.explain) e.explain.push_back({"weights", "model CPU offload: the largest component resident",
+                         fmt::format("denoiser {:.2f} GB, text encoders {:.2f} GB, VAE {:.2f} GB", den_w / k_gb, text_w / k_gb, vae_w / k_gb), e.weights,
+                         "method.md §12.4"});
+    return;
+  }
+  if (w.offload == Offload::sequential) {
+    // enable_sequential_cpu_offload: every submodule's weights stream in just before it runs: about one
+    // transformer block (or UNet level) resident.
+    const double unit = a.backbone == "dit" ? den_w / std::max(1.0, static_cast<double>(a.dit_blocks))
+                                            : den_w / std::max<double>(1.0, static_cast<double>(a.levels.size()) * 2.0);
+    e.weights = unit;
     e.activations = std::max(denoiser_bytes, vae);
-    if (w.offload == Offload::model) {
-      // enable_model_cpu_offload: one component on the GPU at a time (text encoders, then the denoiser, then the
-      // VAE), each moved in from host memory when its turn comes: the peak is the largest component with its
-      // working set.
-      const double den_phase = den_w + denoiser_bytes, vae_phase = vae_w + vae;
-      e.weights = std::max({den_w, text_w, vae_w});
-      e.activations = std::max({den_phase, vae_phase, text_w}) - e.weights;
-      e.peak_phase = den_phase >= vae_phase ? "a denoising step (model CPU offload: the denoiser alone on the GPU)"
-                                            : "the VAE decode (model CPU offload: the VAE alone on the GPU)";
-      if (w.explain) e.explain.push_back({"weights", "model CPU offload: the largest component resident",
-                           fmt::format("denoiser {:.2f} GB, text encoders {:.2f} GB, VAE {:.2f} GB", den_w / k_gb, text_w / k_gb, vae_w / k_gb), e.weights,
-                           "method.md §12.4"});
-      return;
-    }
-    if (w.offload == Offload::sequential) {
-      // enable_sequential_cpu_offload: every submodule's weights stream in just before it runs: about one
-      // transformer block (or UNet level) resident.
-      const double unit = a.backbone == "dit" ? den_w / std::max(1.0, static_cast<double>(a.dit_blocks))
-                                              : den_w / std::max<double>(1.0, static_cast<double>(a.levels.size()) * 2.0);
-      e.weights = unit;
-      e.activations = std::max(denoiser_bytes, vae);
-      e.peak_phase = "a denoising step (sequential CPU offload: one block's weights resident)";
-      if (w.explain) e.explain.push_back({"weights", "sequential CPU offload: one block's weights resident", fmt::format("{:.2f} GB", unit / k_gb), e.weights,
-                           "method.md §12.4"});
-      return;
-    }
-    e.peak_phase = denoiser_bytes >= vae ? "a denoising step at the highest-resolution attention" : "the VAE decode at full resolution";
-    if (w.explain) e.explain.push_back({"activations", "max(denoiser step (x2 with classifier-free guidance), VAE decode)",
-                         fmt::format("denoiser {:.2f} GB, VAE {:.2f} GB", denoiser_bytes / k_gb, vae / k_gb), e.activations, "method.md §12.4"});
+    e.peak_phase = "a denoising step (sequential CPU offload: one block's weights resident)";
+    if (w.explain) e.explain.push_back({"weights", "sequential CPU offload: one block's weights resident", fmt::format("{:.2f} GB", unit / k_gb), e.weights,
+                         "method.md §12.4"});
+    return;
+  }
+  e.peak_phase = denoiser_bytes >= vae ? "a denoising step at the highest-resolution attention" : "the VAE decode at full resolution";
+  if (w.explain) e.explain.push_back({"activations", "max(denoiser step (x2 with classifier-free guidance), VAE decode)",
+                       fmt::format("denoiser {:.2f} GB, VAE {:.2f} GB", denoiser_bytes / k_gb, vae / k_gb), e.activations, "method.md §12.4"});
+}
+
+// Image generation pipelines (method.md §12.4): every component resident; the peak is the larger of one
+// denoiser step (classifier-free guidance doubles its batch) and the VAE decode at full resolution.
+void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a, double W, double H) {
+  const bool training = is_training(w.mode);
+  const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8;
+  const double den_b = weight_bits(w.precision, w.double_quant) / 8.0;
+  const double other_b = quant ? 2.0 : den_b;  // text encoders and VAE stay 16-bit next to a quantised denoiser
+  e.params_total = e.params_active = a.denoiser_params + a.text_encoder_params + a.vae_params;
+  const double denoiser_bytes = denoiser_bytes_for(w, a, W, H);
+  if (!training) {
+    diffusion_inference_memory(e, w, a, W, H, denoiser_bytes);
     return;
   }
   // Training the denoiser (full, LoRA or QLoRA); text encoders and VAE frozen, and not resident at all when the
