@@ -130,9 +130,7 @@ struct Commands {
 // The default command: the ranking's flags on the main app (registered at every start: it has no subcommand).
 void register_ranking(CLI::App& app, Commands& c) {
   RankFlags& r = c.rank;
-  add_workload_flags(&app, r.wf);
-  add_cost_flags(&app, r.cf);
-  add_output_flags(&app, c.rank_of, false);
+  add_job_flags(&app, r.wf, r.cf, c.rank_of, false);
   app.add_option("--rank-by", r.rank_by, "value | cost | time | gpus | headroom [value: cost per job, or per unit of work]")->group("Ranking");
   app.add_option("--only,--gpu", r.only, "rank only these GPU ids (repeatable; nvidia-smi and SkyPilot names work: H100, A100-80GB)")->group("Ranking");
   app.add_option("--deadline", r.deadline, "scale out until the job finishes within it, keep the cheapest such plan: 90m, 36h, 2d")->group("Ranking");
@@ -145,18 +143,14 @@ void register_ranking(CLI::App& app, Commands& c) {
 void register_workload_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
   c.est = app.add_subcommand("estimate", "memory (and, with --gpu, time) of one workload");
   lazy.defer(c.est, [&] {
-    add_workload_flags(c.est, c.est_flags.wf);
-    add_cost_flags(c.est, c.est_flags.cf);
-    add_output_flags(c.est, c.est_of, true);
+    add_job_flags(c.est, c.est_flags.wf, c.est_flags.cf, c.est_of, true);
     c.est->add_option("--gpu", c.est_flags.gpu, "estimate on this GPU: verdict, capacity, time")->group("Workload");
     c.est->footer(k_examples);
   });
 
   c.chk = app.add_subcommand("check", "CI gate: assert that workloads fit GPUs within headroom, cost, time and GPU limits (exit 1 when not)");
   lazy.defer(c.chk, [&] {
-    add_workload_flags(c.chk, c.chk_flags.chk_wf);
-    add_cost_flags(c.chk, c.chk_flags.chk_cf);
-    add_output_flags(c.chk, c.chk_of, false);
+    add_job_flags(c.chk, c.chk_flags.chk_wf, c.chk_flags.chk_cf, c.chk_of, false);
     c.chk->add_option("--gpu", c.chk_flags.chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
     c.chk->add_option("--min-headroom", c.chk_flags.min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
     c.chk->add_option("--max-cost", c.chk_flags.max_cost, "cost of the job in USD")->group("Assertions");
@@ -213,9 +207,7 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
 
   c.swp = app.add_subcommand("sweep", "vary one setting over a range and draw memory, throughput or cost against it, per GPU");
   lazy.defer(c.swp, [&] {
-    add_workload_flags(c.swp, c.swp_flags.swp_wf);
-    add_cost_flags(c.swp, c.swp_flags.swp_cf);
-    add_output_flags(c.swp, c.swp_of, false);
+    add_job_flags(c.swp, c.swp_flags.swp_wf, c.swp_flags.swp_cf, c.swp_of, false);
     c.swp->add_option("--vary", c.swp_flags.swp_vary, "seq-len | batch | concurrency | lora-rank | gpus | image-size")->group("Sweep");
     c.swp->add_option("--from", c.swp_flags.swp_from, "first value")->group("Sweep");
     c.swp->add_option("--to", c.swp_flags.swp_to, "last value")->group("Sweep");

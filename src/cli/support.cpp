@@ -156,6 +156,12 @@ void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
   app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");
 }
 
+void add_job_flags(CLI::App* app, WorkloadFlags& wf, CostFlags& cf, OutputFlags& of, bool with_explain) {
+  add_workload_flags(app, wf);
+  add_cost_flags(app, cf);
+  add_output_flags(app, of, with_explain);
+}
+
 // Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never CLI11's
 // generic TEXT; the workload settings get theirs from `placeholder` when they are added. One app's own options:
 // each subcommand's are named when they are registered.

@@ -62,6 +62,8 @@ struct OutputFlags {
 void add_workload_flags(CLI::App* app, WorkloadFlags& wf);
 void add_cost_flags(CLI::App* app, CostFlags& cf);
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain);
+// A job's command (the ranking, estimate, check, sweep): the workload, cost and output flags, in that order.
+void add_job_flags(CLI::App* app, WorkloadFlags& wf, CostFlags& cf, OutputFlags& of, bool with_explain);
 // Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never TEXT.
 void name_placeholders(CLI::App& app);
 

@@ -185,14 +185,9 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
   const Workload& w = in.w;
   const ModelSpec& m = in.m;
   const FrameworkProfile& fw = in.fw;
-  const double s = in.s;
-  const double b = in.b;
-  const double tp = in.tp;
-  const double act_b = in.act_b;
-  const double V = in.V;
+  const double s = in.s, b = in.b, tp = in.tp, act_b = in.act_b, V = in.V, layers_total = in.layers_total;
   const bool mixed = in.mixed;
   const std::int64_t s_len = in.s_len;
-  const double layers_total = in.layers_total;
   // Sequence parallelism (Megatron-LM, torchtitan) splits the h-sized tensors over the tensor-parallel
   // ranks too; the head- and f-sized ones are already per rank ([KORTH] Table 2, TP + SP).
   LayerShape sls = ls;
@@ -263,12 +258,7 @@ void inference_activations(const MemBasis& in, const LayerShape& ls, MemoryEstim
   const ModelSpec& m = in.m;
   const FrameworkProfile& fw = in.fw;
   const ParamCounts& pc = in.pc;
-  const double s = in.s;
-  const double b = in.b;
-  const double tp = in.tp;
-  const double pp = in.pp;
-  const double act_b = in.act_b;
-  const double V = in.V;
+  const double s = in.s, b = in.b, tp = in.tp, pp = in.pp, act_b = in.act_b, V = in.V;
   const std::int64_t kvh = e.kv_heads_per_gpu;
   // ---- Inference (method.md §6) --------------------------------------------------------------
   const Precision kvp = w.kv_precision.value_or(is_16bit_or_lower(w.precision) ? Precision::fp16 : Precision::fp32);
@@ -316,13 +306,8 @@ void assemble_peak(const MemBasis& in, const GpuSpec* gpu, const WeightBytes& wb
   const ModelSpec& m = in.m;
   const FrameworkProfile& fw = in.fw;
   const ParamCounts& pc = in.pc;
-  const double s = in.s;
-  const double tp = in.tp;
-  const double pp = in.pp;
-  const double act_b = in.act_b;
-  const double V = in.V;
+  const double s = in.s, tp = in.tp, pp = in.pp, act_b = in.act_b, V = in.V, base_bits = wb.base_bits;
   const bool training = in.training;
-  const double base_bits = wb.base_bits;
   // ---- Tensor peak -----------------------------------------------------------------------------
   e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations + e.kv_cache + e.logits;
   if (w.explain) e.explain.insert(e.explain.begin(), {"weights", states_formula,

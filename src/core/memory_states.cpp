@@ -15,10 +15,7 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
   const Workload& w = in.w;
   const FrameworkProfile& fw = in.fw;
   const ParamCounts& pc = in.pc;
-  const double tp = in.tp;
-  const double pp = in.pp;
-  const double mp = in.mp;
-  const double expert_elsewhere = in.expert_elsewhere;
+  const double tp = in.tp, pp = in.pp, mp = in.mp, expert_elsewhere = in.expert_elsewhere;
   const bool training = in.training;
   // ---- Weights (method.md §2) -----------------------------------------------------------------
   double base_bits = weight_bits(w.precision, w.double_quant);
@@ -82,18 +79,10 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
   const ModelSpec& m = in.m;
   const FrameworkProfile& fw = in.fw;
   const ParamCounts& pc = in.pc;
-  const double tp = in.tp;
-  const double dp = in.dp;
-  const double mp = in.mp;
-  const double ep = in.ep;
-  const double expert_elsewhere = in.expert_elsewhere;
-  const bool training = in.training;
-  const bool mixed = in.mixed;
+  const double tp = in.tp, dp = in.dp, mp = in.mp, ep = in.ep, expert_elsewhere = in.expert_elsewhere, base_bits = wb.base_bits,
+               emb_bits = wb.emb_bits, weight_bytes_per_gpu = wb.per_gpu, lora_params = lora_count;
+  const bool training = in.training, mixed = in.mixed;
   const Sharding shard = in.shard;
-  const double base_bits = wb.base_bits;
-  const double emb_bits = wb.emb_bits;
-  const double weight_bytes_per_gpu = wb.per_gpu;
-  const double lora_params = lora_count;
   // ---- Model states for training (method.md §3) ----------------------------------------------
 
   double states_weights = weight_bytes_per_gpu, states_grads = 0, states_opt = 0;

@@ -172,11 +172,14 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
 namespace {
 // What every language-model time estimate starts from (method.md §8): the precision the GPU runs and its peak,
 // the parameter counts and the model-parallel degrees.
-struct TimeBasis {
+struct TimeInputs {
   const Workload& w;
   const ModelSpec& m;
   const GpuSpec& gpu;
   const MemoryEstimate& mem;
+};
+struct TimeBasis {
+  TimeInputs io;
   PrecisionSupport ps;
   std::optional<double> peak;
   double s;
@@ -188,10 +191,7 @@ struct TimeBasis {
 // achieved share of the dense peak, attention at its own share, the memory-bound elementwise traffic at 80 % of
 // the peak bandwidth and QLoRA's dequantisation.
 double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens_step) {
-  const Workload& w = in.w;
-  const ModelSpec& m = in.m;
-  const GpuSpec& gpu = in.gpu;
-  const MemoryEstimate& mem = in.mem;
+  const auto& [w, m, gpu, mem] = in.io;
   const ParamCounts& pc = in.pc;
   const PrecisionSupport& ps = in.ps;
   const auto& peak = in.peak;
@@ -227,10 +227,7 @@ struct TrainingLayout {
 };
 
 TrainingLayout training_layout(const TimeBasis& in) {
-  const Workload& w = in.w;
-  const ModelSpec& m = in.m;
-  const GpuSpec& gpu = in.gpu;
-  const MemoryEstimate& mem = in.mem;
+  const auto& [w, m, gpu, mem] = in.io;
   const ParamCounts& pc = in.pc;
   const double model_par = in.model_par;
   // Communication (method.md §8.4, NCCL ring costs) on the links the plan uses (plan_links).
@@ -248,9 +245,7 @@ TrainingLayout training_layout(const TimeBasis& in) {
 // Communication the compute does not hide, per micro-batch (method.md §8.4, NCCL ring costs, on the links the
 // plan uses): data parallel or ZeRO/FSDP collectives, tensor-parallel all-reduces, expert-parallel all-to-alls.
 double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double tokens_step) {
-  const Workload& w = in.w;
-  const ModelSpec& m = in.m;
-  const GpuSpec& gpu = in.gpu;
+  const auto& [w, m, gpu, mem] = in.io;
   const double tp = in.tp, pp = in.pp, model_par = in.model_par;
   const LinkPlan& links = lay.links;
   const double dp = lay.dp, accum = lay.accum, ep = lay.ep, local_params = lay.local_params, grad_bytes = lay.grad_bytes;
@@ -293,9 +288,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
 
 // The optimizer step, memory-bound, per micro-batch (method.md §8.2), with a note when it is a large share.
 double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_compute, TimeEstimate& t) {
-  const Workload& w = in.w;
-  const GpuSpec& gpu = in.gpu;
-  const MemoryEstimate& mem = in.mem;
+  const auto& [w, m, gpu, mem] = in.io;
   const double model_par = in.model_par;
   const bool adapters = lay.adapters;
   const double dp = lay.dp, accum = lay.accum, local_params = lay.local_params;
@@ -318,10 +311,7 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
 }
 
 TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
-  const Workload& w = in.w;
-  const ModelSpec& m = in.m;
-  const GpuSpec& gpu = in.gpu;
-  const MemoryEstimate& mem = in.mem;
+  const auto& [w, m, gpu, mem] = in.io;
   const ParamCounts& pc = in.pc;
   const PrecisionSupport& ps = in.ps;
   const auto& peak = in.peak;
@@ -394,8 +384,8 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
 
 // Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs.
 void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
-  const ModelSpec& m = in.m;
-  const double b = d(in.w.batch);
+  const auto& [w, m, gpu, mem] = in.io;
+  const double b = d(in.io.w.batch);
   const double eta = 0.5;  // prefill utilisation, fitted on optimum's Llama-2-13B prefill rows (45-57 %)
   const double flops = 2.0 * in.pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
   const double secs = fw.prefill_fixed_s + overhead + flops / (*in.peak * eta * in.tp);
@@ -408,10 +398,7 @@ void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt
 
 // Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads.
 TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
-  const Workload& w = in.w;
-  const ModelSpec& m = in.m;
-  const GpuSpec& gpu = in.gpu;
-  const MemoryEstimate& mem = in.mem;
+  const auto& [w, m, gpu, mem] = in.io;
   const ParamCounts& pc = in.pc;
   const auto& peak = in.peak;
   const double s = in.s, pp = in.pp, model_par = in.model_par;
@@ -513,7 +500,7 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
   const PrecisionSupport ps = precision_support(w, gpu);
   t.compute_key = ps.compute_key;
   if (!ps.note.empty()) t.notes.push_back(ps.note);
-  const TimeBasis in{w, m, gpu, mem, ps, gpu.peak_flops(ps.compute_key), d(mem.seq_len), count_params(m), d(w.tp), d(w.pp), d(w.tp) * d(w.pp)};
+  const TimeBasis in{{w, m, gpu, mem}, ps, gpu.peak_flops(ps.compute_key), d(mem.seq_len), count_params(m), d(w.tp), d(w.pp), d(w.tp) * d(w.pp)};
   return is_training(w.mode) ? training_time(in, std::move(t)) : inference_time(in, std::move(t));
 }
 

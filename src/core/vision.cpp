@@ -40,15 +40,10 @@ std::vector<Stage> resnet_stages(const std::string& b, bool& basic) {
 void resnet_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const VisionPolicy& pol = t.pol;
-  const double px = t.px;
-  const double C = t.C;
-  const double rois = t.rois;
+  const double px = t.px, C = t.C, rois = t.rois;
   const bool training = t.training;
   VisionCounts& c = t.c;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
   bool basic = false;
   const std::vector<Stage> st = resnet_stages(a.backbone, basic);
@@ -115,13 +110,8 @@ void resnet_backbone(Tally& t) {
 void vit_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const VisionPolicy& pol = t.pol;
-  const double width = t.width;
-  const double height = t.height;
-  const double C = t.C;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  const double width = t.width, height = t.height, C = t.C;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   const double T = std::floor(width / static_cast<double>(a.patch)) * std::floor(height / static_cast<double>(a.patch)) + 1.0;
   const double h = static_cast<double>(a.vit_hidden), m = static_cast<double>(a.vit_mlp), L = static_cast<double>(a.vit_layers);
   params += L * (4.0 * h * h + 2.0 * h * m + 9.0 * h + m) + 3.0 * a.patch * a.patch * h + T * h + h * C;
@@ -134,12 +124,8 @@ void vit_backbone(Tally& t) {
 // Swin Transformer (Liu et al. 2021).
 void swin_backbone(Tally& t) {
   const VisionArch& a = t.a;
-  const double px = t.px;
-  const double C = t.C;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  const double px = t.px, C = t.C;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
   // Swin Transformer (Liu et al. 2021 Table 7): patch 4, window 7 (49 tokens), dims C·2^i, heads C/32·2^i,
   // depths (2,2,6,2) for T and (2,2,18,2) for S and B; MLP ratio 4; patch merging between stages.
@@ -166,12 +152,8 @@ void swin_backbone(Tally& t) {
 // ConvNeXt (Liu et al. 2022).
 void convnext_backbone(Tally& t) {
   const VisionArch& a = t.a;
-  const double px = t.px;
-  const double C = t.C;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  const double px = t.px, C = t.C;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
   // ConvNeXt (Liu et al. 2022): stem 4x4 stride 4, stages at strides 4..32 with dims (96..768) for T and
   // (128..1024) for B, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
@@ -197,11 +179,8 @@ void convnext_backbone(Tally& t) {
 // EfficientNet (Tan & Le 2019).
 void efficientnet_backbone(Tally& t) {
   const VisionArch& a = t.a;
-  const double px = t.px;
-  const double C = t.C;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
+  const double px = t.px, C = t.C;
+  double &params = t.params, &macs = t.macs, &saved = t.saved;
   // EfficientNet (Tan & Le 2019 Table 1): MBConv stages (expansion, channels, repeats, stride, kernel)
   // scaled by width and depth multipliers (B4: 1.4, 1.8); each block keeps its input, the expanded map
   // before and after its norm and SiLU (x2), the depthwise output likewise, the squeeze-excite product and
@@ -236,12 +215,8 @@ void efficientnet_backbone(Tally& t) {
 // SegFormer: the Mix Transformer encoder and its all-MLP decoder (Xie et al. 2021).
 void mit_backbone(Tally& t) {
   const VisionArch& a = t.a;
-  const double px = t.px;
-  const double C = t.C;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  const double px = t.px, C = t.C;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
   // SegFormer's Mix Transformer (Xie et al. 2021 Table 6): overlapping patch embeddings to strides
   // 4..32, dims (32,64,160,256) and depths (2,2,2,2) for B0, (64,128,320,512) and (3,6,40,3) for B5, heads
@@ -273,12 +248,8 @@ void mit_backbone(Tally& t) {
 
 // U-Net (Ronneberger et al. 2015).
 void unet_backbone(Tally& t) {
-  const double px = t.px;
-  const double C = t.C;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  const double px = t.px, C = t.C;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   // U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
   // 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
   double in = 1.0;  // single-channel medical images
@@ -302,11 +273,9 @@ void unet_backbone(Tally& t) {
 // YOLO families (yolo.cpp, method.md §12.5).
 void yolo_backbone(Tally& t) {
   const VisionArch& a = t.a;
-  const double width = t.width;
-  const double height = t.height;
+  const double width = t.width, height = t.height;
   VisionCounts& c = t.c;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  double &saved = t.saved, &saved_fp32 = t.saved_fp32;
   // YOLO families: counted layer by layer from their published structure (yolo.cpp, method.md §12.5).
   const YoloCounts y = yolo_counts(a, width, height);
   saved += y.saved;

@@ -9,13 +9,9 @@ namespace gpuadvise::vision_detail {
 
 // DeepLabv3's ASPP head and, in training, the auxiliary FCN head.
 void deeplab_head(Tally& t) {
-  const double px = t.px;
-  const double C = t.C;
+  const double px = t.px, C = t.C;
   const bool training = t.training;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   // DeepLabv3 ASPP at stride 8: five 256-channel branches (1x1, three dilated 3x3, image pooling), a 1x1
   // projection, a 3x3 conv and the classifier, upsampled to the input (Chen et al. 2017; torchvision).
   const double p8 = px / 64.0;
@@ -38,9 +34,7 @@ void deeplab_head(Tally& t) {
 void fpn_neck(Tally& t) {
   const VisionArch& a = t.a;
   const bool head_norm = t.head_norm;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
+  double &params = t.params, &macs = t.macs, &saved = t.saved;
   std::vector<double>& stage_out = t.stage_out;
   const auto [p2, p3, p4, p5, p6, p7] = pyramid_levels(t.px);
   if (a.neck == "fpn" && a.head == "retinanet") {
@@ -60,9 +54,7 @@ void fpn_neck(Tally& t) {
 // DETR's transformer head.
 void detr_head(Tally& t) {
   const double C = t.C;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
+  double &params = t.params, &macs = t.macs, &saved = t.saved;
   const auto [p2, p3, p4, p5, p6, p7] = pyramid_levels(t.px);
   // DETR (Carion et al. 2020): a 1x1 projection of res5 to 256, 6 encoder layers over the stride-32
   // tokens and 6 decoder layers over 100 queries (8 heads, FFN 2048). nn.MultiheadAttention keeps the
@@ -81,10 +73,7 @@ void retinanet_head(Tally& t) {
   const VisionPolicy& pol = t.pol;
   const double C = t.C;
   const bool training = t.training;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
-  double& saved_fp32 = t.saved_fp32;
+  double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   const auto [p2, p3, p4, p5, p6, p7] = pyramid_levels(t.px);
   params += 8.0 * 9.0 * 256 * 256 + 9.0 * 256 * 9 * (C + 4);
   const double lv = p3 + p4 + p5 + p6 + p7;
@@ -104,14 +93,9 @@ void retinanet_head(Tally& t) {
 void rcnn_heads(Tally& t) {
   const VisionArch& a = t.a;
   const VisionPolicy& pol = t.pol;
-  const double C = t.C;
-  const double rois = t.rois;
-  const double pos_rois = t.pos_rois;
-  const double fg_mean = t.fg_mean;
+  const double C = t.C, rois = t.rois, pos_rois = t.pos_rois, fg_mean = t.fg_mean;
   const bool head_norm = t.head_norm;
-  double& params = t.params;
-  double& macs = t.macs;
-  double& saved = t.saved;
+  double &params = t.params, &macs = t.macs, &saved = t.saved;
   const auto [p2, p3, p4, p5, p6, p7] = pyramid_levels(t.px);
   // RPN: on every FPN level, or on res4 (C4) / res5 (DC5).
   if (a.head != "fast-box") {

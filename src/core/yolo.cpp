@@ -169,20 +169,8 @@ void decoupled_head(Graph& g, double classes, double box, double cw, double cc, 
 constexpr double k_tal_bce_per_anchor = 680.0;
 constexpr double k_tal_vfl_per_anchor = 3000.0;
 
-// One family's graph is built into `g`; the loss tensors it keeps per anchor go to `out`.
-struct YoloBuild {
-  const VisionArch& a;
-  Graph& g;
-  double C;
-  const std::string& f;
-  YoloCounts& out;
-};
-
 // YOLOv5 and its P6 variant (ultralytics/yolov5).
-void yolov5(YoloBuild& y) {
-  Graph& g = y.g;
-  const double C = y.C;
-  const std::string& f = y.f;
+void yolov5(Graph& g, double C, const std::string& f) {
   // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
   // P6 variant adds a 768-wide stage at stride 32 and outputs at stride 64.
   const bool p6 = f == "v5-p6";
@@ -204,10 +192,7 @@ void yolov5(YoloBuild& y) {
 }
 
 // YOLOv8 and YOLO11 (Ultralytics).
-void yolov8(YoloBuild& y) {
-  Graph& g = y.g;
-  const double C = y.C;
-  YoloCounts& out = y.out;
+void yolov8(Graph& g, double C, YoloCounts& out) {
   // ultralytics yolov8.yaml: C2f stages of (3, 6, 6, 3) bottlenecks, SPPF, PAN without lateral convs, and a
   // decoupled head of two 3x3 per branch (box: max(16, P3/4, 64) channels for 4 x 16 DFL bins; class:
   // max(P3, min(classes, 100))). YOLO11's C3k2 blocks have the same outputs per stage at these widths.
@@ -238,9 +223,7 @@ void yolov8(YoloBuild& y) {
 }
 
 // YOLOX (MMDetection).
-void yolox(YoloBuild& y) {
-  Graph& g = y.g;
-  const double C = y.C;
+void yolox(Graph& g, double C) {
   // YOLOX (Ge et al. 2021; MMDetection/MMYOLO YOLOXCSPDarknet): Focus stem, CSP stages of (3, 9, 9, 3)
   // blocks, SPP (5/9/13) in the last stage, PAFPN with 1x1 outputs of 256·w, and a head of two 3x3 per
   // branch on 256·w channels at each level.
@@ -259,12 +242,8 @@ void yolox(YoloBuild& y) {
 }
 
 // YOLOv6 with RepVGG or BepC3 blocks.
-void yolov6(YoloBuild& y) {
-  const VisionArch& a = y.a;
-  Graph& g = y.g;
-  const double C = y.C;
-  const std::string& f = y.f;
-  YoloCounts& out = y.out;
+void yolov6(Graph& g, double C, const VisionArch& a, YoloCounts& out) {
+  const std::string& f = a.yolo_family;
   // YOLOv6 v2 (Li et al. 2022; MMYOLO YOLOv6EfficientRep / YOLOv6CSPBep): RepVGG units (3x3 and 1x1
   // branches and an identity norm, summed; three output-sized tensors kept, like a Conv unit) in stages of
   // (6, 12, 18, 6) blocks, SimSPPF, a Rep-PAN neck of 12 blocks per stage (widths 256, 128, 128, 256, 256,
@@ -320,9 +299,7 @@ void yolov6(YoloBuild& y) {
 }
 
 // YOLOv7-tiny.
-void yolov7_tiny(YoloBuild& y) {
-  Graph& g = y.g;
-  const double C = y.C;
+void yolov7_tiny(Graph& g, double C) {
   // yolov7-tiny.yaml (Wang et al. 2022): ELAN-T blocks (two 1x1, two 3x3, concatenation of four), max-pool
   // down-sampling, SPP, PAN.
   auto elan_t = [&](double c, double s) { g.elan(c / 2.0, c / 2.0, 2, c, s, true); };
@@ -363,10 +340,7 @@ void yolov7_tiny(YoloBuild& y) {
 }
 
 // YOLOv7 and YOLOv7-X.
-void yolov7(YoloBuild& y) {
-  Graph& g = y.g;
-  const double C = y.C;
-  const std::string& f = y.f;
+void yolov7(Graph& g, double C, const std::string& f) {
   // yolov7.yaml / yolov7x.yaml: a full-resolution stem, ELAN stages (4 or 6 chained 3x3), MP down-sampling,
   // SPPCSPC, an ELAN-H PAN, RepConv outputs.
   const bool x = f == "v7-x";
@@ -406,10 +380,7 @@ void yolov7(YoloBuild& y) {
 }
 
 // YOLOv7-W6 and -E6 (P6 outputs).
-void yolov7_p6(YoloBuild& y) {
-  Graph& g = y.g;
-  const double C = y.C;
-  const std::string& f = y.f;
+void yolov7_p6(Graph& g, double C, const std::string& f) {
   // yolov7-w6.yaml / yolov7-e6.yaml: ReOrg stem, ELAN stages at strides 4..64, SPPCSPC, ELAN-H PAN over
   // four levels, 3x3 outputs and the auxiliary head's 1x1s. E6 widens every layer by 1.25, chains six 3x3
   // per block (concatenating every second in the backbone, all in the PAN) and down-samples with DownC
@@ -474,14 +445,13 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height) {
   g.keep(3.0 * g.px);  // the normalised input batch, kept by the first convolution
   YoloCounts out;
 
-  YoloBuild y{a, g, C, f, out};
-  if (f == "v5" || f == "v5-p6") yolov5(y);
-  else if (f == "v8" || f == "v11") yolov8(y);
-  else if (f == "x") yolox(y);
-  else if (f == "v6-rep" || f == "v6-bep") yolov6(y);
-  else if (f == "v7-tiny") yolov7_tiny(y);
-  else if (f == "v7" || f == "v7-x") yolov7(y);
-  else if (f == "v7-w6" || f == "v7-e6") yolov7_p6(y);
+  if (f == "v5" || f == "v5-p6") yolov5(g, C, f);
+  else if (f == "v8" || f == "v11") yolov8(g, C, out);
+  else if (f == "x") yolox(g, C);
+  else if (f == "v6-rep" || f == "v6-bep") yolov6(g, C, a, out);
+  else if (f == "v7-tiny") yolov7_tiny(g, C);
+  else if (f == "v7" || f == "v7-x") yolov7(g, C, f);
+  else if (f == "v7-w6" || f == "v7-e6") yolov7_p6(g, C, f);
   out.saved = g.saved;
   out.saved_fp32 = g.saved_fp32;
   out.biggest = g.biggest;
