@@ -151,7 +151,6 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   c.gpu = &g;
   c.planned = w;
   c.gpus = w.gpus;
-  c.layout = layout_text(w);
   const PrecisionSupport ps = precision_support(w, g);
   c.supported = ps.supported;
   if (!ps.note.empty()) c.notes.push_back(ps.note);
@@ -173,13 +172,14 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
     c.memory.device_high += delta;
   }
   c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
-  if (!c.fits && c.supported)
-    c.fit_reason = fmt::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
-                               k && !c.memory.vllm ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
   if (c.memory.vllm) serving_fit(c, w, m);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
-  // The planner discards layouts that do not fit: their time, cost and notes are never read.
+  // The planner discards layouts that do not fit: their layout text, reason, time, cost and notes are never read.
   if (stop_when_unfit && !c.fits) return c;
+  c.layout = layout_text(w);
+  if (!c.fits && c.supported && !c.memory.vllm)
+    c.fit_reason = fmt::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
+                               k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
   c.time = estimate_time(c.planned, m, g, c.memory);
   if (k) {
     auto scale = [&](std::optional<double>& v, double f) {
