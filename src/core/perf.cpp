@@ -60,8 +60,6 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
   };
   l.tp_bytes_per_s = intra_node_bytes_per_s(g, w.tp);
   if (w.tp > 1) l.tp_link = intra_name(w.tp);
-  const double net = inter_node_bytes_per_s(g);
-  const std::string net_name = fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
   l.dp_bytes_per_s = intra_node_bytes_per_s(g, per_node);
   if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra_name(per_node);
   l.pp_bytes_per_s = l.dp_bytes_per_s;
@@ -70,7 +68,9 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
     // Pipeline plans put their stages across nodes (the point-to-point sends cross the network, data
     // parallelism stays inside); otherwise the data-parallel collectives span the nodes and run at the
     // slower of the node's links and the network.
+    const double net = inter_node_bytes_per_s(g);
     const double across = net > 0 ? std::min(l.dp_bytes_per_s, net) : 0.0;
+    const std::string net_name = fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
     if (w.pp > 1) {
       l.pp_bytes_per_s = across;
       l.pp_link = net_name;
