@@ -2,6 +2,8 @@
 // they cannot drift from the flags.
 #include "support.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <set>
 #include <sstream>

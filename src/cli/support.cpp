@@ -2,6 +2,8 @@
 // type for GPUs and models (ARCHITECTURE.md). Every problem is a UserError with one line and exit 2.
 #include "support.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "bundled.hpp"
 
 #include <algorithm>

@@ -8,7 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+// Only pointers and references to CLI11's types here: including CLI11 constructs its validator objects in
+// every file that does, at every start (app.cpp, support.cpp and docs.cpp include it).
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/cost.hpp"
