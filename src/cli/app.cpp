@@ -13,6 +13,8 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
+#include <string_view>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
@@ -116,12 +118,13 @@ struct Commands {
   // The subcommand that was run (its parse errors get its own flags' suggestions), or nullptr for the ranking.
   CLI::App* parsed() const {
     for (CLI::App* a : {est, chk, fitc, gpus, models, prb, cal, swp, comp, manp})
-      if (a->parsed()) return a;
+      if (a && a->parsed()) return a;
     return nullptr;
   }
   // The output flags of the command that was run.
   OutputFlags& output() {
     const CLI::App* a = parsed();
+    if (!a) return rank_of;  // the ranking (the subcommands may not even exist)
     return a == est ? est_of : a == chk ? chk_of : a == fitc ? fit_of : a == gpus ? gpus_of : a == models ? models_of : a == prb ? prb_of
          : a == cal ? cal_of : a == manp ? manp_of : a == swp ? swp_of : rank_of;
   }
@@ -236,7 +239,12 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
 }
 
 // Parses the command line; an exit status when the run ends there (help, version, a parse error).
-std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+// k_retry: the command line did not parse without the subcommands; parse it again with them (for their names in
+// the error and its suggestion).
+constexpr int k_retry = -1;
+
+std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+                                      bool with_subcommands) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -249,6 +257,7 @@ std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc
     out << e.what() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
+    if (!with_subcommands) return k_retry;
     std::string msg = e.what();
     const CLI::App* ctx = c.parsed() ? c.parsed() : &app;
     std::string hint = suggest_flag(msg, *ctx);
@@ -279,6 +288,7 @@ void reject_empty_values(const CLI::App& app, const Commands& c) {
 // Runs the command that was parsed.
 int dispatch(Commands& c, CLI::App& app, LazyOptions& lazy, const CommandContext& ctx) {
   const CLI::App* a = c.parsed();
+  if (!a) return run_rank(c.rank, ctx);  // the default command (the subcommands may not even exist)
   if (a == c.gpus) return run_gpus(c.gpus_flags, ctx);
   if (a == c.models) return run_models(c.models_flags, ctx);
   if (a == c.swp) return run_sweep(c.swp_flags, ctx);
@@ -296,12 +306,33 @@ int dispatch(Commands& c, CLI::App& app, LazyOptions& lazy, const CommandContext
     c.est_flags.gpu_given = c.est->count("--gpu") > 0;
     return run_estimate(c.est_flags, ctx);
   }
-  return run_rank(c.rank, ctx);
+  throw std::logic_error("a subcommand without a dispatch line: " + a->get_name());
 }
+
+// Whether the subcommands must exist to parse this command line: a word names one (a subcommand can come after
+// the ranking's flags), or help is asked for (it lists them). The default command, the ranking, runs without
+// building them (ten CLI::App objects and their options).
+bool needs_subcommands(int argc, const char* const* argv) {
+  static constexpr std::string_view names[] = {"estimate", "check", "fit", "gpus", "probe", "calibrate", "sweep", "completions", "manpage", "models",
+                                               "-h", "--help", "--help-all"};
+  for (int i = 1; i < argc; ++i)
+    for (std::string_view n : names)
+      if (argv[i] == n) return true;
+  return false;
+}
+
+int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err, bool with_subcommands);
 
 }  // namespace
 
 int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err) {
+  const int status = run_parsed(argc, argv, in, out_stream, err, needs_subcommands(argc, argv));
+  return status == k_retry ? run_parsed(argc, argv, in, out_stream, err, true) : status;
+}
+
+namespace {
+
+int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err, bool with_subcommands) {
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(err);
   auto logger = std::make_shared<spdlog::logger>("gpuadvise", sink);
   logger->set_pattern("gpuadvise: %l: %v");
@@ -317,12 +348,14 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
   Commands c;
   LazyOptions lazy;
   register_ranking(app, c);
-  register_workload_commands(app, c, lazy);
-  register_other_commands(app, c, lazy);
+  if (with_subcommands) {
+    register_workload_commands(app, c, lazy);
+    register_other_commands(app, c, lazy);
+  }
   name_placeholders(app);
 
   try {
-    if (const auto status = parse_command_line(app, c, argc, argv, out_stream, err)) return *status;
+    if (const auto status = parse_command_line(app, c, argc, argv, out_stream, err, with_subcommands)) return *status;
     reject_empty_values(app, c);
     OutputFlags& of = c.output();
     // Enumerated output values take any case (CSV, GiB, Markdown).
@@ -350,5 +383,7 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_s
     return 3;
   }
 }
+
+}  // namespace
 
 }  // namespace gpuadvise::cli
