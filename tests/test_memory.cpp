@@ -143,3 +143,19 @@ TEST_CASE("memory: tensor parallelism with sequence parallelism divides the save
   CHECK(t4.logits == Approx(t1.logits / 4));
   CHECK(t4.weights == Approx(t1.weights / 4).epsilon(0.01));
 }
+
+TEST_CASE("memory: llm.q's fused classifier keeps 2 bytes per logits element and bf16 gradients", "[memory][framework]") {
+  // llm.c's fused classifier writes the loss gradient over the bf16 logits in place (llmq
+  // src/kernels/fused_classifier.cu): 16 x 1024 tokens x 151,936 vocabulary x 2 B = 4,978,638,848 B, where the
+  // Hugging Face default keeps 10 B per element (16-bit logits, fp32 upcast and log-probs).
+  const auto m = test::model("qwen2.5-0.5b");
+  const auto llmq = estimate_memory(
+      wl({{"model", "qwen2.5-0.5b"}, {"mode", "train"}, {"batch", "16"}, {"seq_len", "1024"}, {"framework", "llmq"}, {"master_weights", "none"}}), m, nullptr);
+  CHECK(llmq.logits == 16.0 * 1024 * 151936 * 2);
+  // bf16 weights, bf16 gradients and bf16 AdamW moments (--model-dtype=bf16 --opt-m-dtype=bf16 --opt-v-dtype=bf16):
+  // 2 + 2 + 4 bytes per parameter.
+  CHECK(llmq.gradients == Approx(2.0 * llmq.params_total).epsilon(1e-9));
+  CHECK(llmq.optimizer_states == Approx(4.0 * llmq.params_total).epsilon(1e-9));
+  const auto hf = estimate_memory(wl({{"model", "qwen2.5-0.5b"}, {"mode", "train"}, {"batch", "16"}, {"seq_len", "1024"}}), m, nullptr);
+  CHECK(hf.logits == 16.0 * 1024 * 151936 * 10);
+}

@@ -64,19 +64,21 @@ TEST_CASE("time: held-out batch-1 decode across GPU families within 25 % median"
   CHECK(median_abs(decode) < 0.25);
 }
 
-TEST_CASE("time: held-out training rows from a C++ trainer stay within 55 %, and the gap is one-sided", "[time][heldout]") {
-  // llm.q (IST-DASLab) full training with CUDA graphs and bf16 optimizer states runs faster than the default
-  // PyTorch profile models: every held-out row is under, none over, by a median of about a third.
+TEST_CASE("time: held-out llm.q training rows under its own profile within 35 %, median under 22 %", "[time][heldout]") {
+  // llm.q (IST-DASLab) full training, bf16 weights and optimizer states, CUDA graphs, estimated with --framework llmq
+  // (fused elementwise kernels and classifier, method.md §7). Measured: median |error| 18.6 % over 7 rows (was 37 %
+  // under the default PyTorch profile). Still over: the L40S (+30 %: its 362 TFLOPS fp32-accumulate peak is not
+  // sustained at 350 W, where the RTX 4090 it is compared with runs at 450 W); still under by 16-29 %: the H100 and
+  // GeForce rows (the Hopper share was fitted on PyTorch frameworks with overheads llm.q does not have).
   std::vector<double> train;
   for (const auto& c : llm_time_errors())
     if (c.id.rfind("llmq", 0) == 0 && !c.fitted) {
       INFO(c.id << " " << c.error);
-      CHECK(c.error < 0.05);
-      CHECK(c.error > -0.6);
+      CHECK(std::abs(c.error) < 0.35);
       train.push_back(c.error);
     }
   REQUIRE(train.size() == 7);
-  CHECK(median_abs(train) < 0.40);
+  CHECK(median_abs(train) < 0.22);
 }
 
 TEST_CASE("time: RTX 5090 trains 1.15-1.6x and decodes 1.4-1.85x an RTX 4090", "[time][family]") {
@@ -252,4 +254,17 @@ TEST_CASE("time: AMD Instinct trains ResNet-50 below an H100 (MIOpen convolution
   CHECK(cnx < 0.48 * 1.5);
   // MI300X over A100: the issue's 3.3x is gone; both sit within 2x of each other.
   CHECK(ips("mi300x-192gb", "resnet-50") / ips("a100-sxm-80gb", "resnet-50") < 2.0);
+}
+
+TEST_CASE("time: llm.q runs the fused elementwise path, as torch.compile does", "[time][framework]") {
+  // llm.q fuses RMSNorm, RoPE, SwiGLU and the classifier (method.md §7): its training step has the fused traffic of
+  // §8.2, the same a compiled PyTorch step has, and no other difference in time.
+  const auto m = test::model("qwen2.5-0.5b");
+  const auto& h100 = *test::gpus().find("h100-sxm-80gb");
+  auto tps = [&](const Workload& w) { return *estimate_time(w, m, h100, estimate_memory(w, m, &h100)).train_tokens_per_second_per_gpu; };
+  const double llmq = tps(wl({{"model", "qwen2.5-0.5b"}, {"mode", "train"}, {"batch", "32"}, {"seq_len", "1024"}, {"master_weights", "none"}, {"framework", "llmq"}}));
+  const double compiled = tps(wl({{"model", "qwen2.5-0.5b"}, {"mode", "train"}, {"batch", "32"}, {"seq_len", "1024"}, {"master_weights", "none"}, {"compile", "true"}}));
+  const double eager = tps(wl({{"model", "qwen2.5-0.5b"}, {"mode", "train"}, {"batch", "32"}, {"seq_len", "1024"}, {"master_weights", "none"}}));
+  CHECK(llmq == Approx(compiled).epsilon(1e-12));
+  CHECK(llmq > 1.3 * eager);  // eager RMSNorm (36 B/element), unfused RoPE and the 30 B/vocabulary-entry loss
 }

@@ -130,6 +130,20 @@ FrameworkProfile training_profile(Framework f) {
       p.kv_preallocated = true;
       p.source = "Megatron-LM theoretical_memory_usage.py (18 bytes/param, fp32 logits 4·s·b·V)";
       break;
+    case Framework::llmq:
+      // llm.q (IST-DASLab/llmq, a C++/CUDA trainer after llm.c): fused RMSNorm, RoPE and SwiGLU kernels, llm.c's
+      // fused classifier (bf16 logits, the loss gradient written over them in place), bf16 gradients, its own
+      // NCCL reduction (no DDP buckets), CUDA graphs. Its published speed rows train bf16 weights with bf16
+      // optimizer states (--model-dtype=bf16 --opt-m-dtype=bf16 --opt-v-dtype=bf16: --master-weights none).
+      p.summary = "llm.q (C++/CUDA, fused kernels)";
+      p.fused_elementwise = true;
+      p.train_logits_bytes_per_element = 2.0;
+      p.amp_fp32_params = false;
+      p.mixed_grad_bytes = 2.0;
+      p.ddp_bucket_copy = false;
+      p.layer_overhead_s = 0.03e-3;  // CUDA graphs (--use-cuda-graphs), as vLLM's decode
+      p.source = "llmq README (Speed: bf16 optimizer states, CUDA graphs), src/kernels/fused_classifier.cu (after llm.c), rmsnorm.cu, rope.cu, swiglu.cu";
+      break;
     case Framework::pytorch:
     case Framework::detectron2:
     case Framework::mmdet:
@@ -258,7 +272,7 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
     kind = "a vision model";
   } else {
     valid = {Framework::hf,         Framework::vllm,       Framework::sglang,   Framework::trtllm,  Framework::llamacpp, Framework::exllama, Framework::autoawq,
-             Framework::litgpt,     Framework::torchtune,  Framework::torchtitan, Framework::megatron};
+             Framework::litgpt,     Framework::torchtune,  Framework::torchtitan, Framework::megatron, Framework::llmq};
     kind = "a language model";
   }
   if (std::find(valid.begin(), valid.end(), f) != valid.end()) return;

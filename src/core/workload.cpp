@@ -50,7 +50,7 @@ const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "v
                                      {Framework::trtllm, "trtllm"}, {Framework::llamacpp, "llamacpp"},
                                      {Framework::exllama, "exllama"}, {Framework::autoawq, "autoawq"},
                                      {Framework::litgpt, "litgpt"}, {Framework::torchtune, "torchtune"},
-                                     {Framework::torchtitan, "torchtitan"}, {Framework::megatron, "megatron"},
+                                     {Framework::torchtitan, "torchtitan"}, {Framework::megatron, "megatron"}, {Framework::llmq, "llmq"},
                                      {Framework::pytorch, "pytorch"}, {Framework::detectron2, "detectron2"},
                                      {Framework::mmdet, "mmdet"}, {Framework::ultralytics, "ultralytics"}, {Framework::tensorrt, "tensorrt"},
                                      {Framework::diffusers, "diffusers"}}};
