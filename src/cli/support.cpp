@@ -101,7 +101,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs")->group(g);
   add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)")->group(g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]")->group(g);
-  add(app, wf, "framework", "--framework,--engine", "hf vllm sglang trtllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
+  add(app, wf, "framework", "--framework,--engine", "hf vllm sglang trtllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron llmq; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
   add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)")->group("Job size");
