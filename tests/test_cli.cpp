@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "gpuadvise/framework.hpp"
 #include "helpers.hpp"
 
 
@@ -201,6 +202,28 @@ TEST_CASE("cli: the workload schema names exactly the keys a workload file may h
   for (const auto& [k, v] : schema["oneOf"][0]["properties"].items()) in_schema.insert(k);
   const std::set<std::string> parsed(gpuadvise::workload_keys().begin(), gpuadvise::workload_keys().end());
   CHECK(in_schema == parsed);
+}
+
+TEST_CASE("cli: the workload schema names every framework, and every framework runs some kind of model", "[cli]") {
+  std::ifstream in(std::string(GPUADVISE_SOURCE_DIR) + "/data/schema/workload.schema.json");
+  REQUIRE(in.good());
+  const auto schema = nlohmann::json::parse(in);
+  // The single object and each entry of an array of them.
+  const auto& single = schema["oneOf"][0]["properties"]["framework"]["enum"];
+  const auto& listed = schema["oneOf"][1]["items"]["properties"]["framework"]["enum"];
+  for (std::size_t i = 0; i < gpuadvise::k_framework_count; ++i) {
+    const auto f = static_cast<gpuadvise::Framework>(i);
+    const std::string name = gpuadvise::to_string(f);
+    INFO(name);
+    CHECK(std::find(single.begin(), single.end(), name) != single.end());
+    CHECK(std::find(listed.begin(), listed.end(), name) != listed.end());
+    bool runs = false;
+    for (auto kind : {gpuadvise::ModelKind::language, gpuadvise::ModelKind::vision, gpuadvise::ModelKind::generation}) {
+      const auto& v = gpuadvise::frameworks_for(kind);
+      runs = runs || std::find(v.begin(), v.end(), f) != v.end();
+    }
+    CHECK(runs);
+  }
 }
 
 TEST_CASE("cli: a framework of another kind of model is bad input naming the valid ones", "[cli]") {

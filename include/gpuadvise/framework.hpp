@@ -2,6 +2,7 @@
 // Framework profiles: what the software that runs the job keeps in memory and how it runs.
 // Each trait is documented with the framework's docs or source in docs/method.md §7.
 #include <string>
+#include <vector>
 
 #include "gpuadvise/model.hpp"
 #include "gpuadvise/workload.hpp"
@@ -56,6 +57,10 @@ struct FrameworkProfile {
 
 // The profile of each framework, built once.
 const FrameworkProfile& framework_profile(Framework f);
+
+// The frameworks that run each kind of model, in the order help and errors list them.
+enum class ModelKind { language, vision, generation };
+const std::vector<Framework>& frameworks_for(ModelKind kind);
 
 // Settings that do not apply to this kind of model are bad input: a --framework that runs another kind (detectron2
 // for a language model, vllm for a detector; the error names the valid ones), --classes for a language model.

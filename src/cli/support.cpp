@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/framework.hpp"
 
 namespace gpuadvise::cli {
 
@@ -40,6 +41,19 @@ const char* placeholder(const std::string& key) {
   for (const auto& [k, v] : kinds)
     if (key == k) return v;
   return "N";  // the rest are counts: batch, seq_len, classes, lora_rank, gpus, tp, pp, ep, nodes, grad_accum, concurrency, steps, streams
+}
+
+// "hf vllm ...; vision: pytorch ...; diffusers [hf]": the frameworks for each kind of model, from the one list
+// check_workload_fits_model holds (image generation lists only what the vision list lacks).
+std::string framework_help() {
+  auto names = [](ModelKind k, const std::vector<Framework>& skip) {
+    std::string out;
+    for (Framework f : frameworks_for(k))
+      if (std::find(skip.begin(), skip.end(), f) == skip.end()) out += (out.empty() ? "" : " ") + to_string(f);
+    return out;
+  };
+  return names(ModelKind::language, {}) + "; vision: " + names(ModelKind::vision, {}) + "; " + names(ModelKind::generation, frameworks_for(ModelKind::vision)) +
+         " [hf]";
 }
 
 CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help) {
@@ -101,7 +115,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs")->group(g);
   add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)")->group(g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]")->group(g);
-  add(app, wf, "framework", "--framework,--engine", "hf vllm sglang trtllm llamacpp exllama autoawq litgpt torchtune torchtitan megatron llmq; vision: pytorch detectron2 mmdet ultralytics tensorrt; diffusers [hf]")->group(g);
+  add(app, wf, "framework", "--framework,--engine", framework_help())->group(g);
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
   add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)")->group("Job size");

@@ -262,23 +262,22 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
     throw InputError(w.where("pp") + ": " + std::to_string(w.pp) + " stages for " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers (at most one layer per stage)");
   if (!w.framework) return;
   const Framework f = *w.framework;
-  std::vector<Framework> valid;
-  std::string kind;
-  if (m.vision && m.vision->task == "generation") {
-    valid = {Framework::diffusers, Framework::pytorch};
-    kind = "an image-generation pipeline";
-  } else if (m.vision) {
-    valid = {Framework::pytorch, Framework::detectron2, Framework::mmdet, Framework::ultralytics, Framework::tensorrt};
-    kind = "a vision model";
-  } else {
-    valid = {Framework::hf,         Framework::vllm,       Framework::sglang,   Framework::trtllm,  Framework::llamacpp, Framework::exllama, Framework::autoawq,
-             Framework::litgpt,     Framework::torchtune,  Framework::torchtitan, Framework::megatron, Framework::llmq};
-    kind = "a language model";
-  }
+  const ModelKind mk = m.vision && m.vision->task == "generation" ? ModelKind::generation : m.vision ? ModelKind::vision : ModelKind::language;
+  const std::vector<Framework>& valid = frameworks_for(mk);
+  const std::string kind = mk == ModelKind::generation ? "an image-generation pipeline" : mk == ModelKind::vision ? "a vision model" : "a language model";
   if (std::find(valid.begin(), valid.end(), f) != valid.end()) return;
   std::string names;
   for (const Framework v : valid) names += (names.empty() ? "" : ", ") + to_string(v);
   throw InputError(w.where("framework") + ": " + to_string(f) + " does not run " + kind + " (valid for " + m.id + ": " + names + ")");
+}
+
+const std::vector<Framework>& frameworks_for(ModelKind kind) {
+  static const std::vector<Framework> language{Framework::hf,     Framework::vllm,      Framework::sglang,     Framework::trtllm,
+                                               Framework::llamacpp, Framework::exllama, Framework::autoawq,   Framework::litgpt,
+                                               Framework::torchtune, Framework::torchtitan, Framework::megatron, Framework::llmq};
+  static const std::vector<Framework> vision{Framework::pytorch, Framework::detectron2, Framework::mmdet, Framework::ultralytics, Framework::tensorrt};
+  static const std::vector<Framework> generation{Framework::diffusers, Framework::pytorch};
+  return kind == ModelKind::language ? language : kind == ModelKind::vision ? vision : generation;
 }
 
 }  // namespace gpuadvise
