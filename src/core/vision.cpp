@@ -121,14 +121,13 @@ void vit_backbone(Tally& t) {
   saved_fp32 += L * T * 2.0 * h + (pol.eager_attention ? L * T * T * static_cast<double>(a.vit_heads) : L * T * 1.0);
 }
 
-// Swin Transformer (Liu et al. 2021).
+// Swin Transformer (Liu et al. 2021 Table 7): patch 4, window 7 (49 tokens), dims C·2^i, heads C/32·2^i,
+// depths (2,2,6,2) for T and (2,2,18,2) for S and B; MLP ratio 4; patch merging between stages.
 void swin_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const double px = t.px, C = t.C;
   double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
-  // Swin Transformer (Liu et al. 2021 Table 7): patch 4, window 7 (49 tokens), dims C·2^i, heads C/32·2^i,
-  // depths (2,2,6,2) for T and (2,2,18,2) for S and B; MLP ratio 4; patch merging between stages.
   const double base = a.backbone == "swin-b" ? 128.0 : 96.0;
   const std::vector<double> depths = a.backbone == "swin-t" ? std::vector<double>{2, 2, 6, 2} : std::vector<double>{2, 2, 18, 2};
   params += 48.0 * base;
@@ -149,15 +148,14 @@ void swin_backbone(Tally& t) {
   if (a.task == "classification") params += 8.0 * base * C;
 }
 
-// ConvNeXt (Liu et al. 2022).
+// ConvNeXt (Liu et al. 2022): stem 4x4 stride 4, stages at strides 4..32 with dims (96..768) for T and
+// (128..1024) for B, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
+// GELU, 1x1 back to d and a layer scale.
 void convnext_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const double px = t.px, C = t.C;
   double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
-  // ConvNeXt (Liu et al. 2022): stem 4x4 stride 4, stages at strides 4..32 with dims (96..768) for T and
-  // (128..1024) for B, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
-  // GELU, 1x1 back to d and a layer scale.
   const bool tiny = a.backbone == "convnext-t";
   const double base = tiny ? 96.0 : 128.0;
   const double depths[] = {3, 3, tiny ? 9.0 : 27.0, 3};
@@ -176,15 +174,14 @@ void convnext_backbone(Tally& t) {
   if (a.task == "classification") params += 8.0 * base * C;
 }
 
-// EfficientNet (Tan & Le 2019).
+// EfficientNet (Tan & Le 2019 Table 1): MBConv stages (expansion, channels, repeats, stride, kernel)
+// scaled by width and depth multipliers (B4: 1.4, 1.8); each block keeps its input, the expanded map
+// before and after its norm and SiLU (x2), the depthwise output likewise, the squeeze-excite product and
+// the projection's norm input.
 void efficientnet_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const double px = t.px, C = t.C;
   double &params = t.params, &macs = t.macs, &saved = t.saved;
-  // EfficientNet (Tan & Le 2019 Table 1): MBConv stages (expansion, channels, repeats, stride, kernel)
-  // scaled by width and depth multipliers (B4: 1.4, 1.8); each block keeps its input, the expanded map
-  // before and after its norm and SiLU (x2), the depthwise output likewise, the squeeze-excite product and
-  // the projection's norm input.
   const bool b4 = a.backbone == "efficientnet-b4";
   const double wm = b4 ? 1.4 : 1.0, dm = b4 ? 1.8 : 1.0;
   auto ch = [&](double x) { return std::max(8.0, std::floor(x * wm / 8.0 + 0.5) * 8.0); };
@@ -212,16 +209,15 @@ void efficientnet_backbone(Tally& t) {
   macs += in * 1280.0 * px / (stride * stride);
 }
 
-// SegFormer: the Mix Transformer encoder and its all-MLP decoder (Xie et al. 2021).
+// SegFormer's Mix Transformer (Xie et al. 2021 Table 6): overlapping patch embeddings to strides
+// 4..32, dims (32,64,160,256) and depths (2,2,2,2) for B0, (64,128,320,512) and (3,6,40,3) for B5, heads
+// (1,2,5,8), attention keys and values reduced by R = (8,4,2,1) per side, Mix-FFN (4d with a 3x3
+// depthwise conv); an all-MLP decoder of 256 (B0) or 768 (B5) channels at stride 4.
 void mit_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const double px = t.px, C = t.C;
   double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
-  // SegFormer's Mix Transformer (Xie et al. 2021 Table 6): overlapping patch embeddings to strides
-  // 4..32, dims (32,64,160,256) and depths (2,2,2,2) for B0, (64,128,320,512) and (3,6,40,3) for B5, heads
-  // (1,2,5,8), attention keys and values reduced by R = (8,4,2,1) per side, Mix-FFN (4d with a 3x3
-  // depthwise conv); an all-MLP decoder of 256 (B0) or 768 (B5) channels at stride 4.
   const bool b0 = a.backbone == "mit-b0";
   const double dims0[] = {32, 64, 160, 256}, dims5[] = {64, 128, 320, 512};
   const double dep0[] = {2, 2, 2, 2}, dep5[] = {3, 6, 40, 3};
@@ -246,12 +242,11 @@ void mit_backbone(Tally& t) {
   saved_fp32 += seg_loss_elements(C, px);
 }
 
-// U-Net (Ronneberger et al. 2015).
+// U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
+// 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
 void unet_backbone(Tally& t) {
   const double px = t.px, C = t.C;
   double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
-  // U-Net (Ronneberger et al. 2015) with padded 3x3 convs and batch norm: encoder levels 64..512 and a
-  // 1024 bottleneck, two conv-norm-ReLU per level, 2x2 up-convolutions and skip concatenation.
   double in = 1.0;  // single-channel medical images
   for (int i = 0; i < 5; ++i) {
     const double cch = 64.0 * std::pow(2.0, i), p = px / std::pow(4.0, i);
@@ -270,13 +265,12 @@ void unet_backbone(Tally& t) {
   saved_fp32 += seg_loss_elements(C, px);
 }
 
-// YOLO families (yolo.cpp, method.md §12.5).
+// YOLO families: counted layer by layer from their published structure (yolo.cpp, method.md §12.5).
 void yolo_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const double width = t.width, height = t.height;
   VisionCounts& c = t.c;
   double &saved = t.saved, &saved_fp32 = t.saved_fp32;
-  // YOLO families: counted layer by layer from their published structure (yolo.cpp, method.md §12.5).
   const YoloCounts y = yolo_counts(a, width, height);
   saved += y.saved;
   saved_fp32 += y.saved_fp32;

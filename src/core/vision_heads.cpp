@@ -7,13 +7,12 @@
 
 namespace gpuadvise::vision_detail {
 
-// DeepLabv3's ASPP head and, in training, the auxiliary FCN head.
+// DeepLabv3 ASPP at stride 8: five 256-channel branches (1x1, three dilated 3x3, image pooling), a 1x1
+// projection, a 3x3 conv and the classifier, upsampled to the input (Chen et al. 2017; torchvision).
 void deeplab_head(Tally& t) {
   const double px = t.px, C = t.C;
   const bool training = t.training;
   double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
-  // DeepLabv3 ASPP at stride 8: five 256-channel branches (1x1, three dilated 3x3, image pooling), a 1x1
-  // projection, a 3x3 conv and the classifier, upsampled to the input (Chen et al. 2017; torchvision).
   const double p8 = px / 64.0;
   const double aspp = 2048.0 * 256 + 3.0 * 9.0 * 2048 * 256 + 5.0 * 256 * 256 + 9.0 * 256 * 256 + 256.0 * C;
   params += aspp;

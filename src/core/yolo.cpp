@@ -169,10 +169,9 @@ void decoupled_head(Graph& g, double classes, double box, double cw, double cc, 
 constexpr double k_tal_bce_per_anchor = 680.0;
 constexpr double k_tal_vfl_per_anchor = 3000.0;
 
-// YOLOv5 and its P6 variant (ultralytics/yolov5).
+// ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
+// P6 variant adds a 768-wide stage at stride 32 and outputs at stride 64.
 void yolov5(Graph& g, double C, const std::string& f) {
-  // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
-  // P6 variant adds a 768-wide stage at stride 32 and outputs at stride 64.
   const bool p6 = f == "v5-p6";
   const double top = p6 ? 64 : 32;
   g.conv(g.ch(64), 2);
@@ -191,11 +190,10 @@ void yolov5(Graph& g, double C, const std::string& f) {
   }
 }
 
-// YOLOv8 and YOLO11 (Ultralytics).
+// ultralytics yolov8.yaml: C2f stages of (3, 6, 6, 3) bottlenecks, SPPF, PAN without lateral convs, and a
+// decoupled head of two 3x3 per branch (box: max(16, P3/4, 64) channels for 4 x 16 DFL bins; class:
+// max(P3, min(classes, 100))). YOLO11's C3k2 blocks have the same outputs per stage at these widths.
 void yolov8(Graph& g, double C, YoloCounts& out) {
-  // ultralytics yolov8.yaml: C2f stages of (3, 6, 6, 3) bottlenecks, SPPF, PAN without lateral convs, and a
-  // decoupled head of two 3x3 per branch (box: max(16, P3/4, 64) channels for 4 x 16 DFL bins; class:
-  // max(P3, min(classes, 100))). YOLO11's C3k2 blocks have the same outputs per stage at these widths.
   const double L = g.ch(1024);
   g.conv(g.ch(64), 2);
   g.conv(g.ch(128), 4);
@@ -222,11 +220,10 @@ void yolov8(Graph& g, double C, YoloCounts& out) {
   out.loss_fp32_per_anchor = k_tal_bce_per_anchor;
 }
 
-// YOLOX (MMDetection).
+// YOLOX (Ge et al. 2021; MMDetection/MMYOLO YOLOXCSPDarknet): Focus stem, CSP stages of (3, 9, 9, 3)
+// blocks, SPP (5/9/13) in the last stage, PAFPN with 1x1 outputs of 256·w, and a head of two 3x3 per
+// branch on 256·w channels at each level.
 void yolox(Graph& g, double C) {
-  // YOLOX (Ge et al. 2021; MMDetection/MMYOLO YOLOXCSPDarknet): Focus stem, CSP stages of (3, 9, 9, 3)
-  // blocks, SPP (5/9/13) in the last stage, PAFPN with 1x1 outputs of 256·w, and a head of two 3x3 per
-  // branch on 256·w channels at each level.
   g.keep(12.0 * g.p(2));  // Focus: space-to-depth copy
   g.conv(g.ch(64), 2);
   g.c3_stage(g.ch(128), g.n(3), 4);
@@ -241,14 +238,13 @@ void yolox(Graph& g, double C) {
   // SimOTA assigns image by image: its cost matrices are small (no batch-wide assigner term).
 }
 
-// YOLOv6 with RepVGG or BepC3 blocks.
+// YOLOv6 v2 (Li et al. 2022; MMYOLO YOLOv6EfficientRep / YOLOv6CSPBep): RepVGG units (3x3 and 1x1
+// branches and an identity norm, summed; three output-sized tensors kept, like a Conv unit) in stages of
+// (6, 12, 18, 6) blocks, SimSPPF, a Rep-PAN neck of 12 blocks per stage (widths 256, 128, 128, 256, 256,
+// 512) with transposed-conv upsampling, and an efficient decoupled head (1x1 stem, one 3x3 per branch).
+// The CSP variant (m, l) wraps the blocks in BepC3 with hidden ratio e (2/3 for m, 1/2 for l).
 void yolov6(Graph& g, double C, const VisionArch& a, YoloCounts& out) {
   const std::string& f = a.yolo_family;
-  // YOLOv6 v2 (Li et al. 2022; MMYOLO YOLOv6EfficientRep / YOLOv6CSPBep): RepVGG units (3x3 and 1x1
-  // branches and an identity norm, summed; three output-sized tensors kept, like a Conv unit) in stages of
-  // (6, 12, 18, 6) blocks, SimSPPF, a Rep-PAN neck of 12 blocks per stage (widths 256, 128, 128, 256, 256,
-  // 512) with transposed-conv upsampling, and an efficient decoupled head (1x1 stem, one 3x3 per branch).
-  // The CSP variant (m, l) wraps the blocks in BepC3 with hidden ratio e (2/3 for m, 1/2 for l).
   const bool bep = f == "v6-bep";
   const double e = a.hidden_ratio > 0 ? a.hidden_ratio : 0.5;
   auto stage = [&](double c, double k, double s) {
@@ -298,10 +294,9 @@ void yolov6(Graph& g, double C, const VisionArch& a, YoloCounts& out) {
   out.loss_fp32_per_anchor = k_tal_vfl_per_anchor;
 }
 
-// YOLOv7-tiny.
+// yolov7-tiny.yaml (Wang et al. 2022): ELAN-T blocks (two 1x1, two 3x3, concatenation of four), max-pool
+// down-sampling, SPP, PAN.
 void yolov7_tiny(Graph& g, double C) {
-  // yolov7-tiny.yaml (Wang et al. 2022): ELAN-T blocks (two 1x1, two 3x3, concatenation of four), max-pool
-  // down-sampling, SPP, PAN.
   auto elan_t = [&](double c, double s) { g.elan(c / 2.0, c / 2.0, 2, c, s, true); };
   g.conv(32, 2);
   g.conv(64, 4);
@@ -339,10 +334,9 @@ void yolov7_tiny(Graph& g, double C) {
   anchor_head(g, C, {8, 16, 32});
 }
 
-// YOLOv7 and YOLOv7-X.
+// yolov7.yaml / yolov7x.yaml: a full-resolution stem, ELAN stages (4 or 6 chained 3x3), MP down-sampling,
+// SPPCSPC, an ELAN-H PAN, RepConv outputs.
 void yolov7(Graph& g, double C, const std::string& f) {
-  // yolov7.yaml / yolov7x.yaml: a full-resolution stem, ELAN stages (4 or 6 chained 3x3), MP down-sampling,
-  // SPPCSPC, an ELAN-H PAN, RepConv outputs.
   const bool x = f == "v7-x";
   const double k = x ? 6.0 : 4.0, sw = x ? 1.25 : 1.0;
   auto elan_b = [&](double m, double c, double s) { g.elan(m, m, k, c, s); };
@@ -379,12 +373,11 @@ void yolov7(Graph& g, double C, const std::string& f) {
   anchor_head(g, C, {8, 16, 32});
 }
 
-// YOLOv7-W6 and -E6 (P6 outputs).
+// yolov7-w6.yaml / yolov7-e6.yaml: ReOrg stem, ELAN stages at strides 4..64, SPPCSPC, ELAN-H PAN over
+// four levels, 3x3 outputs and the auxiliary head's 1x1s. E6 widens every layer by 1.25, chains six 3x3
+// per block (concatenating every second in the backbone, all in the PAN) and down-samples with DownC
+// (max-pool + 1x1 beside 1x1 + strided 3x3).
 void yolov7_p6(Graph& g, double C, const std::string& f) {
-  // yolov7-w6.yaml / yolov7-e6.yaml: ReOrg stem, ELAN stages at strides 4..64, SPPCSPC, ELAN-H PAN over
-  // four levels, 3x3 outputs and the auxiliary head's 1x1s. E6 widens every layer by 1.25, chains six 3x3
-  // per block (concatenating every second in the backbone, all in the PAN) and down-samples with DownC
-  // (max-pool + 1x1 beside 1x1 + strided 3x3).
   const bool e6 = f == "v7-e6";
   const double k = e6 ? 6.0 : 4.0, sw = e6 ? 1.25 : 1.0;
   g.keep(12.0 * g.p(2));
