@@ -311,7 +311,7 @@ int dispatch(Commands& c, CLI::App& app, LazyOptions& lazy, const CommandContext
 
 // Whether the subcommands must exist to parse this command line: a word names one (a subcommand can come after
 // the ranking's flags), or help is asked for (it lists them). The default command, the ranking, runs without
-// building them (ten CLI::App objects and their options).
+// building them (ten CLI::App objects and their options). A name missing here costs only the retry below.
 bool needs_subcommands(int argc, const char* const* argv) {
   static constexpr std::string_view names[] = {"estimate", "check", "fit", "gpus", "probe", "calibrate", "sweep", "completions", "manpage", "models",
                                                "-h", "--help", "--help-all"};

@@ -80,13 +80,12 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
 
 int run_probe(const ProbeFlags& flags, const CommandContext& ctx) {
   const int steps = static_cast<int>(flag_number(flags.prb_steps, "--probe-steps", "an integer from 1 to 1,000", 1, 1000, true));
-  auto raws = collect_workloads(flags.prb_wf, ctx.in);
-  if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; probe takes one"};
-  const Workload w = build_workload(raws[0]);
+  RawWorkload raw = one_workload(flags.prb_wf, ctx.in, "probe");
+  const Workload w = build_workload(raw);
   const ModelSpec model = model_for(w, ctx.in);
   // The estimate the script checks, as flags (in the order given) so it can be run again.
   std::string args;
-  for (const auto& [key, value] : raws[0]) {
+  for (const auto& [key, value] : raw) {
     std::string flag = "--" + key;
     std::replace(flag.begin(), flag.end(), '_', '-');
     if (key == "flash_attention") {

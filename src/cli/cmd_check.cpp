@@ -74,9 +74,8 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   else if (flags.maximize == "seq-len" || flags.maximize == "seq_len") what = Maximize::seq_len;
   else if (flags.maximize == "concurrency") what = Maximize::concurrency;
   else throw UserError{2, "--maximize: unknown value '" + flags.maximize + "' (valid: batch, seq-len, concurrency)"};
-  auto raws = collect_workloads(flags.fit_wf, ctx.in);
-  if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; fit takes one"};
-  const Workload w = build_workload(raws[0]);
+  RawWorkload raw = one_workload(flags.fit_wf, ctx.in, "fit");
+  const Workload w = build_workload(std::move(raw));
   if (what == Maximize::concurrency && is_training(w.mode))
     throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
   const ModelSpec model = model_for(w, ctx.in);

@@ -11,11 +11,19 @@
 namespace gpuadvise::cli {
 
 namespace {
-// The one workload of the command line (or of a --workload file holding one).
-RawWorkload one_workload(const WorkloadFlags& wf, std::istream& in) {
-  auto raws = collect_workloads(wf, in);
-  if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; this command takes one"};
-  return std::move(raws[0]);
+// What the ranking and `estimate` both start from: the workload, its model and the GPU catalogue.
+struct Job {
+  Workload w;
+  ModelSpec model;
+  GpuCatalog cat;
+};
+
+Job load_job(RawWorkload raw, const CommandContext& ctx) {
+  Job j{build_workload(std::move(raw)), {}, {}};
+  j.model = model_for(j.w, ctx.in);
+  j.cat = load_gpus(ctx.of, ctx.in);
+  spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", j.model.id, j.model.layers, j.model.hidden, j.model.heads, j.model.kv_heads);
+  return j;
 }
 
 RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCatalog& cat, std::istream& in) {
@@ -45,12 +53,9 @@ RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCat
 int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
   const OutputFlags& of = ctx.of;
   check_format(of.format);
-  RawWorkload raw = one_workload(flags.wf, ctx.in);
+  RawWorkload raw = one_workload(flags.wf, ctx.in, "this command");
   if (!flags.gpu.empty() || flags.gpu_given) raw["gpu"] = RawValue{flags.gpu, "--gpu"};  // "" is an error there
-  const Workload w = build_workload(std::move(raw));
-  const ModelSpec model = model_for(w, ctx.in);
-  const GpuCatalog cat = load_gpus(of, ctx.in);
-  spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", model.id, model.layers, model.hidden, model.heads, model.kv_heads);
+  const auto [w, model, cat] = load_job(std::move(raw), ctx);
   std::optional<Candidate> cand;
   MemoryEstimate mem;
   if (w.gpu) {
@@ -71,10 +76,7 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
 int run_rank(const RankFlags& flags, const CommandContext& ctx) {
   const OutputFlags& of = ctx.of;
   check_format(of.format);
-  const Workload w = build_workload(one_workload(flags.wf, ctx.in));
-  const ModelSpec model = model_for(w, ctx.in);
-  const GpuCatalog cat = load_gpus(of, ctx.in);
-  spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", model.id, model.layers, model.hidden, model.heads, model.kv_heads);
+  const auto [w, model, cat] = load_job(one_workload(flags.wf, ctx.in, "this command"), ctx);
   const Ranking r = rank_gpus(w, model, cat, rank_options(flags, w, cat, ctx.in));
   if (of.format == "json") (*ctx.out_ptr) << ranking_json(w, model, r, cat.version);
   else if (of.format == "csv") (*ctx.out_ptr) << ranking_csv(r);

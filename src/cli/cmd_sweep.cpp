@@ -37,9 +37,8 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
     if (values.empty() || v != values.back()) values.push_back(v);
   }
-  auto raws = collect_workloads(flags.swp_wf, ctx.in);
-  if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; sweep takes one"};
-  if (raws[0].count(key->second)) throw UserError{2, "--" + flags.swp_vary + ": it is the setting --vary varies; leave it out"};
+  const RawWorkload given = one_workload(flags.swp_wf, ctx.in, "sweep");
+  if (given.count(key->second)) throw UserError{2, "--" + flags.swp_vary + ": it is the setting --vary varies; leave it out"};
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const CostOptions co = cost_options(flags.swp_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
@@ -49,7 +48,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   sw.vary = flags.swp_vary;
   sw.metric = flags.swp_metric;
   for (double v : values) {
-    RawWorkload raw = raws[0];
+    RawWorkload raw = given;
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
     const Workload w = build_workload(raw);
     const ModelSpec model = model_for(w, ctx.in);

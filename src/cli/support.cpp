@@ -282,6 +282,12 @@ std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream
   return base;
 }
 
+RawWorkload one_workload(const WorkloadFlags& wf, std::istream& in, const std::string& command) {
+  auto raws = collect_workloads(wf, in);
+  if (raws.size() > 1) throw UserError{2, "--workload: the file holds " + std::to_string(raws.size()) + " workloads; " + command + " takes one"};
+  return std::move(raws[0]);
+}
+
 std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each) {
   if (wf.workload_file.empty()) {
     RawWorkload raw;
@@ -312,11 +318,9 @@ std::string config_path(const char* env, const std::string& name) {
 std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy) {
   std::error_code ec;
   if (path.empty() || !std::filesystem::exists(path, ec)) return std::nullopt;
-  std::ifstream f(path);
-  if (!f) throw UserError{2, what + " '" + path + "' cannot be read (" + remedy + ")"};
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  auto text = slurp(path);
+  if (!text) throw UserError{2, what + " '" + path + "' cannot be read (" + remedy + ")"};
+  return text;
 }
 
 

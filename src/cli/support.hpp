@@ -79,6 +79,8 @@ bool use_color(const std::string& mode);
 void check_format(const std::string& f);
 // The workloads of --workload (or one empty), with the command line's flags over each.
 std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in);
+// The one workload of a command that takes one (`command` names it in the error when a file holds several).
+RawWorkload one_workload(const WorkloadFlags& wf, std::istream& in, const std::string& command);
 // The same one at a time, each handed to `each` as it is read (check streams a file of thousands); the count.
 std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each);
 // A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).

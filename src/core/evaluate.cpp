@@ -130,7 +130,9 @@ void meet_latency_targets(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
 namespace {
 
 // A local correction for this GPU, framework and kind of work (method.md §15), if the user saved one.
-const LocalCorrection* correction_for(const CostOptions& cost, const GpuSpec& g, const std::string& fw_name, bool training) {
+const LocalCorrection* correction_for(const CostOptions& cost, const GpuSpec& g, Framework fw, bool training) {
+  if (cost.corrections.empty()) return nullptr;
+  const std::string fw_name = to_string(fw);
   for (const auto& k : cost.corrections)
     if (k.gpu == g.id && k.framework == fw_name && k.training == training) return &k;
   return nullptr;
@@ -162,8 +164,7 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   c.memory = estimate_memory(w, m, &g);
   // A local correction scales the tensor peak and the throughput, and says so in every answer it touches. A
   // serving engine's pool takes its share of the card whatever the tensors need: only the speed applies there.
-  const std::string fw_name = to_string(fw);
-  const LocalCorrection* k = correction_for(cost, g, fw_name, is_training(w.mode));
+  const LocalCorrection* k = correction_for(cost, g, fw, is_training(w.mode));
   if (k && !c.memory.vllm) {
     const double delta = c.memory.tensor_peak * (k->memory_factor - 1.0);
     c.memory.tensor_peak += delta;
@@ -199,7 +200,7 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
     }
     c.notes.push_back(fmt::format("corrected by your calibration of {} with {} ({}; memory x{:.3f}, throughput x{:.3f}) from {}; "
                                   "remove it with gpuadvise calibrate --reset",
-                                  g.id, fw_name, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file));
+                                  g.id, k->framework, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file));
   }
   if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) meet_latency_targets(c, m, g);
   c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
