@@ -47,7 +47,7 @@ TEST_CASE("system: DeepSpeed offload needs its host memory, and a node that lack
                         "rtx-6000-ada-48gb");
   CHECK(ws.host_ram_bytes > node_host_ram_bytes(*test::gpus().find("rtx-6000-ada-48gb")));
   REQUIRE_FALSE(ws.notes.empty());
-  CHECK(ws.notes.front().find("host memory per node") != std::string::npos);
+  CHECK(ws.notes.front().text().find("host memory per node") != std::string::npos);
 }
 
 TEST_CASE("system: vision training asks for the data loader's CPUs, inference for no checkpoint", "[system]") {

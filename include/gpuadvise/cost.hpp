@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/perf.hpp"
@@ -55,7 +56,7 @@ struct JobCost {
   std::optional<double> usd_per_million_input_tokens, usd_per_million_output_tokens_apart;
   std::optional<double> usd_per_thousand_images;  // image jobs (--images) in inference
   std::optional<double> energy_usd, amortization_usd;  // owned
-  std::vector<std::string> notes;
+  Notes notes;
   std::optional<std::string> missing_price;  // why there is no price (a fact about the GPU, not the plan)
 };
 

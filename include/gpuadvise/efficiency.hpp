@@ -12,7 +12,7 @@ enum class GpuFamily { volta, turing, ampere, ampere_ga10x, ada, hopper, blackwe
 
 // The family of a catalogue GPU, from its CUDA compute capability, ROCm gfx target or software stack.
 GpuFamily gpu_family(const GpuSpec& g);
-std::string to_string(GpuFamily f);
+const char* to_string(GpuFamily f);
 
 struct FamilyEfficiency {
   GpuFamily family = GpuFamily::unknown;

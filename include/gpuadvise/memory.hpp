@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/framework.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/model.hpp"
@@ -58,7 +59,7 @@ struct MemoryEstimate {
   double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping
   std::optional<VllmPool> vllm;
   std::vector<ExplainLine> explain;
-  std::vector<std::string> notes;
+  Notes notes;
   bool runtime_assumed_generic = false;  // no GPU given: a current data-centre GPU's runtime
 };
 
@@ -82,7 +83,7 @@ std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m);
 struct PrecisionSupport {
   bool supported = true;
   std::string compute_key;  // key of GpuSpec::dense_tflops used for compute
-  std::string note;         // what falls back to what, or why unsupported
+  Note note;                // what falls back to what, or why unsupported
 };
 PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu);
 

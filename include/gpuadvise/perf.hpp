@@ -3,8 +3,10 @@
 // achievable utilisation; inference: prefill compute-bound, decode bandwidth-bound.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
@@ -31,12 +33,12 @@ struct TimeEstimate {
   // The band around the throughput (method.md §8.5): the same figure at the low and high end, and what
   // drives its width.
   struct Band {
-    std::string metric;  // which figure: train_tokens_per_second_per_gpu, decode_tokens_per_second, images_per_second
+    std::string_view metric;  // which figure: train_tokens_per_second_per_gpu, decode_tokens_per_second, images_per_second
     double low = 0, high = 0;
-    std::string drivers;
+    Note drivers;
   };
   std::optional<Band> band;
-  std::vector<std::string> notes;
+  Notes notes;
 };
 
 // Training FLOPs per token: 6·N_active + attention 12·L·a·d·s·(1/2 causal) (method.md §8.1), more with

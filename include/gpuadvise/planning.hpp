@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/ranking.hpp"
 
 namespace gpuadvise {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/cost.hpp"
 #include "gpuadvise/system.hpp"
 #include "gpuadvise/video.hpp"
@@ -60,13 +61,13 @@ struct Candidate {
   double headroom_bytes = 0;        // capacity − device peak per GPU
   JobCost cost;
   std::string why;                  // why this count and layout
-  std::string fit_reason;           // why it does not fit, in the engine's own terms (empty when it fits)
+  Note fit_reason;                  // why it does not fit, in the engine's own terms (empty when it fits)
   std::optional<VideoPlan> video;   // --streams: the pipeline's capacity per GPU
   SystemNeeds system;               // host memory, CPU cores, checkpoint and disk (method.md §13)
-  std::vector<std::string> notes;  // about this plan
+  Notes notes;  // about this plan
   // About the GPU itself, the same in every plan (server chassis, nominal capacity, no price): `estimate` and
   // JSON show them with the notes; the ranking table leaves them to its why-not lines and `gpus ID`.
-  std::vector<std::string> facts;
+  Notes facts;
 
   std::optional<double> usd_per_gpu_hour() const { return cost.price.usd_per_gpu_hour; }
   std::optional<double> usd_per_hour() const {
@@ -89,7 +90,7 @@ struct Ranking {
   RankBy order = RankBy::value;
   std::string order_text;
   std::vector<Dropped> dropped;  // filtered out by --deadline or --budget
-  std::vector<std::string> notes;
+  Notes notes;
   bool has_job = false;          // a job size was given
   std::vector<Recommendation> recommendations;
 };

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
@@ -17,8 +18,8 @@ struct SystemNeeds {
   double cpu_cores = 0;                     // per node (logical CPUs for vision data loading, else physical cores)
   std::optional<double> checkpoint_bytes;   // one saved training state (null for inference)
   double disk_bytes = 0;                    // the model download and, in training, two checkpoints
-  std::vector<std::string> basis;           // one line per figure: the rule it follows
-  std::vector<std::string> notes;           // where a common node of this GPU falls short
+  Notes basis;  // one line per figure: the rule it follows
+  Notes notes;  // where a common node of this GPU falls short
 };
 
 // Host memory a CPU-offloaded plan needs per node (DeepSpeed's memory guide, [DS-MEM]; servers.md Table 3).

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
@@ -34,7 +35,7 @@ struct VideoPlan {
   std::optional<Stages> stages;
   double tracking_cpu_cores = 0;            // CPU cores the tracker keeps busy per GPU's streams
   std::optional<double> usd_per_stream_hour;
-  std::vector<std::string> notes;
+  Notes notes;
 };
 
 VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate& t,

@@ -7,28 +7,33 @@
 namespace gpuadvise {
 
 GpuFamily gpu_family(const GpuSpec& g) {
+  // Read character by character: the estimator asks several times per evaluation.
   if (g.stack == "synapseai") return GpuFamily::gaudi3;
   if (g.stack == "rocm") {
-    const std::string gfx = g.gfx_target.value_or("");
-    if (gfx.rfind("gfx942", 0) == 0) return GpuFamily::cdna3;
-    if (gfx.rfind("gfx950", 0) == 0) return GpuFamily::cdna4;
-    if (gfx.rfind("gfx11", 0) == 0) return GpuFamily::rdna3;
+    const std::string_view gfx = g.gfx_target ? std::string_view(*g.gfx_target) : std::string_view();
+    if (gfx.starts_with("gfx942")) return GpuFamily::cdna3;
+    if (gfx.starts_with("gfx950")) return GpuFamily::cdna4;
+    if (gfx.starts_with("gfx11")) return GpuFamily::rdna3;
     return GpuFamily::unknown;
   }
   if (!g.compute_capability) return GpuFamily::unknown;
-  const std::string& cc = *g.compute_capability;
-  if (cc == "7.0") return GpuFamily::volta;
-  if (cc == "7.5") return GpuFamily::turing;
-  if (cc == "8.0") return GpuFamily::ampere;
-  if (cc == "8.6" || cc == "8.7") return GpuFamily::ampere_ga10x;
-  if (cc == "8.9") return GpuFamily::ada;
-  if (cc == "9.0") return GpuFamily::hopper;
-  if (cc.rfind("10.", 0) == 0) return GpuFamily::blackwell;
-  if (cc.rfind("12.", 0) == 0) return GpuFamily::blackwell_rtx;
-  return GpuFamily::unknown;
+  const std::string_view cc = *g.compute_capability;
+  if (cc.starts_with("10.")) return GpuFamily::blackwell;
+  if (cc.starts_with("12.")) return GpuFamily::blackwell_rtx;
+  if (cc.size() != 3 || cc[1] != '.') return GpuFamily::unknown;
+  switch (cc[0] * 256 + cc[2]) {
+    case '7' * 256 + '0': return GpuFamily::volta;
+    case '7' * 256 + '5': return GpuFamily::turing;
+    case '8' * 256 + '0': return GpuFamily::ampere;
+    case '8' * 256 + '6':
+    case '8' * 256 + '7': return GpuFamily::ampere_ga10x;
+    case '8' * 256 + '9': return GpuFamily::ada;
+    case '9' * 256 + '0': return GpuFamily::hopper;
+    default: return GpuFamily::unknown;
+  }
 }
 
-std::string to_string(GpuFamily f) {
+const char* to_string(GpuFamily f) {
   switch (f) {
     case GpuFamily::volta: return "Volta";
     case GpuFamily::turing: return "Turing";

@@ -64,21 +64,21 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
   const double kv_seq = kv_tokens_avg(m, per_seq);
   c.fit_reason.clear();
   if (pool.kv_pool_bytes <= 0) {
-    c.fit_reason = fmt::format("weights {:.1f} GB per GPU leave no KV-cache pool in {}'s {:.1f} GB budget ({})", c.memory.weights / 1e9, engine,
+    c.fit_reason = Note::format("weights {:.1f} GB per GPU leave no KV-cache pool in {}'s {:.1f} GB budget ({})", c.memory.weights / 1e9, engine,
                                pool.budget_bytes / 1e9, knob);
   } else if (kv_tokens_avg(m, max_len) > pool.max_tokens) {
-    c.fit_reason = fmt::format("one sequence of the max model length ({:.0f} tokens) needs {:.1f} GB of KV cache; {}'s pool holds "
+    c.fit_reason = Note::format("one sequence of the max model length ({:.0f} tokens) needs {:.1f} GB of KV cache; {}'s pool holds "
                                "{:.1f} GB ({:.0f} tokens): lower --seq-len",
                                max_len, kv_tokens_avg(m, max_len) * pool.kv_bytes_per_token / 1e9, engine, pool.kv_pool_bytes / 1e9, pool.max_tokens);
   } else {
     if (!w.batch_given && w.requests && kv_seq > 0) {
       c.planned.batch = static_cast<std::int64_t>(std::clamp(std::floor(pool.max_tokens / kv_seq), 1.0, 256.0));
-      c.notes.push_back(fmt::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to 256 (vLLM's max_num_seqs)",
+      c.notes.push_back(Note::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to 256 (vLLM's max_num_seqs)",
                                     c.planned.batch, engine, per_seq));
     }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
     if (need > pool.kv_pool_bytes)
-      c.fit_reason = fmt::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; {}'s pool holds {:.1f} GB (at most {:.0f} at once)",
+      c.fit_reason = Note::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; {}'s pool holds {:.1f} GB (at most {:.0f} at once)",
                                  c.planned.batch, per_seq, need / 1e9, engine, pool.kv_pool_bytes / 1e9, std::floor(pool.max_tokens / kv_seq));
   }
   c.fits = c.supported && c.fit_reason.empty();
@@ -109,7 +109,7 @@ void meet_latency_targets(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
   } else if (w.batch_given || !meets(at(1))) {
     const TimeEstimate t = w.batch_given ? c.time : at(1);
     c.fits = false;
-    c.fit_reason = fmt::format("{} sequence{} in flight: TPOT {:.1f} ms, TTFT {:.0f} ms miss {}", w.batch_given ? w.batch : 1,
+    c.fit_reason = Note::format("{} sequence{} in flight: TPOT {:.1f} ms, TTFT {:.0f} ms miss {}", w.batch_given ? w.batch : 1,
                                (w.batch_given ? w.batch : 1) == 1 ? "" : "s", t.tpot_seconds.value_or(0) * 1e3, t.ttft_seconds.value_or(0) * 1e3,
                                targets());
     return;
@@ -122,7 +122,7 @@ void meet_latency_targets(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
   }
   c.planned.batch = lo;
   c.time = at(lo);
-  c.notes.push_back(fmt::format("{} sequences in flight: the most that meet {}", lo, targets()));
+  c.notes.push_back(Note::format("{} sequences in flight: the most that meet {}", lo, targets()));
 }
 
 }  // namespace
@@ -179,7 +179,7 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   if (stop_when_unfit && !c.fits) return c;
   c.layout = layout_text(w);
   if (!c.fits && c.supported && !c.memory.vllm)
-    c.fit_reason = fmt::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
+    c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
   c.time = estimate_time(c.planned, m, g, c.memory);
   if (k) {
@@ -198,7 +198,7 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
       c.time.band->low *= k->speed_factor;
       c.time.band->high *= k->speed_factor;
     }
-    c.notes.push_back(fmt::format("corrected by your calibration of {} with {} ({}; memory x{:.3f}, throughput x{:.3f}) from {}; "
+    c.notes.push_back(Note::format("corrected by your calibration of {} with {} ({}; memory x{:.3f}, throughput x{:.3f}) from {}; "
                                   "remove it with gpuadvise calibrate --reset",
                                   g.id, k->framework, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file));
   }
@@ -206,17 +206,17 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
-  if (g.stack == "rocm") c.notes.push_back("AMD: runs through ROCm/HIP (" + g.gfx_target.value_or("?") + "), not CUDA; check your framework's ROCm support");
+  if (g.stack == "rocm") c.notes.push_back(Note::format("AMD: runs through ROCm/HIP ({}), not CUDA; check your framework's ROCm support", g.gfx_target.value_or("?")));
   if (g.stack == "synapseai") c.notes.push_back("Intel Gaudi: runs through the Gaudi software stack (SynapseAI), not CUDA");
   if (g.needs_server_chassis) c.facts.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
   if (g.segment == Segment::edge)
-    c.notes.push_back(fmt::format("edge module: its memory is shared with the CPU (the OS and the application take part of it) and the power mode "
+    c.notes.push_back(Note::format("edge module: its memory is shared with the CPU (the OS and the application take part of it) and the power mode "
                                   "(up to {:.0f} W) sets the clocks the figures assume", g.board_power_w.value_or(0)));
   if (w.gpus > 1 && !g.fast_link_joins(w.gpus_per_node()))
     c.notes.push_back(g.node.pcie_p2p == false
-                          ? "no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly"
-                          : "no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly");
-  if (w.nodes > 1) c.notes.push_back(fmt::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
+                          ? Note("no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly")
+                          : Note("no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly"));
+  if (w.nodes > 1) c.notes.push_back(Note::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
   if (g.capacity_basis == "nominal") c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   c.system = system_needs(c.planned, m, g, c.memory);
   for (const auto& n : c.system.notes) c.notes.push_back(n);

@@ -138,7 +138,7 @@ double optimizer_state_bytes(Optimizer o, double elem, double factored) {
 // communicators and buffers with several GPUs, CUDA graphs of serving engines.
 void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs) {
   double ctx = 0.5 * k_gib;  // CUDA 11.7+ lazy module loading: context + cuBLAS/cuDNN handles
-  std::string ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
+  const char* ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
   if (!gpu) {
     e.runtime_assumed_generic = true;
   } else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) {
@@ -361,7 +361,7 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   // Past the trained context the model needs RoPE scaling (YaRN, NTK); published long-context runs do it, so
   // it is said, not refused (method.md, "Input ranges").
   if (w.seq_len && m.context > 0 && *w.seq_len > m.context && !m.relative_attention_bias)
-    e.notes.push_back(fmt::format("--seq-len {} is beyond the model's trained context of {} tokens: it needs RoPE scaling (e.g. YaRN){}",
+    e.notes.push_back(Note::format("--seq-len {} is beyond the model's trained context of {} tokens: it needs RoPE scaling (e.g. YaRN){}",
                                   *w.seq_len, m.context, w.rope_scaling ? ", as --rope-scaling says" : "; --rope-scaling says it is meant"));
   // Pipeline stages: vLLM splits layers that the stages do not divide unevenly (get_pp_indices); the largest
   // stage holds ceil(L/p) layers, so the per-GPU split is L / ceil(L/p) ways (p when p divides L).

@@ -86,7 +86,8 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
   // ---- Model states for training (method.md §3) ----------------------------------------------
 
   double states_weights = weight_bytes_per_gpu, states_grads = 0, states_opt = 0;
-  std::string states_formula = "params x bits/8 / (tp x pp)";
+  std::string states_formula;  // for --explain only
+  if (w.explain) states_formula = "params x bits/8 / (tp x pp)";
   if (training) {
     // Bytes per trainable parameter: method.md §3.1.
     const double p16 = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
@@ -112,7 +113,7 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
       states_weights += ad.weights;
       states_grads = ad.gradients;
       states_opt = ad.optimizer;
-      states_formula = "frozen base + adapters r(d_in+d_out) x (weights + grads + optimizer)";
+      if (w.explain) states_formula = "frozen base + adapters r(d_in+d_out) x (weights + grads + optimizer)";
     } else {
       // Dense parameters shard over every data-parallel rank; an expert-parallel group's experts over the
       // dp/ep ranks that hold the same experts (DeepSpeed-MoE's expert data parallelism).

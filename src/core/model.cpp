@@ -55,30 +55,31 @@ ParamCounts count_params(const ModelSpec& m) {
   const double norms = d(m.norms_per_layer) * norm_params(m);
   const double dense_mlp = dense_mlp_params(m, m.ffn);
 
-  auto add_layer = [&](double linear, double active_linear, double other) {
-    c.linear += linear;
-    c.active += active_linear + other;
-    c.other += other;
+  // `count` identical layers. Parameter counts are whole numbers, exact in a double, so a layer times its count
+  // equals the layer-by-layer sum.
+  auto add_layers = [&](double count, double linear, double active_linear, double other) {
+    if (count <= 0) return;
+    c.linear += count * linear;
+    c.active += count * (active_linear + other);
+    c.other += count * other;
     c.largest_layer = std::max(c.largest_layer, linear + other);
   };
 
   if (m.architecture == Architecture::encoder_decoder) {
     // T5: encoder layers = self-attention + MLP + 2 norms; decoder layers add cross-attention + 1 norm.
-    for (std::int64_t i = 0; i < m.encoder_layers; ++i) add_layer(attn + dense_mlp, attn + dense_mlp, 2.0 * norm_params(m));
-    for (std::int64_t i = 0; i < m.layers; ++i)
-      add_layer(2.0 * attn + dense_mlp, 2.0 * attn + dense_mlp, 3.0 * norm_params(m));
+    add_layers(d(m.encoder_layers), attn + dense_mlp, attn + dense_mlp, 2.0 * norm_params(m));
+    add_layers(d(m.layers), 2.0 * attn + dense_mlp, 2.0 * attn + dense_mlp, 3.0 * norm_params(m));
   } else {
-    for (std::int64_t i = 0; i < m.layers; ++i) {
-      const bool moe = m.is_moe() && i >= m.dense_layers;
-      if (!moe) {
-        add_layer(attn + dense_mlp, attn + dense_mlp, norms);
-        continue;
-      }
+    // The first dense_layers layers of an MoE model (all of a dense one) have a dense MLP; the rest route
+    // over the experts.
+    const std::int64_t moe_layers = m.is_moe() ? std::max<std::int64_t>(0, m.layers - std::max<std::int64_t>(0, m.dense_layers)) : 0;
+    add_layers(d(m.layers - moe_layers), attn + dense_mlp, attn + dense_mlp, norms);
+    if (moe_layers > 0) {
       const double expert = dense_mlp_params(m, m.expert_ffn);
       const double shared = m.shared_experts > 0 ? d(m.shared_experts) * dense_mlp_params(m, m.shared_expert_ffn) : 0.0;
       const double router = d(m.experts) * h;
-      add_layer(attn + d(m.experts) * expert + shared, attn + d(m.experts_per_token) * expert + shared, norms + router);
-      c.routed_experts += d(m.experts) * expert;
+      add_layers(d(moe_layers), attn + d(m.experts) * expert + shared, attn + d(m.experts_per_token) * expert + shared, norms + router);
+      c.routed_experts += d(moe_layers) * d(m.experts) * expert;
       c.largest_layer_routed = d(m.experts) * expert;
     }
   }

@@ -303,7 +303,7 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
     const double local = (adapters ? mem.params_trainable : local_params) / (model_par * shards);
     t_opt = local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / accum;
     if (t_opt > 0.1 * t_compute)
-      t.notes.push_back(fmt::format("the optimizer step (memory-bound, about {:.0f} bytes per parameter) adds {:.0f}% to each micro-batch: "
+      t.notes.push_back(Note::format("the optimizer step (memory-bound, about {:.0f} bytes per parameter) adds {:.0f}% to each micro-batch: "
                                     "more tokens per step (--batch, --grad-accum) amortise it",
                                     opt_bytes, 100.0 * t_opt / t_compute));
   }
@@ -337,7 +337,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const bool adapters = lay.adapters;
   const double dp = lay.dp, accum = lay.accum;
   if (w.nodes > 1 && inter_node_bytes_per_s(gpu) <= 0) {
-    t.notes.push_back(fmt::format("{} nodes, but no network between nodes of this GPU is known ({}): training time unknown", w.nodes,
+    t.notes.push_back(Note::format("{} nodes, but no network between nodes of this GPU is known ({}): training time unknown", w.nodes,
                                   gpu.node.network.empty() ? "not in the catalogue" : gpu.node.network));
     return t;
   }
@@ -351,7 +351,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     const double bubble = (pp - 1.0) / (accum + pp - 1.0);
     stage_time /= (1.0 - bubble);
     if (bubble > 0.1)
-      t.notes.push_back(fmt::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
+      t.notes.push_back(Note::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
                                     100.0 * bubble, w.grad_accum, w.pp));
   }
   const double t_opt = optimizer_step_seconds(in, lay, t_compute, t);
@@ -373,7 +373,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     if (w.offload != Offload::none) over.push_back("optimizer offload over " + pcie_name(gpu));
     std::string joined;
     for (const auto& o : over) joined += (joined.empty() ? "" : "; ") + o;
-    t.notes.push_back(fmt::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));
+    t.notes.push_back(Note::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));
   }
   t.utilization = mfu;
   t.train_tokens_per_second_per_gpu = tps;
@@ -462,7 +462,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       const LinkPlan links = plan_links(gpu, w);
       const double hop = (w.nodes > 1 ? 30e-6 : 20e-6) + (links.pp_bytes_per_s > 0 ? b * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
       tpot = pp * step + (pp - 1.0) * hop;
-      t.notes.push_back(fmt::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
+      t.notes.push_back(Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
     }
     t.tpot_seconds = tpot;
     t.decode_tokens_per_second = b / tpot;
@@ -472,7 +472,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       // a decode step (vLLM/SGLang continuous batching with chunked prefill; method.md §8.3).
       const double own = *t.ttft_seconds;
       t.ttft_seconds = own + 1.5 * tpot;
-      t.notes.push_back(fmt::format("time to first token at {} in flight: {:.0f} ms of its own prefill + {:.0f} ms waiting for and sharing a "
+      t.notes.push_back(Note::format("time to first token at {} in flight: {:.0f} ms of its own prefill + {:.0f} ms waiting for and sharing a "
                                     "scheduler step", w.batch, own * 1e3, 1.5 * tpot * 1e3));
     }
     t.bandwidth_efficiency = eta_mem;
@@ -513,10 +513,12 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   // engine's host overheads.
   const FamilyEfficiency& fam = family_efficiency(gpu_family(gpu));
   double spread = w.mfu ? 0.10 : fam.spread;
-  std::string drivers = w.mfu ? "the utilisation given (--mfu)" : std::string("the ") + to_string(gpu_family(gpu)) + " utilisation (" + fam.basis + ")";
+  // What drives the width, in words: the main driver (null: the family's utilisation) and what widens it.
+  const char* driver = w.mfu ? "the utilisation given (--mfu)" : nullptr;
+  const char* widened = "";
   if (t.bound == "communication") {
     spread += 0.15;
-    drivers += "; exposed communication";
+    widened = "; exposed communication";
   }
   TimeEstimate::Band band;
   double value = 0;
@@ -527,24 +529,27 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     band.metric = "images_per_second";
     value = *t.images_per_second;
     spread = std::max(spread, 0.25);
-    if (!w.mfu)
-      drivers = m.vision && m.vision->task == "generation"
-                    ? "the denoiser's share of the peak (0.55: FLUX on an H100, SDXL on an A100; method.md §12.4)"
-                    : "the convolutions' and CUDA-core shares and the feature-map traffic (method.md §12.3; held-out timm rows: median 15 %)";
+    if (!w.mfu) {
+      driver = m.vision && m.vision->task == "generation"
+                   ? "the denoiser's share of the peak (0.55: FLUX on an H100, SDXL on an A100; method.md §12.4)"
+                   : "the convolutions' and CUDA-core shares and the feature-map traffic (method.md §12.3; held-out timm rows: median 15 %)";
+      widened = "";
+    }
   } else if (t.decode_tokens_per_second) {
     band.metric = "decode_tokens_per_second";
     value = *t.decode_tokens_per_second;
     spread = t.bound == "memory bandwidth" ? 0.20 : 0.35;
-    drivers = t.bound == "memory bandwidth" ? "the achieved share of peak bandwidth"
-              : t.bound == "MoE kernels' fixed cost" ? "the fused MoE kernels' fixed cost per layer (fitted on one engine's row; engine versions differ several-fold)"
-              : t.bound == "tensor-parallel all-reduces" ? "the all-reduce latency per layer"
-                                                         : "the engine's per-layer host and kernel overheads";
-    if (m.is_moe() && t.bound != "MoE kernels' fixed cost") drivers += "; the experts a batch touches";
+    driver = t.bound == "memory bandwidth" ? "the achieved share of peak bandwidth"
+             : t.bound == "MoE kernels' fixed cost" ? "the fused MoE kernels' fixed cost per layer (fitted on one engine's row; engine versions differ several-fold)"
+             : t.bound == "tensor-parallel all-reduces" ? "the all-reduce latency per layer"
+                                                        : "the engine's per-layer host and kernel overheads";
+    widened = m.is_moe() && t.bound != "MoE kernels' fixed cost" ? "; the experts a batch touches" : "";
   }
   if (value > 0) {
     band.low = value / (1.0 + spread);
     band.high = value * (1.0 + spread);
-    band.drivers = drivers;
+    band.drivers = driver ? Note::format("{}{}", driver, widened)
+                          : Note::format("the {} utilisation ({}){}", to_string(gpu_family(gpu)), fam.basis, widened);
     t.band = band;
   }
   return t;

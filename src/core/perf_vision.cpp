@@ -85,14 +85,14 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
     const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
     const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
     secs += moved / pcie;
-    t.notes.push_back(fmt::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
+    t.notes.push_back(Note::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
                                   w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
   }
   t.images_per_second = static_cast<double>(w.batch) / secs;
   if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
   t.utilization = util;
   t.bound = "compute";
-  t.notes.push_back(fmt::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
+  t.notes.push_back(Note::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
                                 training ? "" : fmt::format(", then the VAE decode ({:.2f} TFLOP per image)", vae_flops / 1e12)));
   return t;
 }

@@ -176,7 +176,7 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
   }
   const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
   const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
-                                  ? "on one GPU: " + single.fit_reason
+                                  ? "on one GPU: " + single.fit_reason.text()
                                   : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
   single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
                            g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),

@@ -30,14 +30,14 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   const std::string who = fmt::format("{} on {}", label, g.id);
   const double cap = static_cast<double>(g.memory_bytes);
   if (!c.supported) {
-    r.failures.push_back(fmt::format("{}: not supported: {}", who, c.notes.empty() ? "precision" : c.notes.front()));
+    r.failures.push_back(fmt::format("{}: not supported: {}", who, c.notes.empty() ? "precision" : c.notes.front().text()));
     return r;
   }
   if (!c.fits)
     r.failures.push_back(c.fit_reason.empty() || !c.memory.vllm
                              ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
                                            c.memory.device_peak / 1e9, c.gpus, cap / 1e9)
-                             : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason));
+                             : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
   if (a.min_headroom_pct && c.fits && !c.memory.vllm) {  // vLLM takes its share by design: its pool decides
     const double pct = 100.0 * c.headroom_bytes / cap;
     if (pct < *a.min_headroom_pct)

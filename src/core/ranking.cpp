@@ -88,7 +88,7 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
     why = single.fits && savers.empty() ? "fits on one GPU" : fmt::format("fits on one GPU{} ({:.1f} GB without)", with, single.memory.device_peak / 1e9);
   } else {
     const std::string one = single.memory.vllm && !single.fit_reason.empty()
-                                ? "on one GPU " + single.fit_reason
+                                ? "on one GPU " + single.fit_reason.text()
                                 : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB", single.memory.device_peak / 1e9, cap);
     why = single.fits ? fmt::format("fits on one GPU, but {} GPUs{}", chosen.gpus, opts.deadline_seconds ? " meet the deadline" : " finish the job for less")
                       : fmt::format("{}; {} GPUs{} fit{}", one, chosen.gpus, chosen.nodes > 1 ? fmt::format(" in {} nodes", chosen.nodes) : "", with);

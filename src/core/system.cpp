@@ -50,7 +50,7 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
     // LoRA loads the frozen base in 16 bits (QLoRA quantises it to NF4 as the shards stream in).
     const double per_param = w.mode == Mode::qlora ? weight_bits(Precision::nf4, w.double_quant) / 8.0 : w.mode == Mode::lora ? 2.0 : 4.0;
     s.host_ram_bytes = params / mp * per_param * ranks;
-    s.basis.push_back(fmt::format("host RAM: each rank builds its model share on the CPU at load, {:.2g} B per parameter per GPU of the node "
+    s.basis.push_back(Note::format("host RAM: each rank builds its model share on the CPU at load, {:.2g} B per parameter per GPU of the node "
                                   "(fp32 for full training, [DS-MEM]; the 16-bit or NF4 base for LoRA/QLoRA)", per_param));
   } else {
     // Inference engines read the checkpoint shard by shard: about each GPU's weights once per node.
@@ -95,7 +95,7 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
 
   const double have = node_host_ram_bytes(g);
   if (s.host_ram_bytes > have)
-    s.notes.push_back(fmt::format("needs {:.0f} GB of host memory per node; a common {}-GPU node of this GPU has {:.0f} GB", s.host_ram_bytes / k_gb,
+    s.notes.push_back(Note::format("needs {:.0f} GB of host memory per node; a common {}-GPU node of this GPU has {:.0f} GB", s.host_ram_bytes / k_gb,
                                   g.gpus_per_node(), have / k_gb));
   return s;
 }

@@ -59,7 +59,7 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
   const double track_s = w.tracker == "none" ? 0.0 : 1.0 / 260.0;
   if (track_s > 0) {
     p.tracking_cpu_cores = std::max(p.streams_per_gpu, 0.0) * infer_rate_per_stream * track_s;
-    p.notes.push_back(fmt::format("{} tracking keeps about {:.1f} CPU core(s) busy per GPU's {:.0f} streams", w.tracker,
+    p.notes.push_back(Note::format("{} tracking keeps about {:.1f} CPU core(s) busy per GPU's {:.0f} streams", w.tracker,
                                   p.tracking_cpu_cores, p.streams_per_gpu));
   }
   if (t.images_per_second) {
@@ -79,7 +79,7 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
     p.latency_ms = st.decode_ms + st.preprocess_ms + st.batch_fill_ms + st.inference_ms + st.postprocess_ms + st.tracking_ms;
     p.stages = st;
     if (w.max_latency_ms && *p.latency_ms > *w.max_latency_ms)
-      p.notes.push_back(fmt::format("end-to-end latency {:.0f} ms exceeds --max-latency-ms {:g}: lower --batch", *p.latency_ms, *w.max_latency_ms));
+      p.notes.push_back(Note::format("end-to-end latency {:.0f} ms exceeds --max-latency-ms {:g}: lower --batch", *p.latency_ms, *w.max_latency_ms));
   }
   if (usd_per_gpu_hour && p.streams_per_gpu >= 1) p.usd_per_stream_hour = *usd_per_gpu_hour / p.streams_per_gpu;
   p.notes.push_back("OpenCV's ordinary functions run on the CPU unless its CUDA module is built for this GPU; DeepStream-style "

@@ -164,7 +164,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     if (on_gpu->memory.vllm) {
       // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
       out += fmt::format("\nOn {} ({} {} usable): {}{}\n", g.name, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
-                         on_gpu->fit_reason.empty() ? "" : ": " + on_gpu->fit_reason);
+                         on_gpu->fit_reason.empty() ? "" : ": " + on_gpu->fit_reason.text());
     } else {
       out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}\n", g.name, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
                          mib(static_cast<double>(g.memory_bytes)), verdict, gbs(on_gpu->headroom_bytes, style), mem_unit(style));
@@ -185,7 +185,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                            *v.latency_ms, v.stages->decode_ms, v.stages->preprocess_ms, v.stages->batch_fill_ms, v.stages->inference_ms,
                            v.stages->postprocess_ms, v.stages->tracking_ms);
       if (v.usd_per_stream_hour) out += fmt::format("  ${:.3f} per stream-hour\n", *v.usd_per_stream_hour);
-      for (const auto& n : v.notes) out += "  note: " + n + "\n";
+      for (const auto& n : v.notes) out += "  note: " + n.text() + "\n";
     }
     if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
     if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
@@ -194,7 +194,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                          t.band->metric == "train_tokens_per_second_per_gpu" ? "training tokens/s per GPU"
                          : t.band->metric == "images_per_second"             ? "images/s per GPU"
                                                                               : "decode tokens/s",
-                         t.band->drivers);
+                         t.band->drivers.text());
     const JobCost& k = on_gpu->cost;
     {
       const SystemNeeds& sn = on_gpu->system;
@@ -217,15 +217,15 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     if (k.usd_per_million_input_tokens && k.usd_per_million_output_tokens_apart)
       out += fmt::format("  priced apart by the GPU time each takes: ${:.3f} per million input tokens, ${:.3f} per million output tokens\n",
                          *k.usd_per_million_input_tokens, *k.usd_per_million_output_tokens_apart);
-    for (const auto& n : on_gpu->notes) out += "  note: " + n + "\n";
-    for (const auto& n : on_gpu->facts) out += "  note: " + n + "\n";
+    for (const auto& n : on_gpu->notes) out += "  note: " + n.text() + "\n";
+    for (const auto& n : on_gpu->facts) out += "  note: " + n.text() + "\n";
     for (const auto& n : on_gpu->time.notes)
-      if (std::find(on_gpu->notes.begin(), on_gpu->notes.end(), n) == on_gpu->notes.end()) out += "  note: " + n + "\n";
+      if (std::find(on_gpu->notes.begin(), on_gpu->notes.end(), n) == on_gpu->notes.end()) out += "  note: " + n.text() + "\n";
     if (style.hints && on_gpu->fits) out += "  launch hints:\n" + hints_text(*on_gpu, m);
   } else {
     out += "\nNo --gpu given: runtime overhead is that of a current data-centre GPU.\n";
   }
-  for (const auto& n : mem.notes) out += "note: " + n + "\n";
+  for (const auto& n : mem.notes) out += "note: " + n.text() + "\n";
   return out;
 }
 
@@ -416,7 +416,7 @@ std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColum
     if (c.fits && !c.tight && c.value_usd) continue;
     std::string why;
     if (!c.supported) {
-      why = "not supported: " + (c.notes.empty() ? std::string("this precision or software") : c.notes.front());
+      why = "not supported: " + (c.notes.empty() ? std::string("this precision or software") : c.notes.front().text());
     } else if (!c.fits) {
       why = c.why.empty() ? fmt::format("needs {} {} per GPU of {} {}", gbs(c.memory.device_peak, style), un, gbs(static_cast<double>(c.gpu->memory_bytes), style), un) : c.why;
     } else if (c.tight) {
@@ -434,12 +434,11 @@ std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColum
   std::vector<std::pair<std::string, std::string>> notes;
   for (const auto& c : r.rows) {
     if (!c.fits) continue;
-    std::vector<std::string> ns = c.notes;
-    for (const auto& n : c.time.notes) ns.push_back(n);
-    for (const auto& n : ns) notes.emplace_back(n, c.gpu->id);
+    for (const auto& n : c.notes) notes.emplace_back(n.text(), c.gpu->id);
+    for (const auto& n : c.time.notes) notes.emplace_back(n.text(), c.gpu->id);
   }
   out += "Notes:\n";
-  for (const auto& n : r.notes) out += "  " + n + "\n";
+  for (const auto& n : r.notes) out += "  " + n.text() + "\n";
   for (const auto& g : group_notes(notes)) out += "  " + g.text + " (" + join_ids(g.gpus, 3) + ")\n";
   if (has_time)
     out += "Job time is billed wall time per GPU: compute + setup + checkpoint writes + expected rework after interruptions.\n";

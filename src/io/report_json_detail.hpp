@@ -5,6 +5,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuadvise/note.hpp"
+
+namespace gpuadvise {
+
+// A note is written as its text (found by nlohmann/json through the argument's namespace).
+template <typename Json>
+void to_json(Json& j, const Note& n) {
+  j = n.text();
+}
+
+}  // namespace gpuadvise
+
 namespace gpuadvise::detail {
 
 using ojson = nlohmann::ordered_json;

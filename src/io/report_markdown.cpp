@@ -73,7 +73,7 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
   if (on_gpu) {
     const Candidate& c = *on_gpu;
     out += fmt::format("\nOn `{}` ({} {}): **{}**{}\n", c.gpu->id, gbs(static_cast<double>(c.gpu->memory_bytes), style), mem_unit(style),
-                       c.fits ? (c.tight ? "tight" : "fits") : "does not fit", c.fit_reason.empty() ? "" : " — " + cell(c.fit_reason));
+                       c.fits ? (c.tight ? "tight" : "fits") : "does not fit", c.fit_reason.empty() ? "" : " — " + cell(c.fit_reason.text()));
     if (c.time.train_tokens_per_second_per_gpu) out += fmt::format("- {:.0f} training tokens/s per GPU\n", *c.time.train_tokens_per_second_per_gpu);
     if (c.time.decode_tokens_per_second) out += fmt::format("- {:.0f} output tokens/s, TPOT {:.1f} ms\n", *c.time.decode_tokens_per_second, c.time.tpot_seconds.value_or(0) * 1e3);
     if (c.time.images_per_second) out += fmt::format("- {:.3g} images/s per GPU\n", *c.time.images_per_second);
