@@ -725,3 +725,23 @@ TEST_CASE("cli: misspelt subcommands and GPU ids get a suggestion, whatever thei
   REQUIRE(ranked.code == 0);
   CHECK(ranked.json()["ranking"].size() == 2);
 }
+
+TEST_CASE("cli: a command line registers only the settings it gives, with the same answers and errors as a full registration", "[cli][names]") {
+  // The alias of a setting, the = form and a bare flag with an optional value work when only they are registered.
+  const auto engine = test::run({"--model", "7B", "--engine=vllm", "--format", "json"});
+  REQUIRE(engine.code == 0);
+  CHECK(engine.json()["workload"]["framework"] == "vllm");
+  const auto recompute = test::run({"--model", "7B", "--mode", "finetune", "--gradient-checkpointing", "--format", "json"});
+  REQUIRE(recompute.code == 0);
+  CHECK(recompute.json()["workload"]["gradient_checkpointing"] == "full");
+  // A misspelt setting is parsed again with every option: its message names it and suggests the right one.
+  const auto typo = test::run({"--model", "7B", "--lora-rnk", "8"});
+  CHECK(typo.code == 2);
+  CHECK(typo.err.find("--lora-rnk") != std::string::npos);
+  CHECK(typo.err.find("--lora-rank") != std::string::npos);
+  // Help lists the settings the command line did not give.
+  const auto help = test::run({"--model", "7B", "--help"});
+  REQUIRE(help.code == 0);
+  CHECK(help.out.find("--lora-targets") != std::string::npos);
+  CHECK(help.out.find("--power-price") != std::string::npos);
+}

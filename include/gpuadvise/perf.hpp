@@ -58,7 +58,7 @@ double inter_node_bytes_per_s(const GpuSpec& g);
 // pipeline stages across nodes when the plan spans them.
 struct LinkPlan {
   double tp_bytes_per_s = 0, dp_bytes_per_s = 0, pp_bytes_per_s = 0;
-  std::string tp_link, dp_link, pp_link;  // empty where the plan has no such collective
+  Note tp_link, dp_link, pp_link;  // the link's name; empty where the plan has no such collective
 };
 LinkPlan plan_links(const GpuSpec& g, const Workload& w);
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <optional>
 #include <functional>
 #include <iostream>
@@ -238,13 +239,21 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
   });
 }
 
+// What a run registers. A first pass registers only what the command line names: the subcommands when a word
+// names one, the workload settings it gives (GivenNames); help, completions and the man page describe them all.
+struct Registration {
+  bool subcommands = true;
+  bool every_option = true;
+  bool complete() const { return subcommands && every_option; }
+};
+
 // Parses the command line; an exit status when the run ends there (help, version, a parse error).
-// k_retry: the command line did not parse without the subcommands; parse it again with them (for their names in
-// the error and its suggestion).
+// k_retry: the command line did not parse with a partial registration; parse it again with everything (for the
+// names in the error and its suggestion).
 constexpr int k_retry = -1;
 
 std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-                                      bool with_subcommands) {
+                                      Registration reg) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -257,7 +266,7 @@ std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc
     out << e.what() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
-    if (!with_subcommands) return k_retry;
+    if (!reg.complete()) return k_retry;
     std::string msg = e.what();
     const CLI::App* ctx = c.parsed() ? c.parsed() : &app;
     std::string hint = suggest_flag(msg, *ctx);
@@ -312,27 +321,35 @@ int dispatch(Commands& c, CLI::App& app, LazyOptions& lazy, const CommandContext
 // Whether the subcommands must exist to parse this command line: a word names one (a subcommand can come after
 // the ranking's flags), or help is asked for (it lists them). The default command, the ranking, runs without
 // building them (ten CLI::App objects and their options). A name missing here costs only the retry below.
-bool needs_subcommands(int argc, const char* const* argv) {
-  static constexpr std::string_view names[] = {"estimate", "check", "fit", "gpus", "probe", "calibrate", "sweep", "completions", "manpage", "models",
-                                               "-h", "--help", "--help-all"};
+bool names_any(int argc, const char* const* argv, std::initializer_list<std::string_view> names) {
   for (int i = 1; i < argc; ++i)
     for (std::string_view n : names)
       if (argv[i] == n) return true;
   return false;
 }
 
-int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err, bool with_subcommands);
+bool needs_subcommands(int argc, const char* const* argv) {
+  return names_any(argc, argv, {"estimate", "check", "fit", "gpus", "probe", "calibrate", "sweep", "completions", "manpage", "models", "-h", "--help",
+                                "--help-all"});
+}
+
+// Whether the run describes options (help, completions, the man page): then it registers every one.
+bool describes_options(int argc, const char* const* argv) {
+  return names_any(argc, argv, {"completions", "manpage", "-h", "--help", "--help-all"});
+}
+
+int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err, Registration reg);
 
 }  // namespace
 
 int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err) {
-  const int status = run_parsed(argc, argv, in, out_stream, err, needs_subcommands(argc, argv));
-  return status == k_retry ? run_parsed(argc, argv, in, out_stream, err, true) : status;
+  const int status = run_parsed(argc, argv, in, out_stream, err, {needs_subcommands(argc, argv), describes_options(argc, argv)});
+  return status == k_retry ? run_parsed(argc, argv, in, out_stream, err, {}) : status;
 }
 
 namespace {
 
-int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err, bool with_subcommands) {
+int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err, Registration reg) {
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(err);
   auto logger = std::make_shared<spdlog::logger>("gpuadvise", sink);
   logger->set_pattern("gpuadvise: %l: %v");
@@ -346,16 +363,19 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
   app.set_version_flag("--version", std::string("gpuadvise ") + tool_version() + " (schema " + std::to_string(k_schema_version) + ")");
   app.require_subcommand(0, 1);
   Commands c;
+  const GivenNames given(argc, argv);
+  if (!reg.every_option)
+    for (WorkloadFlags* wf : {&c.rank.wf, &c.est_flags.wf, &c.chk_flags.chk_wf, &c.fit_flags.fit_wf, &c.prb_flags.prb_wf, &c.swp_flags.swp_wf}) wf->given = &given;
   LazyOptions lazy;
   register_ranking(app, c);
-  if (with_subcommands) {
+  if (reg.subcommands) {
     register_workload_commands(app, c, lazy);
     register_other_commands(app, c, lazy);
   }
   name_placeholders(app);
 
   try {
-    if (const auto status = parse_command_line(app, c, argc, argv, out_stream, err, with_subcommands)) return *status;
+    if (const auto status = parse_command_line(app, c, argc, argv, out_stream, err, reg)) return *status;
     reject_empty_values(app, c);
     OutputFlags& of = c.output();
     // Enumerated output values take any case (CSV, GiB, Markdown).

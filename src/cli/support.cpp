@@ -56,23 +56,28 @@ std::string framework_help() {
          " [hf]";
 }
 
-CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help) {
+// A workload setting's option, in its --help group; nullptr when the command line does not give it and only the
+// given ones are registered (WorkloadFlags::given).
+CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help,
+                 const std::string& group) {
+  if (wf.given && !wf.given->any_of(names)) return nullptr;
   auto f = std::make_unique<Flag>();
   f->key = key;
   f->name = names.substr(0, names.find(','));
-  f->opt = app->add_option(names, f->value, help)->type_name(placeholder(key));
+  f->opt = app->add_option(names, f->value, help)->type_name(placeholder(key))->group(group);
   wf.flags.push_back(std::move(f));
   return wf.flags.back()->opt;
 }
 
 CLI::Option* add_switch(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& name, const std::string& value,
-                 const std::string& help) {
+                        const std::string& help, const std::string& group) {
+  if (wf.given && !wf.given->any_of(name)) return nullptr;
   auto f = std::make_unique<Flag>();
   f->key = key;
   f->name = name;
   f->is_switch = true;
   f->switch_value = value;
-  f->opt = app->add_flag(name, help);
+  f->opt = app->add_flag(name, help)->group(group);
   wf.flags.push_back(std::move(f));
   return wf.flags.back()->opt;
 }
@@ -84,69 +89,86 @@ std::string user_catalog_path() { return config_path("GPUADVISE_CATALOG", "gpus.
 
 }  // namespace
 
+GivenNames::GivenNames(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word.size() > 2 && word.starts_with("--")) names_.push_back(word.substr(0, word.find('=')));
+  }
+}
+
+bool GivenNames::any_of(std::string_view names) const {
+  while (!names.empty()) {
+    const std::size_t comma = names.find(',');
+    const std::string_view name = names.substr(0, comma);
+    if (std::find(names_.begin(), names_.end(), name) != names_.end()) return true;
+    if (comma == std::string_view::npos) break;
+    names.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   const std::string g = "Workload";
-  add(app, wf, "model", "--model", "a size (7B, 350M, 6.74e9), a preset id (gpuadvise models), or a config.json path [7B]")->group(g);
-  add(app, wf, "mode", "--mode", "train | finetune | lora | qlora | inference [inference]")->group(g);
-  add(app, wf, "precision", "--precision", "fp32 tf32 fp16 bf16 fp8 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_0 q4_k_m q4_0 q4_1 q3_k_m q2_k [bf16]")->group(g);
-  add(app, wf, "kv_precision", "--kv-precision", "KV-cache precision [the compute precision]")->group(g);
-  add_switch(app, wf, "double_quant", "--double-quant", "true", "NF4 with double quantisation (bitsandbytes)")->group(g);
-  add(app, wf, "master_weights", "--master-weights", "fp32 | none (pure 16-bit training) [fp32]")->group(g);
-  add(app, wf, "optimizer", "--optimizer", "adamw | adamw-8bit | adafactor | sgd | sgd-momentum [adamw]")->group(g);
-  add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1]")->group(g);
-  add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]")->group(g);
-  add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)")->group(g);
-  add(app, wf, "classes", "--classes", "vision: classes of your data set (the preset's by default: 1000 ImageNet, 80 COCO, ...)")->group(g);
-  add(app, wf, "gradient_checkpointing", "--gradient-checkpointing", "activation recomputation: full (bare flag) | selective [off]")
-      ->expected(0, 1)
-      ->group(g);
-  add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores")->group(g);
-  add_switch(app, wf, "compile", "--compile", "true", "torch.compile: fused norms, activations and residual adds (training time)")->group(g);
-  add_switch(app, wf, "cache_latents", "--cache-latents", "true", "image-generation training on precomputed latents and text embeddings (no text encoders or VAE resident)")->group(g);
-  add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)")->group(g);
-  add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]")->group(g);
-  add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]")->group(g);
-  add(app, wf, "gpus", "--gpus", "GPUs in the job [1]")->group(g);
-  add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]")->group(g);
-  add(app, wf, "tp", "--tp", "tensor-parallel degree [1]")->group(g);
-  add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]")->group(g);
-  add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks [1]")->group(g);
-  add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]")->group(g);
-  add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs")->group(g);
-  add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)")->group(g);
-  add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]")->group(g);
-  add(app, wf, "framework", "--framework,--engine", framework_help())->group(g);
-  add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]")->group(g);
-  add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]")->group(g);
-  add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)")->group("Job size");
-  add(app, wf, "requests", "--requests", "inference job: number of requests")->group("Job size");
-  add(app, wf, "images", "--images", "vision job: images per epoch (training, with --epochs) or images to generate or process")->group("Job size");
-  add(app, wf, "input_tokens", "--input-tokens", "inference job: prompt tokens per request")->group("Job size");
-  add(app, wf, "output_tokens", "--output-tokens", "inference job: generated tokens per request")->group("Job size");
-  add(app, wf, "concurrency", "--concurrency", "inference: sequences in flight per model replica (same as --batch)")->group("Job size");
-  add(app, wf, "dataset_tokens", "--dataset-tokens", "training: tokens in the data set (with --epochs)")->group("Job size");
-  add(app, wf, "epochs", "--epochs", "training: passes over --dataset-tokens [1]")->group("Job size");
-  add(app, wf, "steps", "--steps", "training: optimizer steps (x batch x seq-len x data-parallel GPUs)")->group("Job size");
-  add(app, wf, "mfu", "--mfu", "override the achievable model-FLOPs utilisation (0-1)")->group("Job size");
+  add(app, wf, "model", "--model", "a size (7B, 350M, 6.74e9), a preset id (gpuadvise models), or a config.json path [7B]", g);
+  add(app, wf, "mode", "--mode", "train | finetune | lora | qlora | inference [inference]", g);
+  add(app, wf, "precision", "--precision", "fp32 tf32 fp16 bf16 fp8 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_0 q4_k_m q4_0 q4_1 q3_k_m q2_k [bf16]", g);
+  add(app, wf, "kv_precision", "--kv-precision", "KV-cache precision [the compute precision]", g);
+  add_switch(app, wf, "double_quant", "--double-quant", "true", "NF4 with double quantisation (bitsandbytes)", g);
+  add(app, wf, "master_weights", "--master-weights", "fp32 | none (pure 16-bit training) [fp32]", g);
+  add(app, wf, "optimizer", "--optimizer", "adamw | adamw-8bit | adafactor | sgd | sgd-momentum [adamw]", g);
+  add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1]", g);
+  add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]", g);
+  add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)", g);
+  add(app, wf, "classes", "--classes", "vision: classes of your data set (the preset's by default: 1000 ImageNet, 80 COCO, ...)", g);
+  if (CLI::Option* o = add(app, wf, "gradient_checkpointing", "--gradient-checkpointing", "activation recomputation: full (bare flag) | selective [off]", g))
+    o->expected(0, 1);
+  add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores", g);
+  add_switch(app, wf, "compile", "--compile", "true", "torch.compile: fused norms, activations and residual adds (training time)", g);
+  add_switch(app, wf, "cache_latents", "--cache-latents", "true", "image-generation training on precomputed latents and text embeddings (no text encoders or VAE resident)", g);
+  add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)", g);
+  add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]", g);
+  add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]", g);
+  add(app, wf, "gpus", "--gpus", "GPUs in the job [1]", g);
+  add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]", g);
+  add(app, wf, "tp", "--tp", "tensor-parallel degree [1]", g);
+  add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]", g);
+  add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks [1]", g);
+  add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]", g);
+  add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs", g);
+  add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)", g);
+  add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
+  add(app, wf, "framework", "--framework,--engine", framework_help(), g);
+  add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]", g);
+  add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]", g);
+  add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)", "Job size");
+  add(app, wf, "requests", "--requests", "inference job: number of requests", "Job size");
+  add(app, wf, "images", "--images", "vision job: images per epoch (training, with --epochs) or images to generate or process", "Job size");
+  add(app, wf, "input_tokens", "--input-tokens", "inference job: prompt tokens per request", "Job size");
+  add(app, wf, "output_tokens", "--output-tokens", "inference job: generated tokens per request", "Job size");
+  add(app, wf, "concurrency", "--concurrency", "inference: sequences in flight per model replica (same as --batch)", "Job size");
+  add(app, wf, "dataset_tokens", "--dataset-tokens", "training: tokens in the data set (with --epochs)", "Job size");
+  add(app, wf, "epochs", "--epochs", "training: passes over --dataset-tokens [1]", "Job size");
+  add(app, wf, "steps", "--steps", "training: optimizer steps (x batch x seq-len x data-parallel GPUs)", "Job size");
+  add(app, wf, "mfu", "--mfu", "override the achievable model-FLOPs utilisation (0-1)", "Job size");
   const std::string v = "Video";
-  add(app, wf, "streams", "--streams", "video analytics: camera or file streams decoded in full")->group(v);
-  add(app, wf, "fps", "--fps", "frames per second of each stream [30]")->group(v);
-  add(app, wf, "resolution", "--resolution", "720p | 1080p | 1440p | 4k | WxH [1080p]")->group(v);
-  add(app, wf, "codec", "--codec", "h264 | hevc | av1 [h264]")->group(v);
-  add(app, wf, "infer_every", "--infer-every", "run the model on every K-th frame [1]")->group(v);
-  add(app, wf, "max_latency_ms", "--max-latency-ms", "end-to-end latency budget")->group(v);
-  add(app, wf, "max_ttft_ms", "--max-ttft-ms", "serving: time to first token a request may wait (ms)")->group("Job size");
-  add(app, wf, "max_tpot_ms", "--max-tpot-ms", "serving: time per output token (ms)")->group("Job size");
-  add(app, wf, "tracker", "--tracker", "none | sort | bytetrack: CPU-side tracking of every inferred frame [none]")->group(v);
+  add(app, wf, "streams", "--streams", "video analytics: camera or file streams decoded in full", v);
+  add(app, wf, "fps", "--fps", "frames per second of each stream [30]", v);
+  add(app, wf, "resolution", "--resolution", "720p | 1080p | 1440p | 4k | WxH [1080p]", v);
+  add(app, wf, "codec", "--codec", "h264 | hevc | av1 [h264]", v);
+  add(app, wf, "infer_every", "--infer-every", "run the model on every K-th frame [1]", v);
+  add(app, wf, "max_latency_ms", "--max-latency-ms", "end-to-end latency budget", v);
+  add(app, wf, "max_ttft_ms", "--max-ttft-ms", "serving: time to first token a request may wait (ms)", "Job size");
+  add(app, wf, "max_tpot_ms", "--max-tpot-ms", "serving: time per output token (ms)", "Job size");
+  add(app, wf, "tracker", "--tracker", "none | sort | bytetrack: CPU-side tracking of every inferred frame [none]", v);
   const std::string c = "Cost";
-  add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]")->group(c);
-  add(app, wf, "storage_usd", "--storage-usd", "storage bill of the job in USD [0]")->group(c);
-  add(app, wf, "egress_usd", "--egress-usd", "data-transfer bill of the job in USD [0]")->group(c);
-  add(app, wf, "checkpoint_every", "--checkpoint-every", "training checkpoint interval: 30m, 2h [1h]")->group(c);
-  add_switch(app, wf, "owned", "--owned", "true", "cost owned hardware: purchase price amortised + energy, not rent")->group(c);
-  add(app, wf, "amortize_years", "--amortize-years", "owned: years to amortise the purchase over [3]")->group(c);
-  add(app, wf, "utilization", "--utilization", "owned: share of the hardware's life doing useful work [0.5]")->group(c);
-  add(app, wf, "power_price", "--power-price", "owned: USD per kWh [0.15]")->group(c);
+  add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]", c);
+  add(app, wf, "storage_usd", "--storage-usd", "storage bill of the job in USD [0]", c);
+  add(app, wf, "egress_usd", "--egress-usd", "data-transfer bill of the job in USD [0]", c);
+  add(app, wf, "checkpoint_every", "--checkpoint-every", "training checkpoint interval: 30m, 2h [1h]", c);
+  add_switch(app, wf, "owned", "--owned", "true", "cost owned hardware: purchase price amortised + energy, not rent", c);
+  add(app, wf, "amortize_years", "--amortize-years", "owned: years to amortise the purchase over [3]", c);
+  add(app, wf, "utilization", "--utilization", "owned: share of the hardware's life doing useful work [0.5]", c);
+  add(app, wf, "power_price", "--power-price", "owned: USD per kWh [0.15]", c);
   wf.workload_opt = app->add_option("--workload", wf.workload_file, "workload JSON file (snake_case flag names; - reads stdin); flags override it")
                         ->type_name("FILE")
                         ->group(g);

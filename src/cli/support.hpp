@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,7 +39,21 @@ struct Flag {
   std::string switch_value;      // value a switch stands for
 };
 
+// The long options a command line gives ("--model" of "--model=7B"). Registering only those skips most of
+// CLI11's work per option (each new option's names are checked against every earlier one's); a command line
+// that does not parse is parsed again with every option, for its message and suggestions.
+class GivenNames {
+ public:
+  GivenNames(int argc, const char* const* argv);
+  // Whether any of an option's names ("--framework,--engine") is given.
+  bool any_of(std::string_view names) const;
+
+ private:
+  std::vector<std::string_view> names_;
+};
+
 struct WorkloadFlags {
+  const GivenNames* given = nullptr;  // register only the settings given (null: all of them)
   std::vector<std::unique_ptr<Flag>> flags;
   std::string workload_file;
   CLI::Option* workload_opt = nullptr;

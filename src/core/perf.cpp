@@ -45,8 +45,8 @@ double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
 double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * 0.8; }
 
 namespace {
-std::string pcie_name(const GpuSpec& g) {
-  return fmt::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
+Note pcie_name(const GpuSpec& g) {
+  return Note::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
 }
 }  // namespace
 
@@ -54,9 +54,7 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
   LinkPlan l;
   const std::int64_t per_node = w.gpus_per_node();
   auto intra_name = [&](std::int64_t group) {
-    return g.fast_link_joins(group)
-               ? fmt::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0))
-               : pcie_name(g);
+    return g.fast_link_joins(group) ? Note::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0)) : pcie_name(g);
   };
   l.tp_bytes_per_s = intra_node_bytes_per_s(g, w.tp);
   if (w.tp > 1) l.tp_link = intra_name(w.tp);
@@ -70,7 +68,7 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
     // slower of the node's links and the network.
     const double net = inter_node_bytes_per_s(g);
     const double across = net > 0 ? std::min(l.dp_bytes_per_s, net) : 0.0;
-    const std::string net_name = fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
+    const Note net_name = Note::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
     if (w.pp > 1) {
       l.pp_bytes_per_s = across;
       l.pp_link = net_name;
@@ -367,10 +365,10 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const double tps = tokens_step / model_par / stage_time;
   if (comm > 0.1 * t_compute) {
     std::vector<std::string> over;
-    if (!links.tp_link.empty()) over.push_back("tensor parallel over " + links.tp_link);
-    if (!links.dp_link.empty()) over.push_back("data parallel over " + links.dp_link);
-    if (!links.pp_link.empty()) over.push_back("pipeline over " + links.pp_link);
-    if (w.offload != Offload::none) over.push_back("optimizer offload over " + pcie_name(gpu));
+    if (!links.tp_link.empty()) over.push_back("tensor parallel over " + links.tp_link.text());
+    if (!links.dp_link.empty()) over.push_back("data parallel over " + links.dp_link.text());
+    if (!links.pp_link.empty()) over.push_back("pipeline over " + links.pp_link.text());
+    if (w.offload != Offload::none) over.push_back("optimizer offload over " + pcie_name(gpu).text());
     std::string joined;
     for (const auto& o : over) joined += (joined.empty() ? "" : "; ") + o;
     t.notes.push_back(Note::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));

@@ -188,7 +188,8 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
 // Which of the fitting plans to keep (method.md §9): those meeting the deadline (the cheapest wins), those within
 // the budget (the fastest wins), else the smallest count that fits (with a job size, up to 4x that count for a
 // cheaper job).
-Candidate choose_plan(const Workload& w, const Candidate& single, const std::vector<Candidate>& fits, std::int64_t first_fit, RankBy order,
+// The chosen plan is moved out of `fits`.
+Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Candidate>& fits, std::int64_t first_fit, RankBy order,
                       const RankOptions& opts) {
   std::vector<const Candidate*> pool;
   for (const auto& c : fits) pool.push_back(&c);
@@ -220,17 +221,17 @@ Candidate choose_plan(const Workload& w, const Candidate& single, const std::vec
     const double margin = (best && c->gpus > best->gpus) ? 0.98 : 1.0;
     if (!best || score(*c, pick) < margin * score(*best, pick)) best = c;
   }
-  Candidate out;
-  if (best) {
-    out = *best;
-  } else {
+  if (!best) {
     // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
     const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
-    out = **std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
+    best = *std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
   }
+  std::vector<FrontierPoint> frontier = frontier_of(pool);  // before the chosen plan leaves `fits`
+  const std::size_t fitting = fits.size();
+  Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);
   out.fits_single = single.fits && !single.tight;
-  out.why = describe_choice(out, single, fits.size(), pick, opts);
-  out.frontier = frontier_of(pool);
+  out.why = describe_choice(out, single, fitting, pick, opts);
+  out.frontier = std::move(frontier);
   return out;
 }
 }  // namespace

@@ -244,21 +244,24 @@ std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std:
   auto split = [&](const std::string& s) {
     Split out;
     out.words.emplace_back();
+    std::size_t word = 0;  // where the words before the next number start
     for (std::size_t i = 0; i < s.size();) {
       // A number stands alone: "gfx942", "a100-80gb" or "fp8" are names, not numbers.
       const bool starts = i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.');
       const bool digit = std::isdigit(static_cast<unsigned char>(s[i])) != 0 && starts;
       if (!digit) {
-        out.words.back() += s[i++];
+        ++i;
         continue;
       }
+      out.words.back().append(s, word, i - word);
       std::size_t j = i;
       while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || (s[j] == '.' && j + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[j + 1])))))
         ++j;
       out.numbers.push_back(s.substr(i, j - i));
       out.words.emplace_back();
-      i = j;
+      i = word = j;
     }
+    out.words.back().append(s, word, s.size() - word);
     return out;
   };
   struct Acc {
