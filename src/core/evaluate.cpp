@@ -147,11 +147,12 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
 Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, bool stop_when_unfit) {
   // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
   // workload says how many.
-  Workload w = w_in;
-  if (w.nodes == 1 && w.gpus > g.gpus_per_node()) w.nodes = (w.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
   Candidate c;
   c.gpu = &g;
-  c.planned = w;
+  c.planned = w_in;
+  if (c.planned.nodes == 1 && c.planned.gpus > g.gpus_per_node()) c.planned.nodes = (c.planned.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
+  // The plan as evaluated; a serving engine's pool and the latency targets change only its batch below.
+  const Workload& w = c.planned;
   c.gpus = w.gpus;
   const PrecisionSupport ps = precision_support(w, g);
   c.supported = ps.supported;

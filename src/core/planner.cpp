@@ -46,6 +46,7 @@ Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, s
 // stages do not divide the layers, as serving engines do).
 std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n) {
   std::vector<Workload> out;
+  out.reserve(16);  // a dozen at most for a dense model: no copies as it grows
   const std::int64_t per_node = g.gpus_per_node();
   const std::int64_t nodes = n <= per_node ? 1 : n / per_node;
   if (n > per_node && (!g.multi_node() || n % per_node != 0)) return out;
@@ -91,34 +92,33 @@ std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const Gp
 
 // Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
 // checkpointing (unless the user chose one), then smaller micro-batches with gradient accumulation that keep
-// the asked batch per optimizer step. Returned in that order; the first that fits is the plan for a layout.
-std::vector<Workload> with_savers(const Workload& p) {
-  std::vector<Workload> out;
+// the asked batch per optimizer step. `try_one` gets each in that order until it returns true (the first that fits
+// is the plan for a layout); one copy of the workload is changed in place.
+template <class TryOne>
+void for_each_saver(const Workload& p, TryOne&& try_one) {
+  Workload q = p;
   if (!is_training(p.mode)) {
-    out.push_back(p);
+    if (try_one(q)) return;
     // Quantised weights only when the user allows them: 8-bit, then 4-bit (AWQ-style int4) on the same GPUs.
     if (p.allow_quantization && (p.precision == Precision::bf16 || p.precision == Precision::fp16))
-      for (Precision q : {Precision::int8, Precision::int4}) {
-        Workload w = p;
-        w.precision = q;
-        out.push_back(w);
+      for (Precision x : {Precision::int8, Precision::int4}) {
+        q.precision = x;
+        if (try_one(q)) return;
       }
-    return out;
+    return;
   }
   std::vector<Checkpointing> levels{p.checkpointing};
   if (!p.checkpointing_given && p.checkpointing == Checkpointing::none) levels = {Checkpointing::none, Checkpointing::selective, Checkpointing::full};
   for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
     if (p.batch % micro != 0) continue;
     for (Checkpointing c : levels) {
-      Workload q = p;
       q.checkpointing = c;
       q.batch = micro;
       q.grad_accum = p.grad_accum * (p.batch / micro);
-      out.push_back(q);
+      if (try_one(q)) return;
     }
     if (micro == 1) break;
   }
-  return out;
 }
 
 std::string stage_of(const Workload& p) {
@@ -252,25 +252,25 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   std::int64_t first_fit = 0;
   std::string offload_short;
   auto try_layout = [&](const Workload& layout) {
-    for (const Workload& p : with_savers(layout)) {
+    for_each_saver(layout, [&](const Workload& p) {
       Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                      p.precision == w.precision)
                         ? single
                         : evaluate_layout(p, m, g, opts.cost, true);
-      if (!c.fits) continue;
+      if (!c.fits) return false;
       finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
         offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
                                     offload_host_bytes(p, c.memory) / 1e9, node_host_ram_bytes(g) / 1e9);
-        continue;
+        return false;
       }
       if (c.tight) {
         tight.push_back(std::move(c));
-        continue;
+        return false;
       }
       fits.push_back(std::move(c));
-      return;
-    }
+      return true;
+    });
   };
   for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
     if (first_fit) {
