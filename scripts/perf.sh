@@ -5,18 +5,33 @@
 set -euo pipefail
 build=${1:-build}
 runs=${2:-200}
-mean_ms() {  # mean wall time of a command over $runs runs, in ms
-  local start end
-  start=$(date +%s%N)
-  for ((i = 0; i < runs; i++)); do "$@" > /dev/null 2>&1 || true; done
-  end=$(date +%s%N)
-  awk -v a="$start" -v b="$end" -v n="$runs" 'BEGIN { printf "%.2f", (b - a) / n / 1e6 }'
+# The four commands run interleaved (bare, --version, estimate, headline, bare, ...), each timed on its own with
+# bash's clock (no extra process), so a slower stretch of a shared machine falls on all of them alike; the
+# figure is each command's median over the runs, in ms.
+declare -A times
+commands=(bare version estimate headline)
+run_one() {
+  case $1 in
+    bare) "$build/gpuadvise_bare" ;;
+    version) "$build/gpuadvise" --version ;;
+    estimate) "$build/gpuadvise" estimate --model 7B --gpu h100-sxm-80gb ;;
+    headline) "$build/gpuadvise" --model 7B --precision bf16 --mode finetune ;;
+  esac
 }
-bare=$(mean_ms "$build/gpuadvise_bare")
-head=$(mean_ms "$build/gpuadvise" --model 7B --precision bf16 --mode finetune)
-est=$(mean_ms "$build/gpuadvise" estimate --model 7B --gpu h100-sxm-80gb)
-ver=$(mean_ms "$build/gpuadvise" --version)
-echo "start-up over $runs runs (mean wall ms):"
+for ((i = 0; i < runs; i++)); do
+  for c in "${commands[@]}"; do
+    start=$EPOCHREALTIME
+    run_one "$c" > /dev/null 2>&1 || true
+    end=$EPOCHREALTIME
+    times[$c]+="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) * 1000 }') "
+  done
+done
+median() { tr ' ' '\n' <<< "${times[$1]}" | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+bare=$(median bare)
+ver=$(median version)
+est=$(median estimate)
+head=$(median headline)
+echo "start-up, median of $runs interleaved runs (wall ms):"
 echo "  bare program (same libraries, prints a line)     $bare"
 echo "  gpuadvise --version                              $ver"
 echo "  gpuadvise estimate --model 7B --gpu h100-sxm-80gb  $est"

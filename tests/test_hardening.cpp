@@ -271,4 +271,18 @@ TEST_CASE("catalogue: the C++ generated at build time equals the parsed JSON, fi
   }
   CHECK_FALSE(gpuadvise::bundled_model("7b").has_value());
   CHECK(gpuadvise::make_bundled_gpus().gpus == gpuadvise::bundled_gpus().gpus);
+  // Without provenance (every command but `gpus ID`): the same GPUs, less only their sources and notes.
+  const auto lean = gpuadvise::make_bundled_gpus(gpuadvise::Provenance::left_out);
+  REQUIRE(lean.gpus.size() == gpus.gpus.size());
+  for (std::size_t i = 0; i < gpus.gpus.size(); ++i) {
+    INFO(gpus.gpus[i].id);
+    CHECK(lean.gpus[i].sources.empty());
+    CHECK(lean.gpus[i].node.source.empty());
+    gpuadvise::GpuSpec g = gpus.gpus[i];
+    g.sources.clear();
+    g.uncertain.clear();
+    g.notes.clear();
+    g.node.source.clear();
+    CHECK(lean.gpus[i] == g);
+  }
 }

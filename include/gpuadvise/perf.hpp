@@ -56,11 +56,16 @@ double inter_node_bytes_per_s(const GpuSpec& g);
 
 // The links a plan's collectives run on (method.md §8.4): tensor parallel inside a node, data parallel and
 // pipeline stages across nodes when the plan spans them.
+// Which link: the GPU's scale-up fabric (NVLink, xGMI), PCIe, or the network between nodes; none where the plan has
+// no such collective. link_name says which, from the GPU's catalogue entry, when it is printed.
+enum class Link : std::uint8_t { none, fast, pcie, network };
 struct LinkPlan {
   double tp_bytes_per_s = 0, dp_bytes_per_s = 0, pp_bytes_per_s = 0;
-  Note tp_link, dp_link, pp_link;  // the link's name; empty where the plan has no such collective
+  Link tp_link = Link::none, dp_link = Link::none, pp_link = Link::none;
 };
 LinkPlan plan_links(const GpuSpec& g, const Workload& w);
+// "NVLink 4 (900 GB/s)", "PCIe 4.0 via host memory (no P2P)", "NDR InfiniBand (400 Gb/s per GPU)"; empty for none.
+std::string link_name(const GpuSpec& g, Link link);
 
 TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem);
 

@@ -21,7 +21,7 @@ namespace gpuadvise::cli {
 
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
   check_format(ctx.of.format);
-  const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
+  const GpuCatalog cat = load_gpus(ctx.of, ctx.in, Provenance::kept);  // `gpus ID` prints each field's source
   if (!flags.gpu_id.empty()) {
     const GpuSpec& g = gpu_for(flags.gpu_id, cat, "gpus");
     GpuCatalog one;

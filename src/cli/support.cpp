@@ -346,10 +346,10 @@ std::optional<std::string> read_config_file(const std::string& path, const std::
 }
 
 
-GpuCatalog load_gpus(const OutputFlags& of, std::istream& in) {
+GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provenance) {
   GpuCatalog cat;
   if (of.catalog.empty()) {
-    cat = make_bundled_gpus();  // data/gpus.json, turned into C++ at build time (src/gen/)
+    cat = make_bundled_gpus(provenance);  // data/gpus.json, turned into C++ at build time (src/gen/)
   } else {
     auto text = read_file(of.catalog, in);
     if (!text) throw UserError{2, "--catalog: cannot read '" + of.catalog + "'"};

@@ -16,6 +16,7 @@ class App;
 class Option;
 }  // namespace CLI
 
+#include "bundled.hpp"
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/cost.hpp"
 #include "gpuadvise/gpu.hpp"
@@ -103,7 +104,7 @@ std::string config_path(const char* env, const std::string& name);
 std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy);
 
 // The GPU catalogue (bundled, --catalog, and the user's additions) and the bundled model presets.
-GpuCatalog load_gpus(const OutputFlags& of, std::istream& in);
+GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provenance = Provenance::left_out);
 const ModelCatalog& load_models();
 ModelSpec model_for(const Workload& w, std::istream& in);
 std::string local_gpu_name(const std::string& flag);

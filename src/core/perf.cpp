@@ -44,37 +44,38 @@ double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
 // catalogue knows none.
 double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * 0.8; }
 
-namespace {
-Note pcie_name(const GpuSpec& g) {
-  return Note::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
+std::string link_name(const GpuSpec& g, Link link) {
+  switch (link) {
+    case Link::none: return "";
+    case Link::fast: return fmt::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0));
+    case Link::pcie: return fmt::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
+    case Link::network: return fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
+  }
+  return "";
 }
-}  // namespace
 
 LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
   LinkPlan l;
   const std::int64_t per_node = w.gpus_per_node();
-  auto intra_name = [&](std::int64_t group) {
-    return g.fast_link_joins(group) ? Note::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0)) : pcie_name(g);
-  };
+  auto intra = [&](std::int64_t group) { return g.fast_link_joins(group) ? Link::fast : Link::pcie; };
   l.tp_bytes_per_s = intra_node_bytes_per_s(g, w.tp);
-  if (w.tp > 1) l.tp_link = intra_name(w.tp);
+  if (w.tp > 1) l.tp_link = intra(w.tp);
   l.dp_bytes_per_s = intra_node_bytes_per_s(g, per_node);
-  if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra_name(per_node);
+  if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra(per_node);
   l.pp_bytes_per_s = l.dp_bytes_per_s;
-  if (w.pp > 1) l.pp_link = intra_name(per_node);
+  if (w.pp > 1) l.pp_link = intra(per_node);
   if (w.nodes > 1) {
     // Pipeline plans put their stages across nodes (the point-to-point sends cross the network, data
     // parallelism stays inside); otherwise the data-parallel collectives span the nodes and run at the
     // slower of the node's links and the network.
     const double net = inter_node_bytes_per_s(g);
     const double across = net > 0 ? std::min(l.dp_bytes_per_s, net) : 0.0;
-    const Note net_name = Note::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
     if (w.pp > 1) {
       l.pp_bytes_per_s = across;
-      l.pp_link = net_name;
+      l.pp_link = Link::network;
     } else {
       l.dp_bytes_per_s = across;
-      l.dp_link = net_name;
+      l.dp_link = Link::network;
     }
   }
   return l;
@@ -365,10 +366,10 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const double tps = tokens_step / model_par / stage_time;
   if (comm > 0.1 * t_compute) {
     std::vector<std::string> over;
-    if (!links.tp_link.empty()) over.push_back("tensor parallel over " + links.tp_link.text());
-    if (!links.dp_link.empty()) over.push_back("data parallel over " + links.dp_link.text());
-    if (!links.pp_link.empty()) over.push_back("pipeline over " + links.pp_link.text());
-    if (w.offload != Offload::none) over.push_back("optimizer offload over " + pcie_name(gpu).text());
+    if (links.tp_link != Link::none) over.push_back("tensor parallel over " + link_name(gpu, links.tp_link));
+    if (links.dp_link != Link::none) over.push_back("data parallel over " + link_name(gpu, links.dp_link));
+    if (links.pp_link != Link::none) over.push_back("pipeline over " + link_name(gpu, links.pp_link));
+    if (w.offload != Offload::none) over.push_back("optimizer offload over " + link_name(gpu, Link::pcie));
     std::string joined;
     for (const auto& o : over) joined += (joined.empty() ? "" : "; ") + o;
     t.notes.push_back(Note::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));

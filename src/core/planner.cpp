@@ -248,7 +248,10 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
     return single;
   }
   const bool explore = w.has_job_size() || opts.deadline_seconds || opts.budget_usd || order == RankBy::time;
+  // Reserved once: a GPU keeps a plan per layout that fits at the counts searched, and a growing vector would copy
+  // its candidates (2.5 KB each) into fresh memory at every step.
   std::vector<Candidate> fits, tight;
+  fits.reserve(16);
   std::int64_t first_fit = 0;
   std::string offload_short;
   auto try_layout = [&](const Workload& layout) {

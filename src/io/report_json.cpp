@@ -233,7 +233,7 @@ ojson candidate_json(const Candidate& c, bool explain, const ModelSpec& m) {
   j["gpus"] = c.gpus;
   j["layout"] = c.layout;
   j["why"] = c.why;
-  auto link = [](const Note& l) { return l.empty() ? ojson(nullptr) : ojson(l.text()); };
+  auto link = [&](Link l) { return l == Link::none ? ojson(nullptr) : ojson(link_name(*c.gpu, l)); };
   j["plan"] = {{"gpus", c.gpus},
                {"nodes", c.nodes},
                {"gpus_per_node", std::max<std::int64_t>(1, c.gpus / std::max<std::int64_t>(1, c.nodes))},
