@@ -191,7 +191,19 @@ TEST_CASE("hints: vLLM flags for inference, a DeepSpeed config for ZeRO, SkyPilo
                       "a100-sxm-80gb", "--format", "json"});
   const auto ht = t.json()["launch_hints"];
   CHECK(ht["deepspeed_config"]["zero_optimization"]["stage"] == 2);
+  CHECK(ht["deepspeed_config"]["zero_optimization"]["overlap_comm"] == true);
+  CHECK(ht["deepspeed_config"]["gradient_accumulation_steps"] == 1);
   CHECK(ht["hf_trainer_args"].get<std::string>().find("--per_device_train_batch_size 1 --bf16") != std::string::npos);
+  // One GPU with the optimizer on the CPU: DeepSpeed's ZeRO-2 offload form, as ds_config.json holds it (JSON) and
+  // on one line (the table).
+  auto o = test::run({"estimate", "--model", "1B", "--mode", "finetune", "--offload", "optimizer", "--gpu", "rtx-4090-24gb", "--format", "json"});
+  REQUIRE(o.code == 0);
+  CHECK(o.json()["launch_hints"]["deepspeed_config"] ==
+        nlohmann::json::parse(R"({"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true},
+                                  "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": true}}})"));
+  auto line = test::run({"estimate", "--model", "1B", "--mode", "finetune", "--offload", "optimizer", "--gpu", "rtx-4090-24gb", "--hints", "--color", "never"});
+  CHECK(line.out.find("DeepSpeed:  {\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 2, "
+                      "\"offload_optimizer\": {\"device\": \"cpu\", \"pin_memory\": true}}}\n") != std::string::npos);
 }
 
 TEST_CASE("cli: the workload schema names exactly the keys a workload file may hold", "[cli]") {

@@ -222,25 +222,28 @@ LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
                           w.mode == Mode::qlora ? ", BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_compute_dtype=torch.bfloat16)" : "");
     h.hf_trainer = args;
     if (deepspeed || w.sharding != Sharding::none) {
-      const int stage = w.sharding == Sharding::zero1 ? 1 : w.sharding == Sharding::zero2 ? 2 : w.sharding == Sharding::zero3 ? 3 : 0;
-      std::string offload;
-      if (w.offload == Offload::optimizer || w.offload == Offload::optimizer_params)
-        offload += ", \"offload_optimizer\": {\"device\": \"cpu\", \"pin_memory\": true}";
-      if (w.offload == Offload::optimizer_params) offload += ", \"offload_param\": {\"device\": \"cpu\", \"pin_memory\": true}";
-      h.deepspeed_config = fmt::format(
-          "{{\"train_micro_batch_size_per_gpu\": {}, \"gradient_accumulation_steps\": {}, \"bf16\": {{\"enabled\": {}}}, "
-          "\"fp16\": {{\"enabled\": {}}}, \"zero_optimization\": {{\"stage\": {}, \"overlap_comm\": true{}}}}}",
-          w.batch, w.grad_accum, w.precision == Precision::bf16 ? "true" : "false", w.precision == Precision::fp16 ? "true" : "false", stage, offload);
+      DeepSpeedConfig ds;
+      ds.micro_batch = w.batch;
+      ds.grad_accum = w.grad_accum;
+      ds.bf16 = w.precision == Precision::bf16;
+      ds.fp16 = w.precision == Precision::fp16;
+      ds.stage = w.sharding == Sharding::zero1 ? 1 : w.sharding == Sharding::zero2 ? 2 : w.sharding == Sharding::zero3 ? 3 : 0;
+      ds.overlap_comm = true;
+      ds.offload_optimizer = w.offload == Offload::optimizer || w.offload == Offload::optimizer_params;
+      ds.offload_param = w.offload == Offload::optimizer_params;
+      h.deepspeed_config = ds;
     }
     if (w.tp > 1 || w.pp > 1 || w.ep > 1)
       h.notes.push_back(fmt::format("tensor/pipeline/expert parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
                                     "--pipeline-model-parallel-size {} --expert-model-parallel-size {}",
                                     w.tp, w.pp, w.ep));
     if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
-      h.deepspeed_config = fmt::format(
-          "{{\"train_micro_batch_size_per_gpu\": {}, \"bf16\": {{\"enabled\": {}}}, \"zero_optimization\": {{\"stage\": 2, "
-          "\"offload_optimizer\": {{\"device\": \"cpu\", \"pin_memory\": true}}}}}}",
-          w.batch, w.precision == Precision::bf16 ? "true" : "false");
+      DeepSpeedConfig ds;  // the one-GPU form: ZeRO-2 with the optimizer on the CPU
+      ds.micro_batch = w.batch;
+      ds.bf16 = w.precision == Precision::bf16;
+      ds.stage = 2;
+      ds.offload_optimizer = true;
+      h.deepspeed_config = ds;
       h.torchrun = "deepspeed --num_gpus 1 train.py --deepspeed ds_config.json";
     }
   }

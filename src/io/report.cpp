@@ -10,6 +10,7 @@
 
 #include "gpuadvise/units.hpp"
 #include "report_detail.hpp"
+#include "report_json_detail.hpp"
 
 #ifndef GPUADVISE_VERSION
 #define GPUADVISE_VERSION "0.0.0"
@@ -66,7 +67,7 @@ std::string hints_text(const Candidate& c, const ModelSpec& m) {
   if (h.vllm) out += "    vLLM:       " + *h.vllm + "\n";
   if (h.torchrun) out += "    launch:     " + *h.torchrun + "\n";
   if (h.hf_trainer) out += "    Trainer:    " + *h.hf_trainer + "\n";
-  if (h.deepspeed_config) out += "    DeepSpeed:  " + *h.deepspeed_config + "\n";
+  if (h.deepspeed_config) out += "    DeepSpeed:  " + detail::one_line(detail::deepspeed_json(*h.deepspeed_config)) + "\n";
   if (h.skypilot_accelerator) out += fmt::format("    SkyPilot:   resources: accelerators: {}:{}\n", *h.skypilot_accelerator, std::min<std::int64_t>(c.gpus, 8));
   for (const auto& n : h.notes) out += "    note:       " + n + "\n";
   return out;

@@ -20,6 +20,29 @@ ojson command_header(const char* command) {
   j["command"] = command;
   return j;
 }
+
+ojson deepspeed_json(const DeepSpeedConfig& ds) {
+  const ojson on_cpu = {{"device", "cpu"}, {"pin_memory", true}};
+  ojson j;
+  j["train_micro_batch_size_per_gpu"] = ds.micro_batch;
+  if (ds.grad_accum) j["gradient_accumulation_steps"] = *ds.grad_accum;
+  j["bf16"] = {{"enabled", ds.bf16}};
+  if (ds.fp16) j["fp16"] = {{"enabled", *ds.fp16}};
+  ojson zero;
+  zero["stage"] = ds.stage;
+  if (ds.overlap_comm) zero["overlap_comm"] = true;
+  if (ds.offload_optimizer) zero["offload_optimizer"] = on_cpu;
+  if (ds.offload_param) zero["offload_param"] = on_cpu;
+  j["zero_optimization"] = zero;
+  return j;
+}
+
+std::string one_line(const ojson& j) {
+  if (!j.is_object()) return j.dump();
+  std::string out = "{";
+  for (auto it = j.begin(); it != j.end(); ++it) out += (it == j.begin() ? "" : ", ") + ojson(it.key()).dump() + ": " + one_line(it.value());
+  return out + "}";
+}
 }  // namespace detail
 
 namespace {
@@ -214,7 +237,7 @@ ojson hints_json(const Candidate& c, const ModelSpec& m) {
   ojson j;
   j["vllm"] = opt(h.vllm);
   j["torchrun"] = opt(h.torchrun);
-  j["deepspeed_config"] = h.deepspeed_config ? ojson::parse(*h.deepspeed_config) : ojson(nullptr);
+  j["deepspeed_config"] = h.deepspeed_config ? detail::deepspeed_json(*h.deepspeed_config) : ojson(nullptr);
   j["hf_trainer_args"] = opt(h.hf_trainer);
   j["skypilot_accelerator"] = opt(h.skypilot_accelerator);
   j["skypilot_task"] = opt(h.skypilot);

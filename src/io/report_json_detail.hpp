@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvise/note.hpp"
+#include "gpuadvise/planning.hpp"
 
 namespace gpuadvise {
 
@@ -27,5 +28,10 @@ inline ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : o
 
 // The keys every command's JSON opens with: schema_version, tool_version, command.
 ojson command_header(const char* command);
+
+// A DeepSpeed config as ds_config.json holds it (the launch hints' JSON), and on one line with a space after each
+// colon and comma (the table's launch hints).
+ojson deepspeed_json(const DeepSpeedConfig& ds);
+std::string one_line(const ojson& j);
 
 }  // namespace gpuadvise::detail
