@@ -1,5 +1,6 @@
 // JSON for the catalogue, check and sweep commands (docs/output-json.md, data/schema/): units in key names, null for
-// unknown. The plans' JSON (the ranking, estimate, fit) is written directly: report_json_plans.cpp.
+// unknown. `check` and `sweep`, whose size grows with their input, are written as they go (json_write.hpp); the
+// catalogue's fixed listings are trees. The plans' JSON (the ranking, estimate, fit): report_json_plans.cpp.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 
 #include "gpuadvise/report.hpp"
 #include "gpuadvise/units.hpp"
+#include "json_write.hpp"
 #include "report_detail.hpp"
 #include "report_json_detail.hpp"
 
@@ -50,6 +52,7 @@ namespace {
 
 using detail::bytes_int;
 using detail::command_header;
+using detail::JsonWriter;
 using detail::ojson;
 using detail::opt;
 
@@ -100,23 +103,45 @@ ojson gpu_to_json(const GpuSpec& g) {
 }  // namespace
 
 std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a) {
-  ojson j = command_header("check");
-  j["assertions"] = {{"min_headroom_pct", opt(a.min_headroom_pct)}, {"max_cost_usd", opt(a.max_cost_usd)}, {"max_hours", opt(a.max_hours)},
-                     {"max_gpus", a.max_gpus ? ojson(*a.max_gpus) : ojson(nullptr)}};
-  bool ok = true;
-  ojson arr = ojson::array();
+  std::string out;
+  out.reserve(512 + 384 * results.size());
+  JsonWriter o(out);
+  o.begin_object();
+  o.member("schema_version", k_schema_version);
+  o.member("tool_version", tool_version());
+  o.member("command", "check");
+  o.key("assertions");
+  o.begin_object();
+  o.member("min_headroom_pct", a.min_headroom_pct);
+  o.member("max_cost_usd", a.max_cost_usd);
+  o.member("max_hours", a.max_hours);
+  o.member("max_gpus", a.max_gpus);
+  o.end_object();
+  o.member("passed", std::all_of(results.begin(), results.end(), [](const CheckResult& r) { return r.passed(); }));
+  o.key("results");
+  o.begin_array();
   for (const auto& r : results) {
-    ok = ok && r.passed();
     const CheckedPlan& c = r.plan;
-    arr.push_back({{"workload", r.workload}, {"gpu", c.gpu->id}, {"passed", r.passed()}, {"fits", c.fits}, {"gpus", c.gpus},
-                   {"layout", c.layout}, {"device_peak_bytes", bytes_int(c.device_peak)}, {"capacity_bytes", c.gpu->memory_bytes},
-                   {"headroom_pct", 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes)},
-                   {"job_hours", c.wall_hours > 0 ? ojson(c.wall_hours) : ojson(nullptr)}, {"job_usd", opt(c.total_usd)},
-                   {"failures", r.failures}});
+    o.begin_object();
+    o.member("workload", r.workload);
+    o.member("gpu", c.gpu->id);
+    o.member("passed", r.passed());
+    o.member("fits", c.fits);
+    o.member("gpus", c.gpus);
+    o.member("layout", c.layout);
+    o.member("device_peak_bytes", bytes_int(c.device_peak));
+    o.member("capacity_bytes", c.gpu->memory_bytes);
+    o.member("headroom_pct", 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes));
+    o.key("job_hours");
+    if (c.wall_hours > 0) o.value(c.wall_hours);
+    else o.null();
+    o.member("job_usd", c.total_usd);
+    o.member("failures", r.failures);
+    o.end_object();
   }
-  j["passed"] = ok;
-  j["results"] = arr;
-  return j.dump(2) + "\n";
+  o.end_array();
+  o.end_object();
+  return out + "\n";
 }
 
 std::string gpus_json(const GpuCatalog& cat) {
@@ -149,23 +174,37 @@ std::string models_json(const ModelCatalog& cat) {
 
 
 std::string sweep_json(const Sweep& s) {
-  ojson j = command_header("sweep");
-  j["vary"] = s.vary;
-  j["metric"] = s.metric;
-  ojson pts = ojson::array();
+  std::string out;
+  JsonWriter o(out);
+  o.begin_object();
+  o.member("schema_version", k_schema_version);
+  o.member("tool_version", tool_version());
+  o.member("command", "sweep");
+  o.member("vary", s.vary);
+  o.member("metric", s.metric);
+  o.key("points");
+  o.begin_array();
   for (const auto& p : s.points) {
-    ojson row;
-    row["value"] = p.value;
-    ojson gpus = ojson::array();
-    for (const auto& c : p.per_gpu)
-      gpus.push_back({{"gpu", c.gpu->id}, {"fits", c.fits}, {"device_peak_bytes", bytes_int(c.memory.device_peak)},
-                      {"capacity_bytes", c.gpu->memory_bytes}, {"per_second", opt(detail::sweep_rate(c))},
-                      {"job_usd", opt(c.cost.total_usd)}});
-    row["gpus"] = gpus;
-    pts.push_back(row);
+    o.begin_object();
+    o.member("value", p.value);
+    o.key("gpus");
+    o.begin_array();
+    for (const auto& c : p.per_gpu) {
+      o.begin_object();
+      o.member("gpu", c.gpu->id);
+      o.member("fits", c.fits);
+      o.member("device_peak_bytes", bytes_int(c.memory.device_peak));
+      o.member("capacity_bytes", c.gpu->memory_bytes);
+      o.member("per_second", detail::sweep_rate(c));
+      o.member("job_usd", c.cost.total_usd);
+      o.end_object();
+    }
+    o.end_array();
+    o.end_object();
   }
-  j["points"] = pts;
-  return j.dump(2) + "\n";
+  o.end_array();
+  o.end_object();
+  return out + "\n";
 }
 
 }  // namespace gpuadvise
