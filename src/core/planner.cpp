@@ -3,6 +3,7 @@
 #include "gpuadvise/ranking.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -107,11 +108,12 @@ void for_each_saver(const Workload& p, TryOne&& try_one) {
       }
     return;
   }
-  std::vector<Checkpointing> levels{p.checkpointing};
-  if (!p.checkpointing_given && p.checkpointing == Checkpointing::none) levels = {Checkpointing::none, Checkpointing::selective, Checkpointing::full};
+  const bool all_levels = !p.checkpointing_given && p.checkpointing == Checkpointing::none;
+  const std::array<Checkpointing, 3> levels{all_levels ? Checkpointing::none : p.checkpointing, Checkpointing::selective, Checkpointing::full};
   for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
     if (p.batch % micro != 0) continue;
-    for (Checkpointing c : levels) {
+    for (std::size_t l = 0; l < (all_levels ? levels.size() : 1); ++l) {
+      const Checkpointing c = levels[l];
       q.checkpointing = c;
       q.batch = micro;
       q.grad_accum = p.grad_accum * (p.batch / micro);
