@@ -116,6 +116,13 @@ struct Commands {
   std::string comp_shell;
   OutputFlags est_of, chk_of, fit_of, gpus_of, prb_of, cal_of, swp_of, manp_of, models_of;
 
+  // Every command registers only the options the command line gives (GivenNames).
+  void register_only(const GivenNames& given) {
+    for (WorkloadFlags* wf : {&rank.wf, &est_flags.wf, &chk_flags.chk_wf, &fit_flags.fit_wf, &prb_flags.prb_wf, &swp_flags.swp_wf}) wf->given = &given;
+    for (CostFlags* cf : {&rank.cf, &est_flags.cf, &chk_flags.chk_cf, &swp_flags.swp_cf}) cf->given = &given;
+    for (OutputFlags* of : {&rank_of, &est_of, &chk_of, &fit_of, &gpus_of, &prb_of, &cal_of, &swp_of, &manp_of, &models_of}) of->given = &given;
+  }
+
   // The subcommand that was run (its parse errors get its own flags' suggestions), or nullptr for the ranking.
   CLI::App* parsed() const {
     for (CLI::App* a : {est, chk, fitc, gpus, models, prb, cal, swp, comp, manp})
@@ -135,12 +142,17 @@ struct Commands {
 void register_ranking(CLI::App& app, Commands& c) {
   RankFlags& r = c.rank;
   add_job_flags(&app, r.wf, r.cf, c.rank_of, false);
-  app.add_option("--rank-by", r.rank_by, "value | cost | time | gpus | headroom [value: cost per job, or per unit of work]")->group("Ranking");
-  app.add_option("--only,--gpu", r.only, "rank only these GPU ids (repeatable; nvidia-smi and SkyPilot names work: H100, A100-80GB)")->group("Ranking");
-  app.add_option("--deadline", r.deadline, "scale out until the job finishes within it, keep the cheapest such plan: 90m, 36h, 2d")->group("Ranking");
-  app.add_option("--budget", r.budget, "keep the fastest plan within this job cost (USD); drop GPUs over it")->group("Ranking");
-  app.add_option("--min-headroom", r.min_headroom, "free memory per GPU a plan must keep, in % of capacity [5]; less is 'tight'")->group("Ranking");
-  app.add_option("--max-gpus", r.max_gpus, "most GPUs a plan may use [64]")->group("Ranking");
+  const GivenNames* g = r.wf.given;
+  if (wanted(g, "--rank-by"))
+    app.add_option("--rank-by", r.rank_by, "value | cost | time | gpus | headroom [value: cost per job, or per unit of work]")->group("Ranking");
+  if (wanted(g, "--only,--gpu"))
+    app.add_option("--only,--gpu", r.only, "rank only these GPU ids (repeatable; nvidia-smi and SkyPilot names work: H100, A100-80GB)")->group("Ranking");
+  if (wanted(g, "--deadline"))
+    app.add_option("--deadline", r.deadline, "scale out until the job finishes within it, keep the cheapest such plan: 90m, 36h, 2d")->group("Ranking");
+  if (wanted(g, "--budget")) app.add_option("--budget", r.budget, "keep the fastest plan within this job cost (USD); drop GPUs over it")->group("Ranking");
+  if (wanted(g, "--min-headroom"))
+    app.add_option("--min-headroom", r.min_headroom, "free memory per GPU a plan must keep, in % of capacity [5]; less is 'tight'")->group("Ranking");
+  if (wanted(g, "--max-gpus")) app.add_option("--max-gpus", r.max_gpus, "most GPUs a plan may use [64]")->group("Ranking");
 }
 
 // The subcommands that take a workload: estimate, check, fit. Their options are registered only when run.
@@ -364,8 +376,7 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
   app.require_subcommand(0, 1);
   Commands c;
   const GivenNames given(argc, argv);
-  if (!reg.every_option)
-    for (WorkloadFlags* wf : {&c.rank.wf, &c.est_flags.wf, &c.chk_flags.chk_wf, &c.fit_flags.fit_wf, &c.prb_flags.prb_wf, &c.swp_flags.swp_wf}) wf->given = &given;
+  if (!reg.every_option) c.register_only(given);
   LazyOptions lazy;
   register_ranking(app, c);
   if (reg.subcommands) {

@@ -175,22 +175,30 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
 }
 
 void add_cost_flags(CLI::App* app, CostFlags& cf) {
-  app->add_option("--price", cf.prices, "price per GPU-hour for a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
-  app->add_option("--prices", cf.prices_file, "JSON file of prices: {\"ID\": USD per GPU-hour, ...}")->type_name("FILE")->group("Cost");
-  app->add_option("--purchase-price", cf.purchases, "owned: purchase price of a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
-  app->add_option("--provider", cf.provider, "use only this provider's catalogue prices")->type_name("NAME")->group("Cost");
+  const GivenNames* g = cf.given;
+  if (wanted(g, "--price")) app->add_option("--price", cf.prices, "price per GPU-hour for a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
+  if (wanted(g, "--prices"))
+    app->add_option("--prices", cf.prices_file, "JSON file of prices: {\"ID\": USD per GPU-hour, ...}")->type_name("FILE")->group("Cost");
+  if (wanted(g, "--purchase-price"))
+    app->add_option("--purchase-price", cf.purchases, "owned: purchase price of a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
+  if (wanted(g, "--provider")) app->add_option("--provider", cf.provider, "use only this provider's catalogue prices")->type_name("NAME")->group("Cost");
 }
 
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
-  app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv [table]")->type_name("FORMAT")->group("Output");
-  app->add_flag("--wide", of.wide, "full-width tables whatever the terminal's width")->group("Output");
-  app->add_option("--units", of.units, "gb (1e9 bytes) | gib (2^30 bytes, as PyTorch prints) for memory in tables [gb]; JSON and CSV carry bytes")
-      ->type_name("UNIT")->group("Output");
+  const GivenNames* g = of.given;  // -q and -v are always registered: short flags combine (-qv, -vv)
+  if (wanted(g, "--format")) app->add_option("--format", of.format, "table | json | markdown (CI comments) | csv [table]")->type_name("FORMAT")->group("Output");
+  if (wanted(g, "--wide")) app->add_flag("--wide", of.wide, "full-width tables whatever the terminal's width")->group("Output");
+  if (wanted(g, "--units"))
+    app->add_option("--units", of.units, "gb (1e9 bytes) | gib (2^30 bytes, as PyTorch prints) for memory in tables [gb]; JSON and CSV carry bytes")
+        ->type_name("UNIT")->group("Output");
   app->add_flag("-q,--quiet", of.quiet, "print nothing on stdout: the exit status is the answer (check: 0 pass, 1 fail)")->group("Output");
-  app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->type_name("WHEN")->group("Output");
-  if (with_explain) app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
-  app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
-  app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->type_name("FILE")->group("Output");
+  if (wanted(g, "--color")) app->add_option("--color", of.color, "auto | always | never [auto; NO_COLOR honoured]")->type_name("WHEN")->group("Output");
+  if (with_explain && wanted(g, "--explain"))
+    app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
+  if (wanted(g, "--hints"))
+    app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
+  if (wanted(g, "--catalog"))
+    app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->type_name("FILE")->group("Output");
   app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");
 }
 

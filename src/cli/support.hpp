@@ -60,7 +60,12 @@ struct WorkloadFlags {
   CLI::Option* workload_opt = nullptr;
 };
 
+// Whether to register an option: always when every option is registered (no GivenNames), else when the command
+// line names it.
+inline bool wanted(const GivenNames* given, std::string_view names) { return !given || given->any_of(names); }
+
 struct CostFlags {
+  const GivenNames* given = nullptr;  // register only the options given (null: all of them)
   std::vector<std::string> prices;     // ID=USD
   std::vector<std::string> purchases;  // ID=USD
   std::string prices_file;
@@ -68,6 +73,7 @@ struct CostFlags {
 };
 
 struct OutputFlags {
+  const GivenNames* given = nullptr;  // register only the options given, and -q and -v (null: all of them)
   std::string format = "table";
   std::string color = "auto";
   bool explain = false;
