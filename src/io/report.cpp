@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <fmt/format.h>
@@ -238,6 +239,16 @@ struct NoteGroup {
   std::string text;
   std::vector<std::string> gpus;
 };
+// ASCII classes (the C locale's, which the program keeps) and a decimal read without the locale: the grouping reads
+// every character of every note.
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool ascii_alnum(char c) { return ascii_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+double decimal(const std::string& digits) {
+  double v = 0;
+  std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  return v;
+}
+
 std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string>>& notes) {
   struct Split {
     std::vector<std::string> words, numbers;  // words[i] precedes numbers[i]; words has one more
@@ -248,15 +259,15 @@ std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std:
     std::size_t word = 0;  // where the words before the next number start
     for (std::size_t i = 0; i < s.size();) {
       // A number stands alone: "gfx942", "a100-80gb" or "fp8" are names, not numbers.
-      const bool starts = i == 0 || !(std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.');
-      const bool digit = std::isdigit(static_cast<unsigned char>(s[i])) != 0 && starts;
+      const bool starts = i == 0 || !(ascii_alnum(s[i - 1]) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.');
+      const bool digit = ascii_digit(s[i]) && starts;
       if (!digit) {
         ++i;
         continue;
       }
       out.words.back().append(s, word, i - word);
       std::size_t j = i;
-      while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || (s[j] == '.' && j + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[j + 1])))))
+      while (j < s.size() && (ascii_digit(s[j]) || (s[j] == '.' && j + 1 < s.size() && ascii_digit(s[j + 1]))))
         ++j;
       out.numbers.push_back(s.substr(i, j - i));
       out.words.emplace_back();
@@ -277,8 +288,8 @@ std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std:
     if (it == groups.end()) {
       Acc a;
       for (const auto& n : sp.numbers) {
-        a.lo.emplace_back(std::stod(n), n);
-        a.hi.emplace_back(std::stod(n), n);
+        a.lo.emplace_back(decimal(n), n);
+        a.hi.emplace_back(decimal(n), n);
       }
       a.first = std::move(sp);
       a.gpus.push_back(gpu);
@@ -286,7 +297,7 @@ std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std:
       continue;
     }
     for (std::size_t k = 0; k < sp.numbers.size(); ++k) {
-      const double v = std::stod(sp.numbers[k]);
+      const double v = decimal(sp.numbers[k]);
       if (v < it->lo[k].first) it->lo[k] = {v, sp.numbers[k]};
       if (v > it->hi[k].first) it->hi[k] = {v, sp.numbers[k]};
     }
