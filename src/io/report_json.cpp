@@ -24,6 +24,13 @@ ojson command_header(const char* command) {
   return j;
 }
 
+void write_command_header(JsonWriter& o, const char* command, const std::string* catalog_version) {
+  o.member("schema_version", k_schema_version);
+  o.member("tool_version", tool_version());
+  if (catalog_version) o.member("catalog_version", *catalog_version);
+  o.member("command", command);
+}
+
 ojson deepspeed_json(const DeepSpeedConfig& ds) {
   const ojson on_cpu = {{"device", "cpu"}, {"pin_memory", true}};
   ojson j;
@@ -107,9 +114,7 @@ std::string check_json(const std::vector<CheckResult>& results, const CheckAsser
   out.reserve(512 + 384 * results.size());
   JsonWriter o(out);
   o.begin_object();
-  o.member("schema_version", k_schema_version);
-  o.member("tool_version", tool_version());
-  o.member("command", "check");
+  detail::write_command_header(o, "check");
   o.key("assertions");
   o.begin_object();
   o.member("min_headroom_pct", a.min_headroom_pct);
@@ -177,9 +182,7 @@ std::string sweep_json(const Sweep& s) {
   std::string out;
   JsonWriter o(out);
   o.begin_object();
-  o.member("schema_version", k_schema_version);
-  o.member("tool_version", tool_version());
-  o.member("command", "sweep");
+  detail::write_command_header(o, "sweep");
   o.member("vary", s.vary);
   o.member("metric", s.metric);
   o.key("points");

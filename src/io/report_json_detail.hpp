@@ -26,8 +26,11 @@ using ojson = nlohmann::ordered_json;
 inline ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
 inline ojson opt(const std::optional<std::string>& v) { return v ? ojson(*v) : ojson(nullptr); }
 
-// The keys every command's JSON opens with: schema_version, tool_version, command.
+// The keys every command's JSON opens with: schema_version, tool_version, command; as a tree, or written (with the
+// catalogue's version before the command where the answer depends on it).
 ojson command_header(const char* command);
+class JsonWriter;
+void write_command_header(JsonWriter& o, const char* command, const std::string* catalog_version = nullptr);
 
 // A DeepSpeed config as ds_config.json holds it (the launch hints' JSON), and on one line with a space after each
 // colon and comma (the table's launch hints).

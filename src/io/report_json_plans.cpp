@@ -354,13 +354,6 @@ void write_candidate(JsonWriter& o, const Candidate& c, bool explain, const Mode
   o.end_object();
 }
 
-// The keys the estimate and the ranking open with.
-void write_header(JsonWriter& o, const char* command, const std::string& catalog_version) {
-  o.member("schema_version", k_schema_version);
-  o.member("tool_version", tool_version());
-  o.member("catalog_version", catalog_version);
-  o.member("command", command);
-}
 
 }  // namespace
 
@@ -369,7 +362,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
   std::string out;
   JsonWriter o(out);
   o.begin_object();
-  write_header(o, "estimate", catalog_version);
+  detail::write_command_header(o, "estimate", &catalog_version);
   o.key("workload");
   write_workload(o, w, mem.seq_len, &m);
   o.key("model");
@@ -423,7 +416,7 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   out.reserve(8192 + 6144 * r.rows.size());  // about 5 KB a row
   JsonWriter o(out);
   o.begin_object();
-  write_header(o, "rank", catalog_version);
+  detail::write_command_header(o, "rank", &catalog_version);
   const MemoryEstimate& any = r.rows.empty() ? MemoryEstimate{} : r.rows.front().memory;
   o.key("workload");
   write_workload(o, w, any.seq_len, &m);
@@ -470,9 +463,7 @@ std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, co
   std::string out;
   JsonWriter o(out);
   o.begin_object();
-  o.member("schema_version", k_schema_version);
-  o.member("tool_version", tool_version());
-  o.member("command", "fit");
+  detail::write_command_header(o, "fit");
   o.member("gpu", g.id);
   o.member("model", m.id);
   o.member("mode", to_string(w.mode));
