@@ -40,5 +40,7 @@ TEST_CASE("note: notes compare by their text and a list renders in order", "[not
   CHECK(Note::format("{} GPUs", 4) == Note("4 GPUs"));
   CHECK_FALSE(Note::format("{} GPUs", 4) == Note("8 GPUs"));
   const Notes list{Note("first"), Note::format("second: {:.0f}", 2.4), Note(std::string("third"))};
-  CHECK(texts(list) == std::vector<std::string>{"first", "second: 2", "third"});
+  std::vector<std::string> texts;
+  for (const auto& n : list) texts.push_back(n.text());
+  CHECK(texts == std::vector<std::string>{"first", "second: 2", "third"});
 }

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvise/note.hpp"
 #include "gpuadvise/framework.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/model.hpp"
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/workload.hpp"
 
 namespace gpuadvise {

@@ -87,7 +87,4 @@ class Note {
 
 using Notes = std::vector<Note>;
 
-// Each note's text, in order.
-std::vector<std::string> texts(const Notes& notes);
-
 }  // namespace gpuadvise

@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "gpuadvise/note.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/workload.hpp"
 
 namespace gpuadvise {
@@ -54,11 +54,11 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
 double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group);
 double inter_node_bytes_per_s(const GpuSpec& g);
 
-// The links a plan's collectives run on (method.md §8.4): tensor parallel inside a node, data parallel and
-// pipeline stages across nodes when the plan spans them.
 // Which link: the GPU's scale-up fabric (NVLink, xGMI), PCIe, or the network between nodes; none where the plan has
 // no such collective. link_name says which, from the GPU's catalogue entry, when it is printed.
 enum class Link : std::uint8_t { none, fast, pcie, network };
+// The links a plan's collectives run on (method.md §8.4): tensor parallel inside a node, data parallel and
+// pipeline stages across nodes when the plan spans them.
 struct LinkPlan {
   double tp_bytes_per_s = 0, dp_bytes_per_s = 0, pp_bytes_per_s = 0;
   Link tp_link = Link::none, dp_link = Link::none, pp_link = Link::none;

@@ -54,7 +54,7 @@ struct FitResult {
 FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost);
 std::string to_string(Maximize m);
 
-// A DeepSpeed config (ds_config.json) as settings: io writes it as JSON (`deepspeed_json`, `deepspeed_text`).
+// A DeepSpeed config (ds_config.json) as settings: io writes it as JSON and on one line (`deepspeed_json`).
 // The ZeRO form carries every field; the one-GPU optimizer-offload form only the micro-batch, bf16 and the
 // offloaded stage 2 (the optional fields are absent there).
 struct DeepSpeedConfig {

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvise/note.hpp"
 #include "gpuadvise/cost.hpp"
-#include "gpuadvise/system.hpp"
-#include "gpuadvise/video.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/perf.hpp"
+#include "gpuadvise/system.hpp"
+#include "gpuadvise/video.hpp"
 #include "gpuadvise/workload.hpp"
 
 namespace gpuadvise {

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "gpuadvise/note.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
+#include "gpuadvise/note.hpp"
 #include "gpuadvise/perf.hpp"
 #include "gpuadvise/workload.hpp"
 

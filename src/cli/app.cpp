@@ -252,7 +252,7 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
 }
 
 // What a run registers. A first pass registers only what the command line names: the subcommands when a word
-// names one, the workload settings it gives (GivenNames); help, completions and the man page describe them all.
+// names one, the options it gives (GivenNames); help, completions and the man page describe them all.
 struct Registration {
   bool subcommands = true;
   bool every_option = true;

@@ -57,27 +57,27 @@ std::string framework_help() {
 }
 
 // A workload setting's option, in its --help group; nullptr when the command line does not give it and only the
-// given ones are registered (WorkloadFlags::given).
-CLI::Option* add(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& names, const std::string& help,
-                 const std::string& group) {
-  if (wf.given && !wf.given->any_of(names)) return nullptr;
+// given ones are registered (WorkloadFlags::given). Views: a setting left out builds no string.
+CLI::Option* add(CLI::App* app, WorkloadFlags& wf, std::string_view key, std::string_view names, std::string_view help, const std::string& group) {
+  if (!wanted(wf.given, names)) return nullptr;
   auto f = std::make_unique<Flag>();
   f->key = key;
   f->name = names.substr(0, names.find(','));
-  f->opt = app->add_option(names, f->value, help)->type_name(placeholder(key))->group(group);
+  f->opt = app->add_option(std::string(names), f->value, std::string(help))->type_name(placeholder(f->key))->group(group);
   wf.flags.push_back(std::move(f));
   return wf.flags.back()->opt;
 }
 
-CLI::Option* add_switch(CLI::App* app, WorkloadFlags& wf, const std::string& key, const std::string& name, const std::string& value,
-                        const std::string& help, const std::string& group) {
-  if (wf.given && !wf.given->any_of(name)) return nullptr;
+CLI::Option* add_switch(CLI::App* app, WorkloadFlags& wf, std::string_view key, std::string_view name, std::string_view value, std::string_view help,
+                        const std::string& group) {
+  if (!wanted(wf.given, name)) return nullptr;
   auto f = std::make_unique<Flag>();
   f->key = key;
   f->name = name;
   f->is_switch = true;
   f->switch_value = value;
-  f->opt = app->add_flag(name, help)->group(group);
+  const std::string description(help);
+  f->opt = app->add_flag(f->name, description)->group(group);
   wf.flags.push_back(std::move(f));
   return wf.flags.back()->opt;
 }
@@ -137,7 +137,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs", g);
   add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)", g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
-  add(app, wf, "framework", "--framework,--engine", framework_help(), g);
+  if (wanted(wf.given, "--framework,--engine")) add(app, wf, "framework", "--framework,--engine", framework_help(), g);  // the list built when needed
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]", g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]", g);
   add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)", "Job size");

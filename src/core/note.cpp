@@ -24,11 +24,4 @@ std::string Note::text() const {
   return fmt::vformat(fmt::string_view(format_.data(), format_.size()), store);
 }
 
-std::vector<std::string> texts(const Notes& notes) {
-  std::vector<std::string> out;
-  out.reserve(notes.size());
-  for (const auto& n : notes) out.push_back(n.text());
-  return out;
-}
-
 }  // namespace gpuadvise

@@ -510,7 +510,8 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   // The band (method.md §8.5): the family's spread on the utilisation (wider where it is a prior), widened
   // by exposed communication (link efficiency varies with message sizes and topology) and, for decode, the
   // engine's host overheads.
-  const FamilyEfficiency& fam = family_efficiency(gpu_family(gpu));
+  const GpuFamily family = gpu_family(gpu);
+  const FamilyEfficiency& fam = family_efficiency(family);
   double spread = w.mfu ? 0.10 : fam.spread;
   // What drives the width, in words: the main driver (null: the family's utilisation) and what widens it.
   const char* driver = w.mfu ? "the utilisation given (--mfu)" : nullptr;
@@ -548,7 +549,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     band.low = value / (1.0 + spread);
     band.high = value * (1.0 + spread);
     band.drivers = driver ? Note::format("{}{}", driver, widened)
-                          : Note::format("the {} utilisation ({}){}", to_string(gpu_family(gpu)), fam.basis, widened);
+                          : Note::format("the {} utilisation ({}){}", to_string(family), fam.basis, widened);
     t.band = band;
   }
   return t;

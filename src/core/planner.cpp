@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -108,12 +109,13 @@ void for_each_saver(const Workload& p, TryOne&& try_one) {
       }
     return;
   }
-  const bool all_levels = !p.checkpointing_given && p.checkpointing == Checkpointing::none;
-  const std::array<Checkpointing, 3> levels{all_levels ? Checkpointing::none : p.checkpointing, Checkpointing::selective, Checkpointing::full};
+  static constexpr std::array<Checkpointing, 3> every_level{Checkpointing::none, Checkpointing::selective, Checkpointing::full};
+  const std::span<const Checkpointing> levels = !p.checkpointing_given && p.checkpointing == Checkpointing::none
+                                                    ? std::span<const Checkpointing>(every_level)
+                                                    : std::span<const Checkpointing>(&p.checkpointing, 1);
   for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
     if (p.batch % micro != 0) continue;
-    for (std::size_t l = 0; l < (all_levels ? levels.size() : 1); ++l) {
-      const Checkpointing c = levels[l];
+    for (const Checkpointing c : levels) {
       q.checkpointing = c;
       q.batch = micro;
       q.grad_accum = p.grad_accum * (p.batch / micro);

@@ -7,40 +7,39 @@
 
 namespace gpuadvise::detail {
 
+void JsonWriter::next_line() {
+  out_ += empty_.back() ? "\n" : ",\n";
+  empty_.back() = false;
+  indent(empty_.size());
+}
+
 void JsonWriter::element() {
   if (after_key_) {  // an object member's value: its key wrote the separator
     after_key_ = false;
     return;
   }
-  if (levels_.empty()) return;
-  Level& l = levels_.back();
-  out_ += l.empty ? "\n" : ",\n";
-  l.empty = false;
-  indent(levels_.size());
+  if (!empty_.empty()) next_line();
 }
 
 void JsonWriter::key(std::string_view k) {
-  Level& l = levels_.back();
-  out_ += l.empty ? "\n" : ",\n";
-  l.empty = false;
-  indent(levels_.size());
+  next_line();
   quoted(k);
   out_ += ": ";
   after_key_ = true;
 }
 
-void JsonWriter::open(char c, bool object) {
+void JsonWriter::open(char c) {
   element();
   out_ += c;
-  levels_.push_back({object, true});
+  empty_.push_back(true);
 }
 
 void JsonWriter::close(char c) {
-  const bool empty = levels_.back().empty;
-  levels_.pop_back();
+  const bool empty = empty_.back();
+  empty_.pop_back();
   if (!empty) {
     out_ += '\n';
-    indent(levels_.size());
+    indent(empty_.size());
   }
   out_ += c;
 }

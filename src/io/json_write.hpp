@@ -21,9 +21,9 @@ class JsonWriter {
  public:
   explicit JsonWriter(std::string& out) : out_(out) {}
 
-  void begin_object() { open('{', true); }
+  void begin_object() { open('{'); }
   void end_object() { close('}'); }
-  void begin_array() { open('[', false); }
+  void begin_array() { open('['); }
   void end_array() { close(']'); }
   // The next member's key, inside an object; its value follows.
   void key(std::string_view k);
@@ -87,19 +87,16 @@ class JsonWriter {
   void value_of_kind(const T&) {
     static_assert(sizeof(T) == 0, "JsonWriter::value: a type nlohmann/json would not write as a plain value");
   }
-  struct Level {
-    bool object = false;
-    bool empty = true;
-  };
-  void open(char c, bool object);
+  void open(char c);
   void close(char c);
-  void element();  // before an array element: the separator and the indent
+  void element();    // before a value: the separator and the indent, unless a key wrote them
+  void next_line();  // the separator before a member or an element, a new line and its indent
   void scalar(std::string_view text);
   void quoted(std::string_view s);  // a string as JSON writes it, with no separator before it
   void indent(std::size_t depth) { out_.append(2 * depth, ' '); }
 
   std::string& out_;
-  std::vector<Level> levels_;
+  std::vector<bool> empty_;  // per open object or array: nothing written in it yet
   bool after_key_ = false;
 };
 
