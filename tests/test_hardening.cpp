@@ -159,6 +159,22 @@ TEST_CASE("properties: memory grows with batch, sequence and rank, and falls wit
     CHECK(p >= last);
     last = p;
   }
+  // Deeper checkpointing never needs more memory (the planner screens a layout by its most frugal saver:
+  // micro-batch 1 with full checkpointing), in every framework that trains, for a dense and an MoE model.
+  for (const char* model : {"llama-3.1-8b", "mixtral-8x7b"}) {
+    const auto mm = test::model(model);
+    for (const char* fw : {"hf", "torchtune", "torchtitan", "megatron", "litgpt", "llmq"})
+      for (const char* mode : {"finetune", "lora", "qlora"}) {
+        INFO(model << " " << fw << " " << mode);
+        double deeper = 1e300;
+        for (const char* level : {"none", "selective", "full"}) {
+          auto w = wl({{"model", model}, {"mode", mode}, {"framework", fw}, {"batch", "4"}, {"gradient_checkpointing", level}});
+          const double p = estimate_memory(w, mm, nullptr).device_peak;
+          CHECK(p <= deeper);
+          deeper = p;
+        }
+      }
+  }
   // More sharding, or more shards, never needs more memory per GPU.
   double previous = 1e300;
   for (const char* z : {"none", "zero1", "zero2", "zero3"}) {

@@ -141,10 +141,10 @@ const LocalCorrection* correction_for(const CostOptions& cost, const GpuSpec& g,
 }  // namespace
 
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
-  return ranking_detail::evaluate_layout(w_in, m, g, cost, false);
+  return ranking_detail::evaluate_layout(w_in, m, g, cost, ranking_detail::Depth::full);
 }
 
-Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, bool stop_when_unfit) {
+Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, Depth depth) {
   // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
   // workload says how many.
   Candidate c;
@@ -177,7 +177,7 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   if (c.memory.vllm) serving_fit(c, w, m);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
   // The planner discards layouts that do not fit: their layout text, reason, time, cost and notes are never read.
-  if (stop_when_unfit && !c.fits) return c;
+  if (depth == Depth::verdict || (depth == Depth::stop_when_unfit && !c.fits)) return c;
   c.layout = layout_text(w);
   if (!c.fits && c.supported && !c.memory.vllm)
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,

@@ -95,9 +95,11 @@ std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const Gp
 // Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
 // checkpointing (unless the user chose one), then smaller micro-batches with gradient accumulation that keep
 // the asked batch per optimizer step. `try_one` gets each in that order until it returns true (the first that fits
-// is the plan for a layout); one copy of the workload is changed in place.
-template <class TryOne>
-void for_each_saver(const Workload& p, TryOne&& try_one) {
+// is the plan for a layout); one copy of the workload is changed in place. Memory never rises as the micro-batch
+// shrinks or the checkpointing deepens (tests/test_hardening.cpp), so when `fits` says the most frugal saver (the
+// last one) does not fit, none would, and the layout costs one evaluation instead of one per saver.
+template <class Fits, class TryOne>
+void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one) {
   Workload q = p;
   if (!is_training(p.mode)) {
     if (try_one(q)) return;
@@ -113,6 +115,12 @@ void for_each_saver(const Workload& p, TryOne&& try_one) {
   const std::span<const Checkpointing> levels = !p.checkpointing_given && p.checkpointing == Checkpointing::none
                                                     ? std::span<const Checkpointing>(every_level)
                                                     : std::span<const Checkpointing>(&p.checkpointing, 1);
+  if (levels.size() > 1 || p.batch > 1) {
+    q.checkpointing = levels.back();
+    q.batch = 1;
+    q.grad_accum = p.grad_accum * p.batch;
+    if (!fits(q)) return;
+  }
   for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
     if (p.batch % micro != 0) continue;
     for (const Checkpointing c : levels) {
@@ -258,12 +266,13 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   fits.reserve(16);
   std::int64_t first_fit = 0;
   std::string offload_short;
+  auto could_fit = [&](const Workload& p) { return evaluate_layout(p, m, g, opts.cost, Depth::verdict).fits; };
   auto try_layout = [&](const Workload& layout) {
-    for_each_saver(layout, [&](const Workload& p) {
+    for_each_saver(layout, could_fit, [&](const Workload& p) {
       Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                      p.precision == w.precision)
                         ? single
-                        : evaluate_layout(p, m, g, opts.cost, true);
+                        : evaluate_layout(p, m, g, opts.cost, Depth::stop_when_unfit);
       if (!c.fits) return false;
       finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {

@@ -24,9 +24,11 @@ double score(const Candidate& c, RankBy order);
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans);
 bool meets_deadline(const Candidate& c, const RankOptions& o);
 bool within_budget(const Candidate& c, const RankOptions& o);
-// `evaluate`, and with stop_when_unfit the planner's screen: a layout that does not fit returns with its
-// memory and verdict only (no time, cost, system needs or notes), which is all the planner reads of it.
-Candidate evaluate_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, bool stop_when_unfit);
+// How far `evaluate_layout` goes: everything (`evaluate`); for the planner, the memory and the verdict only
+// when the layout does not fit (no time, cost, system needs or notes: the planner reads nothing else of it);
+// or the memory and the verdict only, whatever it is (the planner's screen of a layout's most frugal saver).
+enum class Depth { full, stop_when_unfit, verdict };
+Candidate evaluate_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, Depth depth);
 // Why the planner chose this count and layout, in one line.
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o);
 
