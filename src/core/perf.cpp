@@ -25,63 +25,7 @@ double matmul_efficiency_for(const GpuSpec& g, const std::string& key) {
   if (key == "fp32") return 0.5;
   return family_efficiency(gpu_family(g)).matmul_efficiency;
 }
-}  // namespace
 
-// Achieved collective bandwidth per GPU inside one node (NCCL bus bandwidth, method.md §8.4): 80 % of the
-// one-way figure of the fast link (NVLink/NVSwitch, xGMI, Gaudi's scale-up RoCE; the catalogue figure is both
-// directions: an H100 SXM pair measured 749 of 900 GB/s, [NCCL1264]) when the whole group sits in one
-// fast-link domain (bridges join pairs only), else PCIe at 16 GB/s per direction per generation step from
-// gen 3. Without PCIe peer-to-peer (GeForce cards on the stock driver) every transfer is staged through
-// host memory: two PCIe crossings, half the rate.
-double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
-  double pcie = 16e9 * std::pow(2.0, std::max(0, g.pcie_gen.value_or(4) - 3));
-  if (g.node.pcie_p2p == false) pcie /= 2.0;
-  const double one_way = g.fast_link_joins(group) ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
-  return one_way * 0.8;
-}
-
-// Between nodes: the network per GPU (rail-optimised NICs, one per GPU on HGX/OAM nodes) at 80 %; 0 when the
-// catalogue knows none.
-double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * 0.8; }
-
-std::string link_name(const GpuSpec& g, Link link) {
-  switch (link) {
-    case Link::none: return "";
-    case Link::fast: return fmt::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0));
-    case Link::pcie: return fmt::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
-    case Link::network: return fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
-  }
-  return "";
-}
-
-LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
-  LinkPlan l;
-  const std::int64_t per_node = w.gpus_per_node();
-  auto intra = [&](std::int64_t group) { return g.fast_link_joins(group) ? Link::fast : Link::pcie; };
-  l.tp_bytes_per_s = intra_node_bytes_per_s(g, w.tp);
-  if (w.tp > 1) l.tp_link = intra(w.tp);
-  l.dp_bytes_per_s = intra_node_bytes_per_s(g, per_node);
-  if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra(per_node);
-  l.pp_bytes_per_s = l.dp_bytes_per_s;
-  if (w.pp > 1) l.pp_link = intra(per_node);
-  if (w.nodes > 1) {
-    // Pipeline plans put their stages across nodes (the point-to-point sends cross the network, data
-    // parallelism stays inside); otherwise the data-parallel collectives span the nodes and run at the
-    // slower of the node's links and the network.
-    const double net = inter_node_bytes_per_s(g);
-    const double across = net > 0 ? std::min(l.dp_bytes_per_s, net) : 0.0;
-    if (w.pp > 1) {
-      l.pp_bytes_per_s = across;
-      l.pp_link = Link::network;
-    } else {
-      l.dp_bytes_per_s = across;
-      l.dp_link = Link::network;
-    }
-  }
-  return l;
-}
-
-namespace {
 // Attention scores and values: 4·s·a·d FLOPs per token per layer forward, half of it masked for causal
 // decoders ([PALM] App. B counts 12·L·H·Q·T for forward+backward without the causal halving).
 double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
@@ -169,22 +113,7 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
 }
 
 namespace {
-// What every language-model time estimate starts from (method.md §8): the precision the GPU runs and its peak,
-// the parameter counts and the model-parallel degrees.
-struct TimeInputs {
-  const Workload& w;
-  const ModelSpec& m;
-  const GpuSpec& gpu;
-  const MemoryEstimate& mem;
-};
-struct TimeBasis {
-  TimeInputs io;
-  PrecisionSupport ps;
-  std::optional<double> peak;
-  double s;
-  ParamCounts pc;
-  double tp, pp, model_par;
-};
+using perf_detail::TimeBasis;
 
 // Seconds per training token on one GPU before communication (method.md §8.2): the matmul FLOPs at the family's
 // achieved share of the dense peak, attention at its own share, the memory-bound elementwise traffic at 80 % of
@@ -381,118 +310,6 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   return t;
 }
 
-// Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs.
-void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
-  const auto& [w, m, gpu, mem] = in.io;
-  const double b = d(in.io.w.batch);
-  const double eta = 0.5;  // prefill utilisation, fitted on optimum's Llama-2-13B prefill rows (45-57 %)
-  const double flops = 2.0 * in.pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
-  const double secs = fw.prefill_fixed_s + overhead + flops / (*in.peak * eta * in.tp);
-  t.prefill_tokens_per_second = prompt * b / secs;
-  // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
-  // prompt, not the whole batch's (queueing at load is not modelled).
-  t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + flops / b / (*in.peak * eta * in.tp) : secs;
-  t.utilization = eta;
-}
-
-// Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads.
-TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
-  const auto& [w, m, gpu, mem] = in.io;
-  const ParamCounts& pc = in.pc;
-  const auto& peak = in.peak;
-  const double s = in.s, pp = in.pp, model_par = in.model_par;
-  // Inference (method.md §8.3).
-  const FrameworkProfile& fw = framework_profile(w.effective_framework());
-  const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9;
-  const double b = d(w.batch);
-  const double layers = d(m.layers + m.encoder_layers);
-  double prompt = std::max(1.0, s - 1.0);
-  if (w.input_tokens) prompt = *w.input_tokens;
-  double ctx_decode = s;  // decode speed at the full context
-  if (w.input_tokens && w.output_tokens) ctx_decode = *w.input_tokens + *w.output_tokens / 2.0;
-  // Host-side time per forward: per layer, plus bitsandbytes' 4-bit dequantisation launches per linear
-  // layer (0.18 ms, 0.23 ms with double quantisation; fitted on LitGPT's NF4 rows).
-  const bool fused_qkv = w.effective_framework() != Framework::hf;
-  const double linears = (fused_qkv ? 2.0 : 4.0) + (m.gated_mlp ? 3.0 : 2.0);
-  double per_layer = fw.layer_overhead_s;
-  if (w.precision == Precision::nf4) per_layer += linears * (w.double_quant ? 0.23e-3 : 0.18e-3);
-  const double overhead = layers * per_layer / pp;
-  const bool cuda_core_quant = fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8);
-  const auto fp32_peak = gpu.peak_flops("fp32");
-  if (peak) prefill_time(in, fw, prompt, overhead, t);
-  if (bw > 0) {
-    const double eta_mem = 0.8;  // achieved share of peak bandwidth in decode (ExLlama, AutoAWQ rows)
-    // Weights read per step: every resident weight (MoE: the experts the batch touches).
-    double weight_bytes = mem.weights;
-    if (m.is_moe()) {
-      const double e = d(m.experts), k = d(m.experts_per_token);
-      const double touched = e * (1.0 - std::pow(1.0 - k / e, b));
-      weight_bytes *= (pc.active + (pc.total - pc.active) * (touched - k) / std::max(1.0, e - k)) / pc.total;
-    }
-    const double bytes = weight_bytes + b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token;
-    const double t_bw = bytes / (bw * eta_mem);
-    double step = overhead, t_tp_decode = 0, t_moe = 0;
-    if (w.tp > 1) {
-      // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
-      // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
-      const double lat = gpu.fast_link_joins(w.tp) ? 20e-6 : 60e-6;
-      t_tp_decode = 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
-      step += t_tp_decode;
-    }
-    if (cuda_core_quant && fp32_peak) {
-      // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
-      // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
-      step += t_bw + 2.0 * pc.active * b / model_par / (*fp32_peak * 0.3);
-    } else {
-      const double t_compute = peak ? 2.0 * pc.active * b / model_par / (*peak * 0.5) : 0.0;
-      step += std::max(t_bw, t_compute);
-    }
-    if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
-      // Routed experts at decode: routing, token permutation, two grouped expert GEMMs and the weighted
-      // combine run as a chain of small kernels per MoE layer whose time does not shrink with the batch
-      // (framework trait, method.md §8.3).
-      t_moe = d(m.layers - m.dense_layers) / pp * fw.moe_layer_dispatch_s;
-      step += t_moe;
-    }
-    double tpot = step;
-    if (w.pp > 1) {
-      // Pipeline stages run one after another for each token: a step crosses every stage and p−1 stage
-      // boundaries (a point-to-point send of b·h 16-bit values, ~20 µs latency inside a node, more across).
-      const LinkPlan links = plan_links(gpu, w);
-      const double hop = (w.nodes > 1 ? 30e-6 : 20e-6) + (links.pp_bytes_per_s > 0 ? b * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
-      tpot = pp * step + (pp - 1.0) * hop;
-      t.notes.push_back(Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
-    }
-    t.tpot_seconds = tpot;
-    t.decode_tokens_per_second = b / tpot;
-    if (fw.kv_pool && b > 1 && t.ttft_seconds) {
-      // At load a new request first waits for the running scheduler iteration to end (half a step on average),
-      // then its prompt is batched with the other sequences' decode into one longer step: its own prefill plus
-      // a decode step (vLLM/SGLang continuous batching with chunked prefill; method.md §8.3).
-      const double own = *t.ttft_seconds;
-      t.ttft_seconds = own + 1.5 * tpot;
-      t.notes.push_back(Note::format("time to first token at {} in flight: {:.0f} ms of its own prefill + {:.0f} ms waiting for and sharing a "
-                                    "scheduler step", w.batch, own * 1e3, 1.5 * tpot * 1e3));
-    }
-    t.bandwidth_efficiency = eta_mem;
-    const double t_weights = step - overhead - t_tp_decode - t_moe;
-    const double biggest = std::max({t_weights, overhead, t_tp_decode, t_moe});
-    t.bound = biggest == t_weights ? "memory bandwidth"
-              : biggest == t_moe   ? "MoE kernels' fixed cost"
-              : biggest == t_tp_decode ? "tensor-parallel all-reduces"
-                                   : "host overhead (kernel launches)";
-    if (w.requests && w.output_tokens) {
-      const double replicas = d(w.gpus) / model_par;
-      const double prefill_share = t.prefill_tokens_per_second ? prompt / *t.prefill_tokens_per_second : 0.0;  // GPU time of one prompt
-      const double per_request = prefill_share + *w.output_tokens * tpot / b;
-      t.requests_per_second = replicas / per_request;
-      t.input_time_share = prefill_share / per_request;
-      t.job_seconds = *w.requests / *t.requests_per_second;
-    }
-  }
-  return t;
-}
-
 TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
   if (m.vision) return perf_detail::estimate_vision_time(w, m, gpu);
   TimeEstimate t;
@@ -500,7 +317,7 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
   t.compute_key = ps.compute_key;
   if (!ps.note.empty()) t.notes.push_back(ps.note);
   const TimeBasis in{{w, m, gpu, mem}, ps, gpu.peak_flops(ps.compute_key), d(mem.seq_len), count_params(m), d(w.tp), d(w.pp), d(w.tp) * d(w.pp)};
-  return is_training(w.mode) ? training_time(in, std::move(t)) : inference_time(in, std::move(t));
+  return is_training(w.mode) ? training_time(in, std::move(t)) : perf_detail::inference_time(in, std::move(t));
 }
 
 }  // namespace

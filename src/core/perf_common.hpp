@@ -1,8 +1,34 @@
 #pragma once
-// What perf.cpp (language models) and perf_vision.cpp (vision, image generation) share; internal to core.
+// What perf.cpp (language-model training), perf_inference.cpp (language-model inference) and perf_vision.cpp
+// (vision, image generation) share; internal to core.
+#include <optional>
+
+#include "gpuadvise/memory.hpp"
+#include "gpuadvise/model.hpp"
 #include "gpuadvise/perf.hpp"
 
 namespace gpuadvise::perf_detail {
+
+// What every language-model time estimate starts from (method.md §8): the precision the GPU runs and its peak,
+// the parameter counts and the model-parallel degrees.
+struct TimeInputs {
+  const Workload& w;
+  const ModelSpec& m;
+  const GpuSpec& gpu;
+  const MemoryEstimate& mem;
+};
+struct TimeBasis {
+  TimeInputs io;
+  PrecisionSupport ps;
+  std::optional<double> peak;
+  double s;
+  ParamCounts pc;
+  double tp, pp, model_par;
+};
+
+// Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads
+// (perf_inference.cpp).
+TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t);
 
 // Images per second of a vision model or an image-generation pipeline (perf_vision.cpp).
 TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu);

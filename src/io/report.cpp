@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <fmt/format.h>
@@ -231,94 +230,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   return out;
 }
 
-
 namespace {
-// Notes said once per group: notes that differ only in their numbers form one group, and each number that varies
-// is shown as its range ("adds 11–32% to each micro-batch").
-struct NoteGroup {
-  std::string text;
-  std::vector<std::string> gpus;
-};
-// ASCII classes (the C locale's, which the program keeps) and a decimal read without the locale: the grouping reads
-// every character of every note.
-bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
-bool ascii_alnum(char c) { return ascii_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-double decimal(const std::string& digits) {
-  double v = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), v);
-  return v;
-}
-
-std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string>>& notes) {
-  struct Split {
-    std::vector<std::string> words, numbers;  // words[i] precedes numbers[i]; words has one more
-  };
-  auto split = [&](const std::string& s) {
-    Split out;
-    out.words.emplace_back();
-    std::size_t word = 0;  // where the words before the next number start
-    for (std::size_t i = 0; i < s.size();) {
-      // A number stands alone: "gfx942", "a100-80gb" or "fp8" are names, not numbers.
-      const bool starts = i == 0 || !(ascii_alnum(s[i - 1]) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.');
-      const bool digit = ascii_digit(s[i]) && starts;
-      if (!digit) {
-        ++i;
-        continue;
-      }
-      out.words.back().append(s, word, i - word);
-      std::size_t j = i;
-      while (j < s.size() && (ascii_digit(s[j]) || (s[j] == '.' && j + 1 < s.size() && ascii_digit(s[j + 1]))))
-        ++j;
-      out.numbers.push_back(s.substr(i, j - i));
-      out.words.emplace_back();
-      i = word = j;
-    }
-    out.words.back().append(s, word, s.size() - word);
-    return out;
-  };
-  struct Acc {
-    Split first;
-    std::vector<std::pair<double, std::string>> lo, hi;
-    std::vector<std::string> gpus;
-  };
-  std::vector<Acc> groups;
-  for (const auto& [text, gpu] : notes) {
-    Split sp = split(text);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const Acc& a) { return a.first.words == sp.words; });
-    if (it == groups.end()) {
-      Acc a;
-      for (const auto& n : sp.numbers) {
-        a.lo.emplace_back(decimal(n), n);
-        a.hi.emplace_back(decimal(n), n);
-      }
-      a.first = std::move(sp);
-      a.gpus.push_back(gpu);
-      groups.push_back(std::move(a));
-      continue;
-    }
-    for (std::size_t k = 0; k < sp.numbers.size(); ++k) {
-      const double v = decimal(sp.numbers[k]);
-      if (v < it->lo[k].first) it->lo[k] = {v, sp.numbers[k]};
-      if (v > it->hi[k].first) it->hi[k] = {v, sp.numbers[k]};
-    }
-    if (std::find(it->gpus.begin(), it->gpus.end(), gpu) == it->gpus.end()) it->gpus.push_back(gpu);
-  }
-  std::vector<NoteGroup> out;
-  for (const auto& a : groups) {
-    NoteGroup g{a.first.words[0], a.gpus};
-    for (std::size_t k = 0; k < a.lo.size(); ++k) {
-      g.text.append(a.lo[k].second == a.hi[k].second ? a.lo[k].second : a.lo[k].second + "–" + a.hi[k].second);
-      g.text.append(a.first.words[k + 1]);
-    }
-    out.push_back(std::move(g));
-  }
-  return out;
-}
-// GPU ids as a list; with `most` > 0, the first `most - 1` then "and N more" past that many.
-std::string join_ids(const std::vector<std::string>& ids, std::size_t most) {
-  if (most == 0 || ids.size() <= most) return fmt::format("{}", fmt::join(ids, ", "));
-  return fmt::format("{}, {} and {} more", ids[0], ids[1], ids.size() - 2);
-}
 // What the ranking table shows, from the rows it has: the columns and their widths.
 struct RankColumns {
   bool has_time, has_vllm, inference, vision, video, show_value, compact;
@@ -444,7 +356,7 @@ std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColum
   for (const auto& d : r.dropped) reasons.emplace_back(d.reason, d.gpu + " (dropped)");
   if (!reasons.empty()) {
     out += "Why not:\n";
-    for (const auto& g : group_notes(reasons)) out += "  " + join_ids(g.gpus, 0) + ": " + g.text + "\n";
+    for (const auto& g : detail::group_notes(reasons)) out += "  " + detail::join_ids(g.gpus, 0) + ": " + g.text + "\n";
   }
   std::vector<std::pair<std::string, std::string>> notes;
   for (const auto& c : r.rows) {
@@ -454,7 +366,7 @@ std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColum
   }
   out += "Notes:\n";
   for (const auto& n : r.notes) out += "  " + n.text() + "\n";
-  for (const auto& g : group_notes(notes)) out += "  " + g.text + " (" + join_ids(g.gpus, 3) + ")\n";
+  for (const auto& g : detail::group_notes(notes)) out += "  " + g.text + " (" + detail::join_ids(g.gpus, 3) + ")\n";
   if (has_time)
     out += "Job time is billed wall time per GPU: compute + setup + checkpoint writes + expected rework after interruptions.\n";
   else

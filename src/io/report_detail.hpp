@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpuadvise/ranking.hpp"
 #include "gpuadvise/report.hpp"
@@ -43,5 +45,16 @@ std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEst
 
 // A sweep's setting value: integers without a decimal point.
 std::string sweep_value(double v);
+
+// Notes said once per group (note_groups.cpp): notes (text, GPU id) that differ only in their numbers form one
+// group, in the order each group first appears, and each number that varies is shown as its range ("adds 11–32%
+// to each micro-batch").
+struct NoteGroup {
+  std::string text;
+  std::vector<std::string> gpus;
+};
+std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string>>& notes);
+// GPU ids as a list; with `most` > 0, the first `most - 1` then "and N more" past that many.
+std::string join_ids(const std::vector<std::string>& ids, std::size_t most);
 
 }  // namespace gpuadvise::detail

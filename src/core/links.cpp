@@ -1,0 +1,64 @@
+// The links a plan's collectives use and what they achieve: docs/method.md §8.4.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuadvise/perf.hpp"
+
+namespace gpuadvise {
+
+// Achieved collective bandwidth per GPU inside one node (NCCL bus bandwidth, method.md §8.4): 80 % of the
+// one-way figure of the fast link (NVLink/NVSwitch, xGMI, Gaudi's scale-up RoCE; the catalogue figure is both
+// directions: an H100 SXM pair measured 749 of 900 GB/s, [NCCL1264]) when the whole group sits in one
+// fast-link domain (bridges join pairs only), else PCIe at 16 GB/s per direction per generation step from
+// gen 3. Without PCIe peer-to-peer (GeForce cards on the stock driver) every transfer is staged through
+// host memory: two PCIe crossings, half the rate.
+double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
+  double pcie = 16e9 * std::pow(2.0, std::max(0, g.pcie_gen.value_or(4) - 3));
+  if (g.node.pcie_p2p == false) pcie /= 2.0;
+  const double one_way = g.fast_link_joins(group) ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
+  return one_way * 0.8;
+}
+
+// Between nodes: the network per GPU (rail-optimised NICs, one per GPU on HGX/OAM nodes) at 80 %; 0 when the
+// catalogue knows none.
+double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * 0.8; }
+
+std::string link_name(const GpuSpec& g, Link link) {
+  switch (link) {
+    case Link::none: return "";
+    case Link::fast: return fmt::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0));
+    case Link::pcie: return fmt::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
+    case Link::network: return fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
+  }
+  return "";
+}
+
+LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
+  LinkPlan l;
+  const std::int64_t per_node = w.gpus_per_node();
+  auto intra = [&](std::int64_t group) { return g.fast_link_joins(group) ? Link::fast : Link::pcie; };
+  l.tp_bytes_per_s = intra_node_bytes_per_s(g, w.tp);
+  if (w.tp > 1) l.tp_link = intra(w.tp);
+  l.dp_bytes_per_s = intra_node_bytes_per_s(g, per_node);
+  if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra(per_node);
+  l.pp_bytes_per_s = l.dp_bytes_per_s;
+  if (w.pp > 1) l.pp_link = intra(per_node);
+  if (w.nodes > 1) {
+    // Pipeline plans put their stages across nodes (the point-to-point sends cross the network, data
+    // parallelism stays inside); otherwise the data-parallel collectives span the nodes and run at the
+    // slower of the node's links and the network.
+    const double net = inter_node_bytes_per_s(g);
+    const double across = net > 0 ? std::min(l.dp_bytes_per_s, net) : 0.0;
+    if (w.pp > 1) {
+      l.pp_bytes_per_s = across;
+      l.pp_link = Link::network;
+    } else {
+      l.dp_bytes_per_s = across;
+      l.dp_link = Link::network;
+    }
+  }
+  return l;
+}
+
+}  // namespace gpuadvise
