@@ -1,0 +1,297 @@
+// The command line's other commands: probe and calibrate, the catalogue listing and user catalogues, shell
+// completions and the man page, --gpu local, sweep, the presets' listing and CSV from every command.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "gpuadvise/framework.hpp"
+#include "helpers.hpp"
+
+TEST_CASE("probe: the script measures the estimate's exact shapes and writes what calibrate reads", "[cli][probe]") {
+  // Llama 3.1 8B LoRA rank 8 on q and v, batch 2 x 2,048 with checkpointing: the config carries the preset's
+  // shape, the batch is the workload's, and the result keys are the ones calibrate reads.
+  const auto r = test::run({"probe", "--model", "llama-3.1-8b", "--mode", "lora", "--lora-rank", "8", "--lora-targets", "q,v", "--batch", "2",
+                            "--seq-len", "2048", "--gradient-checkpointing"});
+  REQUIRE(r.code == 0);
+  for (const char* line : {"hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8",
+                           "vocab_size=128256", "BATCH, SEQ = 2, 2048", "model.gradient_checkpointing_enable()",
+                           "LoraConfig(r=8, lora_alpha=16, target_modules=['q_proj', 'v_proj']", "torch.cuda.max_memory_allocated()",
+                           "'estimate_args': \"--batch 2 --gradient-checkpointing full --lora-rank 8 --lora-targets q,v --mode lora --model llama-3.1-8b --seq-len 2048\""}) {
+    INFO(line);
+    CHECK(r.out.find(line) != std::string::npos);
+  }
+  // Vision: a timm classifier with the batch and image size given.
+  const auto v = test::run({"probe", "--model", "resnet-50", "--mode", "train", "--batch", "64", "--image-size", "176"});
+  REQUIRE(v.code == 0);
+  CHECK(v.out.find("timm.create_model(\"resnet50\", pretrained=False, num_classes=1000)") != std::string::npos);
+  CHECK(v.out.find("BATCH, H, W = 64, 176, 176") != std::string::npos);
+  // A diffusion model: its denoiser from the published shape, latents of the image size, the pipeline's steps.
+  const auto flux = test::run({"probe", "--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--steps", "28"});
+  REQUIRE(flux.code == 0);
+  CHECK(flux.out.find("FluxTransformer2DModel(num_layers=19, num_single_layers=38") != std::string::npos);
+  CHECK(flux.out.find("BATCH, H, W = 1, 1024, 1024") != std::string::npos);
+  CHECK(flux.out.find("STEPS_DENOISE = 28") != std::string::npos);
+  // What it cannot build it says, naming the setting.
+  CHECK(test::run({"probe", "--model", "llama-3.1-8b", "--mode", "qlora"}).err.find("--mode: the probe builds random weights") != std::string::npos);
+  CHECK(test::run({"probe", "--model", "yolov8-n", "--mode", "train"}).code == 2);
+}
+
+TEST_CASE("calibrate: a probe's measurement beside the estimate, saved as a correction every later answer states", "[cli][calibrate]") {
+  // A probe of Llama 3.1 8B LoRA on an H100 that measured a tensor peak 5 % above the estimate and 20 % more
+  // tokens/s: the correction is those two ratios, stored for (h100-sxm-80gb, hf, training) and applied with a note.
+  const std::string dir = "/tmp/gpuadvise-test-calibration-" + std::to_string(::getpid());
+  const std::string file = dir + "/calibration.json";
+  setenv("GPUADVISE_CALIBRATION", file.c_str(), 1);
+  const std::vector<std::string> est{"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--batch", "2", "--seq-len", "2048", "--gpu",
+                                     "h100-sxm-80gb", "--format", "json"};
+  const auto before = test::run(est).json();
+  const double peak = before["memory"]["tensor_peak_bytes"].get<double>();
+  const double tps = before["time"]["train_tokens_per_second_per_gpu"].get<double>();
+  const std::string probe = fmt::format(
+      R"({{"schema": "gpuadvise-probe/1", "estimate_args": "--batch 2 --mode lora --model llama-3.1-8b --seq-len 2048", "gpu_name": "NVIDIA H100 80GB HBM3",)"
+      R"( "measured": {{"max_memory_allocated_bytes": {:.0f}, "max_memory_reserved_bytes": {:.0f}, "device_used_bytes": {:.0f}, "step_seconds": 0.5,)"
+      R"( "unit": "tokens", "per_second": {:.3f}}}}})",
+      peak * 1.05, peak * 1.1, peak * 1.15, tps * 1.2);
+  const auto cal = test::run({"calibrate", "-", "--save", "--format", "json"}, probe);
+  INFO(cal.err);
+  REQUIRE(cal.code == 0);
+  const auto first = nlohmann::json::parse(cal.out.substr(0, cal.out.find("saved to")));
+  CHECK(first["gpu"] == "h100-sxm-80gb");
+  CHECK(first["correction"]["memory_factor"].get<double>() == Approx(1.05));
+  CHECK(first["correction"]["speed_factor"].get<double>() == Approx(1.2));
+  const auto after = test::run(est).json();
+  CHECK(after["memory"]["tensor_peak_bytes"].get<double>() == Approx(peak * 1.05).epsilon(0.001));
+  CHECK(after["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(tps * 1.2));
+  bool said = false;
+  for (const auto& n : after["notes"]) said = said || n.get<std::string>().find("corrected by your calibration") != std::string::npos;
+  CHECK(said);
+  // Other GPUs and inference are untouched; --reset removes the file.
+  const auto other = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--batch", "2", "--seq-len", "2048", "--gpu",
+                                "a100-sxm-80gb", "--format", "json"});
+  const nlohmann::json other_json = other.json();
+  REQUIRE(other_json["notes"].is_array());
+  for (const auto& n : other_json["notes"]) CHECK(n.get<std::string>().find("calibration") == std::string::npos);
+  CHECK(test::run({"calibrate", "--reset"}).code == 0);
+  CHECK(test::run(est).json()["memory"]["tensor_peak_bytes"].get<double>() == Approx(peak));
+  // A result file that is not a probe's is bad input naming the field.
+  const auto bad = test::run({"calibrate", "-"}, R"({"schema": "something else"})");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("stdin.schema") != std::string::npos);
+  unsetenv("GPUADVISE_CALIBRATION");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("gpus: filters and sorts as sky show-gpus does, and refuses a typo", "[cli][gpus]") {
+  const auto amd = test::run({"gpus", "--vendor", "AMD", "--sort", "memory", "--format", "json"});
+  REQUIRE(amd.code == 0);
+  const auto j = amd.json();
+  REQUIRE(j["gpus"].size() >= 2);
+  double last = 1e18;
+  for (const auto& g : j["gpus"]) {
+    CHECK(g["vendor"] == "AMD");
+    const double mem = g["memory"]["capacity_bytes"].get<double>();
+    CHECK(mem <= last);
+    last = mem;
+  }
+  const auto big = test::run({"gpus", "--min-memory", "150", "--format", "json"});
+  REQUIRE(big.code == 0);
+  const auto bj = big.json();
+  REQUIRE_FALSE(bj["gpus"].empty());
+  for (const auto& g : bj["gpus"]) CHECK(g["memory"]["capacity_bytes"].get<double>() >= 150e9);
+  CHECK(test::run({"gpus", "--vendor", "nvdia"}).err.find("valid: nvidia, amd, intel") != std::string::npos);
+  CHECK(test::run({"gpus", "--sort", "speed"}).code == 2);
+  CHECK(test::run({"gpus", "--provider", "nobody"}).code == 2);
+}
+
+TEST_CASE("completions, man page and the CLI reference come from the option definitions", "[cli][ecosystem]") {
+  const auto bash = test::run({"completions", "bash"});
+  REQUIRE(bash.code == 0);
+  for (const char* word : {"complete -F _gpuadvise gpuadvise", "estimate|check|fit", "--seq-len", "--min-headroom", "h100-sxm-80gb", "llama-3.1-8b"}) {
+    INFO(word);
+    CHECK(bash.out.find(word) != std::string::npos);
+  }
+  const auto zsh = test::run({"completions", "zsh"});
+  REQUIRE(zsh.code == 0);
+  CHECK(zsh.out.rfind("#compdef gpuadvise", 0) == 0);
+  const auto fish = test::run({"completions", "fish"});
+  REQUIRE(fish.code == 0);
+  CHECK(fish.out.find("__fish_seen_subcommand_from estimate' -l batch -r") != std::string::npos);
+  CHECK(test::run({"completions", "powershell"}).code == 2);
+  const auto man = test::run({"manpage"});
+  REQUIRE(man.code == 0);
+  CHECK(man.out.find(".TH GPUADVISE 1") != std::string::npos);
+  for (const char* sub : {"COMMAND: estimate", "COMMAND: check", "COMMAND: probe", "COMMAND: calibrate", ".SH EXIT STATUS"}) {
+    INFO(sub);
+    CHECK(man.out.find(sub) != std::string::npos);
+  }
+  // docs/cli.md is this output: regenerate it with `gpuadvise manpage --format markdown > docs/cli.md`.
+  const auto ref = test::run({"manpage", "--format", "markdown"});
+  REQUIRE(ref.code == 0);
+  std::ifstream f(std::string(GPUADVISE_SOURCE_DIR) + "/docs/cli.md");
+  REQUIRE(f.good());
+  std::stringstream committed;
+  committed << f.rdbuf();
+  CHECK(committed.str() == ref.out);
+}
+
+TEST_CASE("cli: --gpu local reads the machine's GPU from nvidia-smi, and says so when there is none", "[cli][local]") {
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  // No nvidia-smi on PATH: one clear line, exit 2.
+  setenv("PATH", "/nonexistent", 1);
+  const auto none = test::run({"estimate", "--model", "7B", "--gpu", "local"});
+  CHECK(none.code == 2);
+  CHECK(none.err.find("--gpu: local needs nvidia-smi") != std::string::npos);
+  // A machine whose nvidia-smi names an H100 (the name it prints maps to the catalogue's id).
+  const std::string dir = "/tmp/gpuadvise-test-smi-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/nvidia-smi");
+    f << "#!/bin/sh\necho 'NVIDIA H100 80GB HBM3'\n";
+  }
+  std::filesystem::permissions(dir + "/nvidia-smi", std::filesystem::perms::owner_all);
+  setenv("PATH", (dir + ":/usr/bin:/bin").c_str(), 1);
+  const auto found = test::run({"estimate", "--model", "7B", "--gpu", "local", "--format", "json"});
+  setenv("PATH", old_path.c_str(), 1);
+  std::filesystem::remove_all(dir);
+  REQUIRE(found.code == 0);
+  CHECK(found.json()["gpu"]["id"] == "h100-sxm-80gb");
+}
+
+TEST_CASE("cli: a user catalogue adds a GPU or replaces one by id, and a broken one is bad input naming it", "[cli][catalog]") {
+  // A copy of the bundled RTX 4090 entry under a new id, and the H100 SXM with a price of one's own.
+  const std::string path = "/tmp/gpuadvise-test-user-gpus-" + std::to_string(::getpid()) + ".json";
+  const auto bundled = test::run({"gpus", "--format", "json"}).json();
+  nlohmann::json mine = nlohmann::json::array();
+  for (const auto& g : bundled["gpus"]) {
+    if (g["id"] == "rtx-4090-24gb") {
+      auto copy = g;
+      copy["id"] = "my-rtx-4090";
+      mine.push_back(copy);
+    }
+  }
+  REQUIRE(mine.size() == 1);
+  {
+    std::ofstream f(path);
+    f << nlohmann::json{{"schema_version", 1}, {"catalog_version", "mine"}, {"gpus", mine}}.dump();
+  }
+  setenv("GPUADVISE_CATALOG", path.c_str(), 1);
+  const auto listed = test::run({"gpus", "--format", "json"});
+  const auto est = test::run({"estimate", "--model", "7B", "--gpu", "my-rtx-4090", "--format", "json"});
+  {
+    std::ofstream f(path);
+    f << R"({"schema_version": 1})";
+  }
+  const auto broken = test::run({"gpus"});
+  unsetenv("GPUADVISE_CATALOG");
+  std::filesystem::remove(path);
+  REQUIRE(listed.code == 0);
+  CHECK(listed.json()["gpus"].size() == bundled["gpus"].size() + 1);
+  REQUIRE(est.code == 0);
+  CHECK(est.json()["gpu"]["id"] == "my-rtx-4090");
+  CHECK(broken.code == 2);
+  CHECK(broken.err.find("catalog_version") != std::string::npos);
+}
+
+TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where it stops fitting said", "[cli][sweep]") {
+  const std::vector<std::string> base{"sweep", "--model", "llama-3.1-8b", "--mode", "lora", "--vary", "seq-len", "--from", "1024", "--to",
+                                      "32768", "--points", "6", "--gpu", "rtx-4090-24gb", "--gpu", "h100-sxm-80gb"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return test::run(a);
+  };
+  const auto json = with({"--format", "json"});
+  REQUIRE(json.code == 0);
+  const auto j = json.json();
+  REQUIRE(j["points"].size() == 6);  // 1024, 2048, ..., 32768: doubling
+  CHECK(j["points"][1]["value"] == 2048);
+  // Each point is the estimate at that value: the same device peak as estimate gives.
+  const auto one = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  CHECK(j["points"][2]["gpus"][1]["device_peak_bytes"] == one.json()["memory"]["device_peak_bytes"]);
+  // The table names, per GPU, the last value that fits and the first that does not.
+  const auto table = with({});
+  REQUIRE(table.code == 0);
+  std::string last_fit_4090;
+  for (const auto& p : j["points"])
+    if (p["gpus"][0]["fits"].get<bool>()) last_fit_4090 = std::to_string(p["value"].get<int>());
+  REQUIRE_FALSE(last_fit_4090.empty());
+  CHECK(table.out.find("rtx-4090-24gb: fits up to --seq-len " + last_fit_4090) != std::string::npos);
+  const auto csv = with({"--format", "csv"});
+  REQUIRE(csv.code == 0);
+  CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 6 * 2);
+  CHECK(test::run({"sweep", "--model", "7B", "--vary", "heads", "--from", "1", "--to", "2"}).code == 2);
+  CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--from", "8", "--to", "2"}).code == 2);
+  CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--batch", "4", "--from", "1", "--to", "8"}).code == 2);
+}
+
+TEST_CASE("cli: models filters by kind and family, and refuses an unknown one", "[cli][models]") {
+  const auto gen = test::run({"models", "--kind", "generation", "--format", "json"});
+  REQUIRE(gen.code == 0);
+  const auto j = gen.json();
+  REQUIRE(j["models"].size() == 3);  // Stable Diffusion 1.4, SDXL, FLUX.1-dev
+  const auto qwen = test::run({"models", "--family", "qwen2"});
+  REQUIRE(qwen.code == 0);
+  CHECK(qwen.out.find("qwen2.5-7b") != std::string::npos);
+  CHECK(qwen.out.find("llama") == std::string::npos);
+  CHECK(test::run({"models", "--family", "lama"}).err.find("--family: unknown family 'lama'") != std::string::npos);
+  CHECK(test::run({"models", "--kind", "text"}).code == 2);
+}
+
+namespace {
+// RFC 4180 fields of one CSV line (quoted fields may hold commas; "" is a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
+    else if (ch == '"') quoted = !quoted;
+    else if (ch == ',' && !quoted) out.emplace_back();
+    else out.back() += ch;
+  }
+  return out;
+}
+std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) rows.push_back(csv_fields(text.substr(start, end - start)));
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("cli: every command writes CSV, one field count per row", "[cli][csv]") {
+  const std::vector<std::vector<std::string>> commands{
+      {"--model", "7B"},
+      {"estimate", "--model", "llama-2-7b", "--seq-len", "4096", "--gpu", "h100-sxm-80gb"},
+      {"check", "--model", "7B", "--gpu", "h100-sxm-80gb"},
+      {"fit", "--model", "7B", "--gpu", "rtx-4090-24gb", "--maximize", "batch"},
+      {"gpus"},
+      {"gpus", "h100-sxm-80gb"},
+      {"models"},
+      {"sweep", "--model", "7B", "--vary", "batch", "--from", "1", "--to", "4", "--gpu", "h100-sxm-80gb"}};
+  for (auto args : commands) {
+    args.insert(args.end(), {"--format", "csv"});
+    const auto r = test::run(args);
+    INFO(args.front());
+    REQUIRE(r.code == 0);
+    const auto rows = csv_rows(r.out);
+    REQUIRE(rows.size() >= 2);
+    for (const auto& row : rows) CHECK(row.size() == rows.front().size());
+  }
+  // Llama-2-7B's KV cache: 2 (K, V) x 32 layers x 4096 width x 2 bytes = 512 KiB per token; 4096 tokens = 2 GiB.
+  const auto est = csv_rows(test::run({"estimate", "--model", "llama-2-7b", "--seq-len", "4096", "--format", "csv"}).out);
+  const auto kv = std::find_if(est.begin(), est.end(), [](const auto& row) { return row[1] == "kv_cache"; });
+  REQUIRE(kv != est.end());
+  CHECK((*kv)[2] == "2147483648");
+  CHECK((*kv)[3] == "bytes");
+  // gpus: the H100 SXM's 80 GiB as CUDA reports it (85,520,809,984 bytes, nvidia-smi's 81,559 MiB).
+  const auto gpu = csv_rows(test::run({"gpus", "h100-sxm-80gb", "--format", "csv"}).out);
+  REQUIRE(gpu.size() == 2);
+  CHECK(gpu[0][6] == "capacity_bytes");
+  CHECK(gpu[1][6] == "85520809984");
+}
