@@ -2,10 +2,13 @@
 // A GPU of the catalogue: memory, bandwidth, dense peak throughput per precision, interconnect,
 // software stack, prices. Every value keeps its source in data/gpus.json; unknowns stay empty.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuadvise/workload.hpp"
@@ -14,6 +17,26 @@ namespace gpuadvise {
 
 enum class Segment { consumer, workstation, datacenter_pcie, datacenter_module, edge };
 std::string to_string(Segment s);
+
+// Dense peak TFLOPS (TOPS for int8) per precision key, in the catalogue's order; each may be unknown (null in
+// the catalogue). A fixed table: every GPU has the same keys, and estimates look them up by key.
+struct DenseTflops {
+  static constexpr std::array<std::string_view, 7> keys{"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"};
+  std::array<std::optional<double>, 7> values{};
+  // The entry of one of `keys`; empty for any other key.
+  std::optional<double> get(std::string_view key) const {
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return values[i];
+    return std::nullopt;
+  }
+  // The entry of one of `keys`, to set (std::out_of_range for any other key).
+  std::optional<double>& operator[](std::string_view key) {
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return values[i];
+    throw std::out_of_range("dense_tflops has no key " + std::string(key));
+  }
+  bool operator==(const DenseTflops&) const = default;
+};
 
 struct PriceOffer {
   std::string provider;
@@ -44,8 +67,7 @@ struct GpuSpec {
   std::int64_t memory_bytes = 0;     // total as CUDA/ROCm reports it (or nominal, see capacity_basis)
   std::string capacity_basis;        // "reported" or "nominal"
   std::optional<double> bandwidth_gb_per_s;
-  // Dense peak TFLOPS (TOPS for int8) per precision key: fp32, tf32, fp16, bf16, fp8, int8, fp4.
-  std::map<std::string, std::optional<double>> dense_tflops;
+  DenseTflops dense_tflops;
   std::string interconnect;          // "NVLink 4", "none", ...
   std::optional<double> interconnect_gb_per_s;  // per GPU; 0 = none
   std::optional<int> pcie_gen;

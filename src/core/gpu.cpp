@@ -20,9 +20,9 @@ std::string to_string(Segment s) {
 }
 
 std::optional<double> GpuSpec::peak_flops(const std::string& key) const {
-  auto it = dense_tflops.find(key);
-  if (it == dense_tflops.end() || !it->second) return std::nullopt;
-  return *it->second * 1e12;
+  const std::optional<double> tf = dense_tflops.get(key);
+  if (!tf) return std::nullopt;
+  return *tf * 1e12;
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuadvise/catalog.hpp"
 
@@ -62,7 +63,9 @@ void gpu(std::ostream& o, const GpuSpec& g) {
                    lit(g.name), lit(g.architecture), lit(g.form_factor), lit(g.memory_type));
   o << fmt::format("    g.segment = {}; g.nominal_memory_gb = {}; g.memory_bytes = {}LL; g.capacity_basis = {}; g.bandwidth_gb_per_s = {};\n",
                    segment(g.segment), num(g.nominal_memory_gb), g.memory_bytes, lit(g.capacity_basis), opt(g.bandwidth_gb_per_s));
-  for (const auto& [k, v] : g.dense_tflops) o << fmt::format("    g.dense_tflops[{}] = {};\n", lit(k), opt(v));
+  std::vector<std::string> tflops;
+  for (const auto& v : g.dense_tflops.values) tflops.push_back(opt(v));
+  o << fmt::format("    g.dense_tflops.values = {{{{{}}}}};  // {}\n", fmt::join(tflops, ", "), fmt::join(DenseTflops::keys, ", "));
   o << fmt::format("    g.interconnect = {}; g.interconnect_gb_per_s = {}; g.pcie_gen = {}; g.board_power_w = {}; g.stack = {};\n", lit(g.interconnect),
                    opt(g.interconnect_gb_per_s), opt(g.pcie_gen), opt(g.board_power_w), lit(g.stack));
   o << fmt::format("    g.compute_capability = {}; g.gfx_target = {}; g.needs_server_chassis = {}; g.nvdec_engines = {}; g.decode_streams_1080p30 = {};\n",

@@ -152,7 +152,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   g.bandwidth_gb_per_s = o.opt_num("memory_bandwidth_gb_per_s");
   {
     Obj tf(o.raw("dense_tflops"), where + ".dense_tflops");
-    for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) g.dense_tflops[k] = tf.opt_num(k);
+    for (std::size_t i = 0; i < DenseTflops::keys.size(); ++i) g.dense_tflops.values[i] = tf.opt_num(std::string(DenseTflops::keys[i]));
     tf.done();
   }
   {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -25,7 +26,7 @@ namespace detail {
 // GiB = 2^30 bytes (what PyTorch's memory summary prints); nvidia-smi's MiB beside the numbers people check.
 double mem_div(const Style& s) { return s.units == MemUnits::gib ? 1073741824.0 : 1e9; }
 const char* mem_unit(const Style& s) { return s.units == MemUnits::gib ? "GiB" : "GB"; }
-std::string gbs(double bytes, const Style& s) { return fmt::format("{:.1f}", bytes / mem_div(s)); }
+std::string gbs(double bytes, const Style& s) { return fmt::format(FMT_COMPILE("{:.1f}"), bytes / mem_div(s)); }
 std::string hours(double secs) {
   if (secs < 3600) return fmt::format("{:.0f} min", secs / 60);
   if (secs < 86400 * 3) return fmt::format("{:.1f} h", secs / 3600);
@@ -287,34 +288,35 @@ std::string ranking_row(const Candidate& c, std::size_t i, const RankColumns& k,
                                  : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
   const std::string layout = c.layout.size() > lw ? c.layout.substr(0, lw - 1) + "…" : c.layout;
   const std::string bar = paint(style, usage_bar(c.memory.device_peak, static_cast<double>(c.gpu->memory_bytes)), c.memory.device_peak <= static_cast<double>(c.gpu->memory_bytes) ? "32" : "31");
-  std::string line = compact ? fmt::format("{:>3}  {:<24} {} {:>4}  {:<26} {:>9} {}", i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
+  // The rows' formats are compiled (fmt/compile.h): a ranking writes dozens of rows.
+  std::string line = compact ? fmt::format(FMT_COMPILE("{:>3}  {:<24} {} {:>4}  {:<26} {:>9} {}"), i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
                                            gbs(c.memory.device_peak, style), bar)
-                             : fmt::format("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {} {:>9} {:>11} {:>8}", i, c.gpu->id, fit, c.gpus, layout,
+                             : fmt::format(FMT_COMPILE("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {} {:>9} {:>11} {:>8}"), i, c.gpu->id, fit, c.gpus, layout,
                                            gbs(c.memory.device_peak, style), bar, gbs(static_cast<double>(c.gpu->memory_bytes), style),
-                                           gbs(c.headroom_bytes, style), c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—");
+                                           gbs(c.headroom_bytes, style), c.usd_per_gpu_hour() ? fmt::format(FMT_COMPILE("{:.2f}"), *c.usd_per_gpu_hour()) : "—");
   if (show_value)
-    line += fmt::format(" {:>10}", c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format("{:.1f}", *c.value_usd) : fmt::format("{:.3f}", *c.value_usd)) : "—");
+    line += fmt::format(FMT_COMPILE(" {:>10}"), c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format(FMT_COMPILE("{:.1f}"), *c.value_usd) : fmt::format(FMT_COMPILE("{:.3f}"), *c.value_usd)) : "—");
   if (has_vllm)
-    line += fmt::format(" {:>10} {:>8}", c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes, style) : "—",
-                        c.memory.vllm ? fmt::format("{:.1f}", c.memory.vllm->max_concurrent_sequences) : "—");
+    line += fmt::format(FMT_COMPILE(" {:>10} {:>8}"), c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes, style) : "—",
+                        c.memory.vllm ? fmt::format(FMT_COMPILE("{:.1f}"), c.memory.vllm->max_concurrent_sequences) : "—");
   if (vision) {
-    line += fmt::format(" {:>9}", c.time.images_per_second ? fmt::format(fmt::runtime(*c.time.images_per_second < 10 ? "{:.2f}" : "{:.0f}"), *c.time.images_per_second) : "—");
+    line += fmt::format(FMT_COMPILE(" {:>9}"), c.time.images_per_second ? fmt::format(fmt::runtime(*c.time.images_per_second < 10 ? "{:.2f}" : "{:.0f}"), *c.time.images_per_second) : "—");
     if (video)
-      line += fmt::format(" {:>11} {:>9} {:>10}", c.video ? fmt::format("{:.0f}", c.video->streams_per_gpu) : "—", c.video ? c.video->limit : "—",
-                          c.video && c.video->usd_per_stream_hour ? fmt::format("{:.3f}", *c.video->usd_per_stream_hour) : "—");
+      line += fmt::format(FMT_COMPILE(" {:>11} {:>9} {:>10}"), c.video ? fmt::format(FMT_COMPILE("{:.0f}"), c.video->streams_per_gpu) : "—", c.video ? c.video->limit : "—",
+                          c.video && c.video->usd_per_stream_hour ? fmt::format(FMT_COMPILE("{:.3f}"), *c.video->usd_per_stream_hour) : "—");
   } else if (inference) {
     const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
-    line += fmt::format(" {:>8} {:>7} {:>8}", c.time.decode_tokens_per_second ? fmt::format("{:.0f}", *c.time.decode_tokens_per_second * replicas) : "—",
-                        c.time.ttft_seconds ? fmt::format("{:.2f}", *c.time.ttft_seconds) : "—",
-                        c.time.tpot_seconds ? fmt::format("{:.1f}", *c.time.tpot_seconds * 1000) : "—");
+    line += fmt::format(FMT_COMPILE(" {:>8} {:>7} {:>8}"), c.time.decode_tokens_per_second ? fmt::format(FMT_COMPILE("{:.0f}"), *c.time.decode_tokens_per_second * replicas) : "—",
+                        c.time.ttft_seconds ? fmt::format(FMT_COMPILE("{:.2f}"), *c.time.ttft_seconds) : "—",
+                        c.time.tpot_seconds ? fmt::format(FMT_COMPILE("{:.1f}"), *c.time.tpot_seconds * 1000) : "—");
   } else {
-    line += fmt::format(" {:>9}", c.time.train_tokens_per_second_per_gpu ? fmt::format("{:.0f}", *c.time.train_tokens_per_second_per_gpu) : "—");
+    line += fmt::format(FMT_COMPILE(" {:>9}"), c.time.train_tokens_per_second_per_gpu ? fmt::format(FMT_COMPILE("{:.0f}"), *c.time.train_tokens_per_second_per_gpu) : "—");
   }
   if (has_time)
-    line += fmt::format(" {:>9} {:>10}", c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—",
-                        c.cost.total_usd ? fmt::format("${:.2f}", *c.cost.total_usd) : "—");
+    line += fmt::format(FMT_COMPILE(" {:>9} {:>10}"), c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—",
+                        c.cost.total_usd ? fmt::format(FMT_COMPILE("${:.2f}"), *c.cost.total_usd) : "—");
   if (has_time && inference)
-    line += fmt::format(" {:>9}", c.cost.usd_per_million_output_tokens ? fmt::format("{:.3f}", *c.cost.usd_per_million_output_tokens) : "—");
+    line += fmt::format(FMT_COMPILE(" {:>9}"), c.cost.usd_per_million_output_tokens ? fmt::format(FMT_COMPILE("{:.3f}"), *c.cost.usd_per_million_output_tokens) : "—");
   return line + "\n";
 }
 

@@ -108,10 +108,7 @@ std::string gpus_csv(const GpuCatalog& cat) {
   for (const auto& g : cat.gpus) {
     out += fmt::format("{},{},{},{},{},{},{},{},", g.id, quoted(g.vendor), quoted(g.name), quoted(g.architecture), to_string(g.segment),
                        quoted(g.form_factor), g.memory_bytes, num(g.bandwidth_gb_per_s));
-    for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) {
-      auto it = g.dense_tflops.find(k);
-      out += (it == g.dense_tflops.end() ? std::string() : num(it->second)) + ",";
-    }
+    for (const auto& v : g.dense_tflops.values) out += num(v) + ",";
     const PriceOffer* o = g.cheapest_offer();
     out += fmt::format("{},{},{},{},{},{},{}\n", quoted(g.interconnect), num(g.interconnect_gb_per_s), g.stack, boolean(g.needs_server_chassis),
                        o ? num(o->usd_per_gpu_hour) : "", o ? quoted(o->provider) : "", o ? quoted(o->date_seen) : "");

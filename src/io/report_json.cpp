@@ -74,10 +74,7 @@ ojson gpu_to_json(const GpuSpec& g) {
   j["memory"] = {{"nominal_gb", g.nominal_memory_gb}, {"capacity_bytes", g.memory_bytes}, {"capacity_basis", g.capacity_basis}, {"type", g.memory_type}};
   j["memory_bandwidth_gb_per_s"] = opt(g.bandwidth_gb_per_s);
   ojson tf;
-  for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) {
-    auto it = g.dense_tflops.find(k);
-    tf[k] = it == g.dense_tflops.end() ? ojson(nullptr) : opt(it->second);
-  }
+  for (std::size_t i = 0; i < DenseTflops::keys.size(); ++i) tf[std::string(DenseTflops::keys[i])] = opt(g.dense_tflops.values[i]);
   j["dense_tflops"] = tf;
   j["interconnect"] = {{"kind", g.interconnect}, {"gb_per_s", opt(g.interconnect_gb_per_s)}};
   j["node"] = {{"gpus_per_node", g.node.gpus_per_node ? ojson(*g.node.gpus_per_node) : ojson(nullptr)},

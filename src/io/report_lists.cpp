@@ -35,7 +35,7 @@ std::string gpus_table(const GpuCatalog& cat, const Style& style) {
                                 "fp8 TF", "link GB/s", "stack", "$/GPU-h");
   for (const auto& g : cat.gpus) {
     const PriceOffer* o = g.cheapest_offer();
-    auto tf = [&](const char* k) { auto it = g.dense_tflops.find(k); return it == g.dense_tflops.end() ? std::optional<double>{} : it->second; };
+    auto tf = [&](const char* k) { return g.dense_tflops.get(k); };
     out += fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", g.id, g.vendor,
                        gbs(static_cast<double>(g.memory_bytes), style),
                        g.bandwidth_gb_per_s ? fmt::format("{:.2f}", *g.bandwidth_gb_per_s / 1000) : "—", num_or_dash(tf("bf16")),
@@ -57,10 +57,8 @@ std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
                      g.capacity_basis, g.memory_type, g.nominal_memory_gb);
   out += fmt::format("  bandwidth       {} GB/s\n", num_or_dash(g.bandwidth_gb_per_s));
   out += "  dense TFLOPS   ";
-  for (const char* k : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"}) {
-    auto it = g.dense_tflops.find(k);
-    out += fmt::format(" {}={}", k, it == g.dense_tflops.end() ? "—" : num_or_dash(it->second, "{:g}"));
-  }
+  for (std::size_t i = 0; i < DenseTflops::keys.size(); ++i)
+    out += fmt::format(" {}={}", DenseTflops::keys[i], num_or_dash(g.dense_tflops.values[i], "{:g}"));
   out += "\n";
   out += fmt::format("  interconnect    {} ({} GB/s)\n  PCIe gen        {}\n  board power     {} W\n", g.interconnect, num_or_dash(g.interconnect_gb_per_s),
                      g.pcie_gen ? std::to_string(*g.pcie_gen) : "—", num_or_dash(g.board_power_w));
