@@ -23,17 +23,23 @@ std::string to_string(Segment s);
 struct DenseTflops {
   static constexpr std::array<std::string_view, 7> keys{"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"};
   std::array<std::optional<double>, 7> values{};
+  // Where a key sits in `keys`; -1 for any other key. Compared as literals (no library call): the estimator
+  // asks for a peak several times per evaluation.
+  static int index_of(std::string_view key) {
+    if (key.size() == 3) return key == "fp8" ? 4 : key == "fp4" ? 6 : -1;
+    if (key.size() == 4) return key == "bf16" ? 3 : key == "fp16" ? 2 : key == "fp32" ? 0 : key == "tf32" ? 1 : key == "int8" ? 5 : -1;
+    return -1;
+  }
   // The entry of one of `keys`; empty for any other key.
   std::optional<double> get(std::string_view key) const {
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] == key) return values[i];
-    return std::nullopt;
+    const int i = index_of(key);
+    return i < 0 ? std::nullopt : values[static_cast<std::size_t>(i)];
   }
   // The entry of one of `keys`, to set (std::out_of_range for any other key).
   std::optional<double>& operator[](std::string_view key) {
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] == key) return values[i];
-    throw std::out_of_range("dense_tflops has no key " + std::string(key));
+    const int i = index_of(key);
+    if (i < 0) throw std::out_of_range("dense_tflops has no key " + std::string(key));
+    return values[static_cast<std::size_t>(i)];
   }
   bool operator==(const DenseTflops&) const = default;
 };
@@ -95,7 +101,7 @@ struct GpuSpec {
   // Plans may span nodes only where a network between them is known.
   bool multi_node() const { return node.network_gbit_per_gpu.value_or(0) > 0; }
   // Dense peak FLOP/s for a compute precision; empty when the GPU lacks it or it is unknown.
-  std::optional<double> peak_flops(const std::string& key) const;
+  std::optional<double> peak_flops(std::string_view key) const;
   // The first offer of a provider whose name contains `provider` (any case), priced or not; nullptr if none.
   const PriceOffer* offer_from(const std::string& provider) const;
   bool offered_by(const std::string& provider) const { return offer_from(provider) != nullptr; }

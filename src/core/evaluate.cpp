@@ -179,6 +179,7 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   // The planner discards layouts that do not fit: their layout text, reason, time, cost and notes are never read.
   if (depth == Depth::verdict || (depth == Depth::stop_when_unfit && !c.fits)) return c;
   c.layout = layout_text(w);
+  c.notes.reserve(c.notes.size() + 8);  // the notes below: no copies as the list grows
   if (!c.fits && c.supported && !c.memory.vllm)
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);

@@ -19,7 +19,7 @@ std::string to_string(Segment s) {
   return "?";
 }
 
-std::optional<double> GpuSpec::peak_flops(const std::string& key) const {
+std::optional<double> GpuSpec::peak_flops(std::string_view key) const {
   const std::optional<double> tf = dense_tflops.get(key);
   if (!tf) return std::nullopt;
   return *tf * 1e12;

@@ -14,7 +14,7 @@ namespace gpuadvise {
 // gen 3. Without PCIe peer-to-peer (GeForce cards on the stock driver) every transfer is staged through
 // host memory: two PCIe crossings, half the rate.
 double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
-  double pcie = 16e9 * std::pow(2.0, std::max(0, g.pcie_gen.value_or(4) - 3));
+  double pcie = std::ldexp(16e9, std::max(0, g.pcie_gen.value_or(4) - 3));  // 16e9 x 2^(gen - 3), exactly
   if (g.node.pcie_p2p == false) pcie /= 2.0;
   const double one_way = g.fast_link_joins(group) ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
   return one_way * 0.8;

@@ -197,7 +197,7 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
   const double tokens = b * s;  // per micro-batch per GPU
   double layer_bytes = per_token_layer * tokens;
   double acts = 0;
-  std::string act_formula;
+  const char* act_formula = "";  // for --explain
   if (w.checkpointing == Checkpointing::selective && w.effective_framework() == Framework::torchtitan) {
     // torchtitan's op-level selective checkpointing saves the attention kernel's output and every
     // second matmul output of a layer (Wq, Wv, W1, W2) and recomputes the rest; the layer being

@@ -41,7 +41,7 @@ std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
 
 PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
   PrecisionSupport ps;
-  auto has = [&](const std::string& k) { return gpu.peak_flops(k).has_value(); };
+  auto has = [&](std::string_view k) { return gpu.peak_flops(k).has_value(); };
   const bool quant = is_weight_only_quant(w.precision);
   switch (w.precision) {
     case Precision::fp32: ps.compute_key = "fp32"; break;
