@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 
+#include "gpuadvise/launch_hints.hpp"
 #include "gpuadvise/units.hpp"
 #include "report_detail.hpp"
 #include "report_json_detail.hpp"

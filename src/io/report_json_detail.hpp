@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvise/note.hpp"
+#include "gpuadvise/launch_hints.hpp"
 #include "gpuadvise/planning.hpp"
 
 namespace gpuadvise {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpuadvise/report.hpp"
+#include "gpuadvise/launch_hints.hpp"
 #include "gpuadvise/units.hpp"
 #include "json_write.hpp"
 #include "report_detail.hpp"

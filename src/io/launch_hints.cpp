@@ -1,0 +1,137 @@
+// Launch hints: a plan as the command lines and configs of the tools that run it (`--hints`; always in the JSON).
+#include "gpuadvise/launch_hints.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace gpuadvise {
+
+namespace {
+
+std::string hf_repo(const ModelSpec& m) {
+  const std::string prefix = "https://huggingface.co/";
+  if (m.source.rfind(prefix, 0) == 0) {
+    std::string rest = m.source.substr(prefix.size());
+    const auto blob = rest.find("/blob/");
+    if (blob != std::string::npos) return rest.substr(0, blob);
+  }
+  return m.id;
+}
+
+// SkyPilot accelerator names (`sky show-gpus`) of the catalogue GPUs that have one.
+std::optional<std::string> skypilot_name(const std::string& id) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"h100-sxm-80gb", "H100"},       {"h100-pcie-80gb", "H100"},     {"h200-sxm-141gb", "H200"},  {"b200-hgx-180gb", "B200"},
+      {"a100-sxm-80gb", "A100-80GB"},  {"a100-pcie-80gb", "A100-80GB"}, {"a100-sxm-40gb", "A100"},  {"a100-pcie-40gb", "A100"},
+      {"l4-24gb", "L4"},               {"l40s-48gb", "L40S"},          {"a10g-24gb", "A10G"},        {"a10-24gb", "A10"},
+      {"t4-16gb", "T4"},               {"v100-sxm2-16gb", "V100"},     {"v100-pcie-16gb", "V100"},  {"v100-sxm2-32gb", "V100-32GB"},
+      {"rtx-4090-24gb", "RTX4090"},    {"mi300x-192gb", "MI300X"},     {"gh200-96gb", "GH200"}};
+  for (const auto& [k, v] : names)
+    if (id == k) return v;
+  return std::nullopt;
+}
+
+std::string optim_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::adamw: return "adamw_torch_fused";
+    case Optimizer::adamw_8bit: return "adamw_bnb_8bit";
+    case Optimizer::adafactor: return "adafactor";
+    case Optimizer::sgd: return "sgd";
+    case Optimizer::sgd_momentum: return "sgd";
+  }
+  return "adamw_torch";
+}
+
+}  // namespace
+
+LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
+  LaunchHints h;
+  const Workload& w = c.planned;
+  const std::string repo = hf_repo(m);
+  const std::int64_t nodes = std::max<std::int64_t>(1, c.nodes);
+  const std::int64_t per_node = std::max<std::int64_t>(1, w.gpus / nodes);
+  h.skypilot_accelerator = skypilot_name(c.gpu->id);
+  if (m.vision && !is_training(w.mode)) {
+    // Vision inference: no LLM server; the pipeline is the application's (DeepStream/Triton for streams).
+    h.torchrun = fmt::format("python infer.py  # batch {}, {}x{}", w.batch, w.image_width.value_or(m.vision->ref_w),
+                             w.image_height.value_or(m.vision->ref_h));
+    h.notes.push_back(w.streams ? "video streams: NVIDIA DeepStream or Triton with hardware decode (NVDEC) keeps frames on the GPU"
+                                : "export to TensorRT or ONNX Runtime for lower latency at small batches");
+  } else if (!is_training(w.mode)) {
+    std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo,
+                                  w.tp, c.memory.seq_len, w.gpu_memory_utilization);
+    if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
+    if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
+    if (w.precision == Precision::int4) cmd += " --quantization awq  # or gptq: the checkpoint's format";
+    else if (w.precision == Precision::fp8) cmd += " --quantization fp8";
+    else if (w.precision == Precision::bf16) cmd += " --dtype bfloat16";
+    else if (w.precision == Precision::fp16) cmd += " --dtype float16";
+    if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
+    const Framework engine = w.effective_framework();
+    if (engine == Framework::sglang) {
+      h.notes.push_back(fmt::format("SGLang: python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}", repo, w.tp,
+                                    c.memory.seq_len, w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : ""));
+    } else if (engine == Framework::trtllm) {
+      h.notes.push_back(fmt::format("TensorRT-LLM: trtllm-serve {} --tp_size {} --pp_size {} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}",
+                                    repo, w.tp, w.pp, c.memory.seq_len, w.gpu_memory_utilization));
+    } else {
+      h.vllm = cmd;
+    }
+    if (is_gguf(w.precision)) h.notes.push_back("GGUF weights: llama.cpp's llama-server -c " + std::to_string(c.memory.seq_len) + " -ngl 999");
+    if (nodes > 1) h.notes.push_back(fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
+  } else {
+    const bool deepspeed = w.sharding != Sharding::none && (w.offload != Offload::none || w.sharding == Sharding::zero1 || w.sharding == Sharding::zero2);
+    const bool fsdp = w.sharding == Sharding::zero3 && !deepspeed;
+    const std::string launcher = nodes > 1 ? fmt::format("torchrun --nnodes {} --nproc_per_node {} --rdzv_backend c10d --rdzv_endpoint $HEAD:29500", nodes, per_node)
+                                           : fmt::format("torchrun --nproc_per_node {}", per_node);
+    h.torchrun = launcher + " train.py" + (deepspeed ? " --deepspeed ds_config.json" : "");
+    std::string args = fmt::format("--per_device_train_batch_size {}", w.batch);
+    if (w.precision == Precision::bf16 || w.precision == Precision::fp8) args += " --bf16";
+    else if (w.precision == Precision::fp16) args += " --fp16";
+    else if (w.precision == Precision::tf32) args += " --tf32 true";
+    if (w.checkpointing != Checkpointing::none) args += " --gradient_checkpointing";
+    if (w.grad_accum > 1) args += fmt::format(" --gradient_accumulation_steps {}", w.grad_accum);
+    args += " --optim " + optim_name(w.optimizer);
+    if (fsdp) args += " --fsdp \"full_shard auto_wrap\"";
+    if (deepspeed) args += " --deepspeed ds_config.json";
+    if (w.mode == Mode::lora || w.mode == Mode::qlora)
+      args += fmt::format("  # PEFT LoraConfig(r={}, target_modules=\"{}\"){}", w.lora_rank, w.lora_targets.spec,
+                          w.mode == Mode::qlora ? ", BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_compute_dtype=torch.bfloat16)" : "");
+    h.hf_trainer = args;
+    if (deepspeed || w.sharding != Sharding::none) {
+      DeepSpeedConfig ds;
+      ds.micro_batch = w.batch;
+      ds.grad_accum = w.grad_accum;
+      ds.bf16 = w.precision == Precision::bf16;
+      ds.fp16 = w.precision == Precision::fp16;
+      ds.stage = w.sharding == Sharding::zero1 ? 1 : w.sharding == Sharding::zero2 ? 2 : w.sharding == Sharding::zero3 ? 3 : 0;
+      ds.overlap_comm = true;
+      ds.offload_optimizer = w.offload == Offload::optimizer || w.offload == Offload::optimizer_params;
+      ds.offload_param = w.offload == Offload::optimizer_params;
+      h.deepspeed_config = ds;
+    }
+    if (w.tp > 1 || w.pp > 1 || w.ep > 1)
+      h.notes.push_back(fmt::format("tensor/pipeline/expert parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
+                                    "--pipeline-model-parallel-size {} --expert-model-parallel-size {}",
+                                    w.tp, w.pp, w.ep));
+    if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
+      DeepSpeedConfig ds;  // the one-GPU form: ZeRO-2 with the optimizer on the CPU
+      ds.micro_batch = w.batch;
+      ds.bf16 = w.precision == Precision::bf16;
+      ds.stage = 2;
+      ds.offload_optimizer = true;
+      h.deepspeed_config = ds;
+      h.torchrun = "deepspeed --num_gpus 1 train.py --deepspeed ds_config.json";
+    }
+  }
+  if (h.skypilot_accelerator) {
+    std::string run = h.vllm ? *h.vllm : *h.torchrun;
+    h.skypilot = fmt::format("resources:\n  accelerators: {}:{}\n{}run: |\n  {}\n", *h.skypilot_accelerator, per_node,
+                             nodes > 1 ? fmt::format("num_nodes: {}\n", nodes) : "", run);
+  } else {
+    h.notes.push_back("no SkyPilot accelerator name known for " + c.gpu->id);
+  }
+  return h;
+}
+
+}  // namespace gpuadvise
