@@ -40,7 +40,11 @@ inline const gpuadvise::GpuCatalog& gpus() {
   return cat;
 }
 
-inline gpuadvise::ModelSpec model(const std::string& id) { return *models().find(id); }
+inline gpuadvise::ModelSpec model(const std::string& id) {
+  const auto* m = models().find(id);
+  if (!m) throw std::invalid_argument("no bundled preset '" + id + "'");  // a failure the test names, not a crash
+  return *m;
+}
 
 // A workload from snake_case key/value pairs, as a workload file would give them.
 inline gpuadvise::Workload wl(std::initializer_list<std::pair<const char*, std::string>> kv) {

@@ -268,3 +268,28 @@ TEST_CASE("time: llm.q runs the fused elementwise path, as torch.compile does", 
   CHECK(llmq == Approx(compiled).epsilon(1e-12));
   CHECK(llmq > 1.3 * eager);  // eager RMSNorm (36 B/element), unfused RoPE and the 30 B/vocabulary-entry loss
 }
+
+TEST_CASE("time: an eager framework's host dispatch bounds a small model at a small micro-batch, not a large one", "[time][framework]") {
+  // GPT-2 124M (12 layers), one 512-token sequence, Hugging Face (0.45 ms per layer per pass, from its decode
+  // rows), LoRA (no optimizer step to speak of): 12 x 0.45 ms x 2 passes = 10.8 ms per micro-batch, so at most
+  // 512 / 0.0108 = 47,407 tokens/s, whatever the GPU's own time.
+  const auto small = time_on("a100-sxm-80gb", {{"model", "gpt2"}, {"mode", "lora"}, {"batch", "1"}, {"seq_len", "512"}});
+  CHECK(small.bound == "host overhead (kernel launches)");
+  REQUIRE(small.train_tokens_per_second_per_gpu);
+  CHECK(*small.train_tokens_per_second_per_gpu <= 512.0 / 0.0108 * 1.0001);
+  CHECK(*small.train_tokens_per_second_per_gpu > 0.95 * 512.0 / 0.0108);
+  // Full recomputation launches the forward again: three passes, 16.2 ms.
+  const auto recomputed = time_on("a100-sxm-80gb", {{"model", "gpt2"}, {"mode", "lora"}, {"batch", "1"}, {"seq_len", "512"}, {"gradient_checkpointing", "full"}});
+  CHECK(*recomputed.train_tokens_per_second_per_gpu <= 512.0 / 0.0162 * 1.0001);
+  // Sixteen sequences per micro-batch: the GPU's work outgrows the launches.
+  const auto larger = time_on("a100-sxm-80gb", {{"model", "gpt2"}, {"mode", "lora"}, {"batch", "16"}, {"seq_len", "512"}});
+  CHECK(larger.bound != "host overhead (kernel launches)");
+  CHECK(*larger.train_tokens_per_second_per_gpu > 2.0 * *small.train_tokens_per_second_per_gpu);
+  // llm.q replays CUDA graphs (0.03 ms per layer per pass): the same micro-batch is not host-bound there.
+  CHECK(time_on("a100-sxm-80gb", {{"model", "gpt2"}, {"mode", "finetune"}, {"batch", "1"}, {"seq_len", "512"}, {"framework", "llmq"}}).bound !=
+        "host overhead (kernel launches)");
+  // Llama 2 7B at one 2,048-token sequence: 32 x 0.45 ms x 2 = 29 ms of launches against far more GPU work.
+  CHECK(time_on("h100-sxm-80gb", {{"model", "llama-2-7b"}, {"mode", "lora"}, {"batch", "1"}}).bound == "compute");
+  // A given --mfu is end to end: it holds the step.
+  CHECK(time_on("a100-sxm-80gb", {{"model", "gpt2"}, {"mode", "lora"}, {"batch", "1"}, {"seq_len", "512"}, {"mfu", "0.3"}}).bound != "host overhead (kernel launches)");
+}

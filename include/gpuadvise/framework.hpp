@@ -38,8 +38,9 @@ struct FrameworkProfile {
   bool kv_pool = false;
   // Caching allocator's reserve beyond the tensor peak, as a share of the transient (activation) bytes.
   double reserve_fraction = 0.10;
-  // Inference speed. Host-side time per layer per forward (Python dispatch and kernel launches; CUDA
-  // graphs make it small), fitted per framework on its published decode rows (docs/method.md §8.3).
+  // Host-side time per layer per forward pass (Python dispatch and kernel launches; CUDA graphs make it small),
+  // fitted per framework on its published decode rows (docs/method.md §8.3); training launches two passes per
+  // micro-batch (three under full recomputation) and cannot run faster (§8.2).
   double layer_overhead_s = 0.1e-3;
   // Decode time per mixture-of-experts layer that does not shrink with the batch: the routing, permutation,
   // grouped-GEMM and combine kernels of the fused MoE path (method.md §8.3).

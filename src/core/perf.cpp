@@ -291,6 +291,19 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
   }
   const double comm = stage_time - t_compute;
+  // Host dispatch (method.md §8.2): an eager framework launches every layer's kernels from the host, the forward's
+  // and the backward's (and the recomputed forward's), at its per-layer host time per pass, the same trait that
+  // bounds its decode; the GPU runs them as they come, so a micro-batch takes at least that long. Small models at
+  // small micro-batches are bound by it. A given --mfu is end to end: it holds the step.
+  const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
+  const double host = d(m.layers + m.encoder_layers) / pp * framework_profile(w.effective_framework()).layer_overhead_s * passes;
+  const bool host_bound = !w.mfu && host > stage_time;
+  if (host_bound) {
+    t.notes.push_back(Note::format("host-bound: launching each layer's kernels takes about {:.1f} ms per micro-batch, longer than the GPU's "
+                                  "{:.1f} ms; a larger micro-batch (--batch) runs at almost the same time per micro-batch",
+                                  host * 1e3, stage_time * 1e3));
+    stage_time = host;
+  }
   stage_time += t_opt;
   const double tps = tokens_step / model_par / stage_time;
   if (comm > 0.1 * t_compute) {
@@ -305,7 +318,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   }
   t.utilization = mfu;
   t.train_tokens_per_second_per_gpu = tps;
-  t.bound = comm > 0.25 * t_compute ? "communication" : "compute";
+  t.bound = host_bound ? "host overhead (kernel launches)" : comm > 0.25 * t_compute ? "communication" : "compute";
   if (auto tokens = w.job_tokens(mem.seq_len)) t.job_seconds = *tokens / (tps * d(w.gpus));
   return t;
 }
@@ -336,6 +349,9 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   if (t.bound == "communication") {
     spread += 0.15;
     widened = "; exposed communication";
+  } else if (t.train_tokens_per_second_per_gpu && t.bound == "host overhead (kernel launches)" && !w.mfu) {
+    spread = std::max(spread, 0.35);
+    driver = "the framework's host time per layer (fitted on its decode rows; two passes per training micro-batch is a prior)";
   }
   TimeEstimate::Band band;
   double value = 0;
