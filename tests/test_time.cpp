@@ -293,3 +293,18 @@ TEST_CASE("time: an eager framework's host dispatch bounds a small model at a sm
   // A given --mfu is end to end: it holds the step.
   CHECK(time_on("a100-sxm-80gb", {{"model", "gpt2"}, {"mode", "lora"}, {"batch", "1"}, {"seq_len", "512"}, {"mfu", "0.3"}}).bound != "host overhead (kernel launches)");
 }
+
+TEST_CASE("time: BERT-large on a V100: fp32 on CUDA cores and NVIDIA's AMP rows within 25 %", "[time][heldout][family]") {
+  // tests/data/llm_small_time.jsonl (all held out): Hugging Face's single-GPU guide and NVIDIA DeepLearningExamples.
+  // Hugging Face's 2022 Trainer under fp16=True runs 1.5-2.1x slower than estimated (method.md §8.2: a known gap),
+  // so its two AMP rows are reported in docs/accuracy.md, not held to the bound.
+  int checked = 0;
+  for (const auto& [c, err] : test::data_case_errors("llm_small_time.jsonl")) {
+    const std::string id = c["id"].get<std::string>();
+    if (id.rfind("hf_", 0) == 0 && id.find("fp16") != std::string::npos) continue;
+    INFO(id << ": " << err);
+    CHECK(std::abs(err) < 0.25);
+    ++checked;
+  }
+  CHECK(checked == 6);
+}

@@ -68,7 +68,7 @@ constexpr const char* k_miopen_basis =
 // training's projection matmuls (the elementwise traffic, attention and loss are timed beside them, so this is
 // the matmul rate, not a model-wide MFU); decode_bandwidth: share of peak bandwidth in batch-1 decode.
 constexpr std::array<FamilyEfficiency, 13> k_families{{
-    {GpuFamily::volta, 0.40, 0.8, "prior: pre-Ampere tensor cores without bf16, about two thirds of Ampere's share (no calibration row)"},
+    {GpuFamily::volta, 0.40, 0.8, "prior: pre-Ampere tensor cores without bf16, about two thirds of Ampere's share; held out: NVIDIA's BERT-large AMP rows on a V100 (+3 %, +10 %)"},
     {GpuFamily::turing, 0.40, 0.8, "prior, as Volta (no calibration row)"},
     {GpuFamily::ampere, 0.68, 0.8, "fitted: llm-foundry MPT-125M..30B bf16 rows on A100 40/80 GB (14 rows), torchtitan A100 Llama rows (2); decode: ExLlama, AutoAWQ rows", 0.15},
     {GpuFamily::ampere_ga10x, 0.80, 0.8, "prior, as Ada: GA10x/AD10x tensor cores run fp32-accumulate bf16 at half the fp16-accumulate rate, a peak that large GEMMs nearly saturate (0.8); held out: torchtune and fsdp_qlora RTX 4090 rows"},
