@@ -290,6 +290,15 @@ TEST_CASE("time: an eager framework's host dispatch bounds a small model at a sm
         "host overhead (kernel launches)");
   // Llama 2 7B at one 2,048-token sequence: 32 x 0.45 ms x 2 = 29 ms of launches against far more GPU work.
   CHECK(time_on("h100-sxm-80gb", {{"model", "llama-2-7b"}, {"mode", "lora"}, {"batch", "1"}}).bound == "compute");
+  // The ranking's "fastest" says so when its plan is host-bound, and not otherwise.
+  auto fastest_reason = [](std::vector<std::string> args) {
+    const auto ranking = test::run_json(std::move(args));  // kept: the loop reads into it
+    for (const auto& r : ranking["recommendations"])
+      if (r["label"] == "fastest") return r["reason"].get<std::string>();
+    return std::string();
+  };
+  CHECK(fastest_reason({"--model", "bert-base-uncased", "--mode", "finetune"}).find("host-bound") != std::string::npos);
+  CHECK(fastest_reason({"--model", "bert-base-uncased", "--mode", "finetune", "--batch", "32"}).find("host-bound") == std::string::npos);
   // A given --mfu is end to end: it holds the step.
   CHECK(time_on("a100-sxm-80gb", {{"model", "gpt2"}, {"mode", "lora"}, {"batch", "1"}, {"seq_len", "512"}, {"mfu", "0.3"}}).bound != "host overhead (kernel launches)");
 }
