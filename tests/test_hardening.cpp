@@ -175,6 +175,17 @@ TEST_CASE("properties: memory grows with batch, sequence and rank, and falls wit
         }
       }
   }
+  // The same for vision and image-generation training (the planner screens their layouts alike).
+  for (const char* model : {"resnet-50", "vit-b-16", "yolov8-m", "sdxl-base-1.0"}) {
+    const auto mm = test::model(model);
+    INFO(model);
+    double deeper = 1e300;
+    for (const char* level : {"none", "selective", "full"}) {
+      const double p = estimate_memory(wl({{"model", model}, {"mode", "train"}, {"batch", "8"}, {"gradient_checkpointing", level}}), mm, nullptr).device_peak;
+      CHECK(p <= deeper);
+      deeper = p;
+    }
+  }
   // More sharding, or more shards, never needs more memory per GPU.
   double previous = 1e300;
   for (const char* z : {"none", "zero1", "zero2", "zero3"}) {
