@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,12 +33,6 @@ struct DenseTflops {
   std::optional<double> get(std::string_view key) const {
     const int i = index_of(key);
     return i < 0 ? std::nullopt : values[static_cast<std::size_t>(i)];
-  }
-  // The entry of one of `keys`, to set (std::out_of_range for any other key).
-  std::optional<double>& operator[](std::string_view key) {
-    const int i = index_of(key);
-    if (i < 0) throw std::out_of_range("dense_tflops has no key " + std::string(key));
-    return values[static_cast<std::size_t>(i)];
   }
   bool operator==(const DenseTflops&) const = default;
 };
