@@ -15,33 +15,59 @@ namespace gpuadvise {
 
 namespace {
 
+// The plan in words ("4 GPUs: tensor parallel 2 + ZeRO-1 over 2, full checkpointing"), appended piece by piece:
+// the planner writes one for every layout that fits.
 std::string layout_text(const Workload& w) {
-  const std::string off = w.offload == Offload::optimizer ? " + optimizer offload"
-                          : w.offload == Offload::optimizer_params ? " + CPU offload"
-                          : w.offload == Offload::model ? " + model CPU offload"
-                          : w.offload == Offload::sequential ? " + sequential CPU offload" : "";
-  std::string extra;
-  if (w.checkpointing != Checkpointing::none) extra += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
-  if (w.grad_accum > 1) extra += fmt::format(", micro-batch {} x {}", w.batch, w.grad_accum);
-  if (w.allow_quantization && is_weight_only_quant(w.precision)) extra += ", " + to_string(w.precision) + " weights";
-  if (w.vae_tiling) extra += ", tiled VAE";
-  if (w.gpus == 1) return "single GPU" + off + extra;
-  std::vector<std::string> parts;
-  if (w.tp > 1) parts.push_back(fmt::format("tensor parallel {}", w.tp));
-  if (w.pp > 1) parts.push_back(fmt::format("pipeline parallel {}", w.pp));
-  const std::int64_t dp = w.data_parallel();
-  if (w.ep > 1) parts.push_back(fmt::format("expert parallel {}", w.ep));
-  if (dp > 1) {
-    switch (w.sharding) {
-      case Sharding::none: parts.push_back(fmt::format("data parallel {}", dp)); break;
-      case Sharding::zero1: parts.push_back(fmt::format("ZeRO-1 over {}", dp)); break;
-      case Sharding::zero2: parts.push_back(fmt::format("ZeRO-2 over {}", dp)); break;
-      case Sharding::zero3: parts.push_back(fmt::format("FSDP/ZeRO-3 over {}", dp)); break;
+  const char* off = w.offload == Offload::optimizer          ? " + optimizer offload"
+                    : w.offload == Offload::optimizer_params ? " + CPU offload"
+                    : w.offload == Offload::model            ? " + model CPU offload"
+                    : w.offload == Offload::sequential       ? " + sequential CPU offload"
+                                                             : "";
+  std::string s;
+  s.reserve(64);
+  if (w.gpus == 1) {
+    s = "single GPU";
+  } else {
+    s += std::to_string(w.gpus);
+    s += " GPUs";
+    if (w.nodes > 1) {
+      s += " in ";
+      s += std::to_string(w.nodes);
+      s += " nodes";
+    }
+    s += ": ";
+    bool first = true;
+    auto part = [&](const char* what, std::int64_t n, const char* after = "") {
+      s += first ? "" : " + ";
+      s += what;
+      s += std::to_string(n);
+      s += after;
+      first = false;
+    };
+    if (w.tp > 1) part("tensor parallel ", w.tp);
+    if (w.pp > 1) part("pipeline parallel ", w.pp);
+    if (w.ep > 1) part("expert parallel ", w.ep);
+    const std::int64_t dp = w.data_parallel();
+    if (dp > 1) {
+      switch (w.sharding) {
+        case Sharding::none: part("data parallel ", dp); break;
+        case Sharding::zero1: part("ZeRO-1 over ", dp); break;
+        case Sharding::zero2: part("ZeRO-2 over ", dp); break;
+        case Sharding::zero3: part("FSDP/ZeRO-3 over ", dp); break;
+      }
     }
   }
-  std::string s = w.nodes > 1 ? fmt::format("{} GPUs in {} nodes: ", w.gpus, w.nodes) : fmt::format("{} GPUs: ", w.gpus);
-  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? " + " : "") + parts[i];
-  return s + off + extra;
+  s += off;
+  if (w.checkpointing != Checkpointing::none) s += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
+  if (w.grad_accum > 1) {
+    s += ", micro-batch ";
+    s += std::to_string(w.batch);
+    s += " x ";
+    s += std::to_string(w.grad_accum);
+  }
+  if (w.allow_quantization && is_weight_only_quant(w.precision)) s += ", " + to_string(w.precision) + " weights";
+  if (w.vae_tiling) s += ", tiled VAE";
+  return s;
 }
 
 }  // namespace
