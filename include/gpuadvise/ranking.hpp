@@ -48,6 +48,7 @@ struct Candidate {
   std::int64_t gpus = 1;            // the chosen count (smallest that fits)
   std::string layout;               // "single GPU", "FSDP (ZeRO-3) x 4", "tensor parallel x 2"
   bool tight = false;               // fits, but with less free memory than --min-headroom
+  bool described = true;            // notes, facts and system needs written (the planner writes them for its choice only)
   std::int64_t nodes = 1;
   std::string stage;                // how far the search went: one GPU, one node, several nodes, CPU offload
   LinkPlan links;

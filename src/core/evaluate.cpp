@@ -203,9 +203,8 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   if (c.memory.vllm) serving_fit(c, w, m);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
   // The planner discards layouts that do not fit: their layout text, reason, time, cost and notes are never read.
-  if (depth == Depth::verdict || (depth == Depth::stop_when_unfit && !c.fits)) return c;
+  if (depth == Depth::verdict || (depth == Depth::scores && !c.fits)) return c;
   c.layout = layout_text(w);
-  c.notes.reserve(c.notes.size() + 8);  // the notes below: no copies as the list grows
   if (!c.fits && c.supported && !c.memory.vllm)
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
@@ -232,6 +231,19 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   }
   if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) meet_latency_targets(c, m, g);
   c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
+  // The planner keeps one of the layouts that fit: what only a shown plan needs is written for that one
+  // (describe_layout); video sizes its plan here, so it is never deferred.
+  c.described = false;
+  if (depth == Depth::scores && !w.streams) return c;
+  ranking_detail::describe_layout(c, m, g);
+  return c;
+}
+
+void ranking_detail::describe_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
+  if (c.described) return;
+  c.described = true;
+  const Workload& w = c.planned;
+  c.notes.reserve(c.notes.size() + 8);  // the notes below: no copies as the list grows
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
   if (g.stack == "rocm") c.notes.push_back(Note::format("AMD: runs through ROCm/HIP ({}), not CUDA; check your framework's ROCm support", g.gfx_target.value_or("?")));
@@ -258,7 +270,6 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
       c.layout = fmt::format("{} GPU{}, {:.0f} streams each, batch {}", c.gpus, c.gpus > 1 ? "s" : "", c.video->streams_per_gpu, w.batch);
     }
   }
-  return c;
 }
 
 }  // namespace gpuadvise

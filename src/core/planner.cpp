@@ -272,7 +272,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                      p.precision == w.precision)
                         ? single
-                        : evaluate_layout(p, m, g, opts.cost, Depth::stop_when_unfit);
+                        : evaluate_layout(p, m, g, opts.cost, Depth::scores);
       if (!c.fits) return false;
       finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
@@ -322,8 +322,10 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       if (!fits.empty()) break;
     }
   }
-  if (fits.empty()) return no_fitting_plan(std::move(single), tight, g, opts, offload_short);
-  return choose_plan(w, single, fits, first_fit, order, opts);
+  Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short)
+                                  : choose_plan(w, single, fits, first_fit, order, opts);
+  describe_layout(chosen, m, g);
+  return chosen;
 }
 
 }  // namespace gpuadvise

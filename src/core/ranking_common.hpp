@@ -24,11 +24,14 @@ double score(const Candidate& c, RankBy order);
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans);
 bool meets_deadline(const Candidate& c, const RankOptions& o);
 bool within_budget(const Candidate& c, const RankOptions& o);
-// How far `evaluate_layout` goes: everything (`evaluate`); for the planner, the memory and the verdict only
-// when the layout does not fit (no time, cost, system needs or notes: the planner reads nothing else of it);
-// or the memory and the verdict only, whatever it is (the planner's screen of a layout's most frugal saver).
-enum class Depth { full, stop_when_unfit, verdict };
+// How far `evaluate_layout` goes: everything (`evaluate`); for the planner's candidates (`scores`), the memory and
+// the verdict only when the layout does not fit, else also its layout text, time and cost, what choosing among
+// them reads (`describe_layout` adds the GPU's notes and facts, the system needs and the cost's notes to the one
+// kept); or the memory and the verdict only, whatever it is (`verdict`: the screen of a layout's most frugal saver).
+enum class Depth { full, scores, verdict };
 Candidate evaluate_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, Depth depth);
+// The rest of a `scores` candidate (nothing for one evaluated in full).
+void describe_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g);
 // Why the planner chose this count and layout, in one line.
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o);
 
