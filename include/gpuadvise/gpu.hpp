@@ -24,7 +24,7 @@ struct DenseTflops {
   std::array<std::optional<double>, 7> values{};
   // Where a key sits in `keys`; -1 for any other key. Compared as literals (no library call): the estimator
   // asks for a peak several times per evaluation.
-  static int index_of(std::string_view key) {
+  static constexpr int index_of(std::string_view key) {
     if (key.size() == 3) return key == "fp8" ? 4 : key == "fp4" ? 6 : -1;
     if (key.size() == 4) return key == "bf16" ? 3 : key == "fp16" ? 2 : key == "fp32" ? 0 : key == "tf32" ? 1 : key == "int8" ? 5 : -1;
     return -1;
@@ -36,6 +36,11 @@ struct DenseTflops {
   }
   bool operator==(const DenseTflops&) const = default;
 };
+static_assert([] {
+  for (std::size_t i = 0; i < DenseTflops::keys.size(); ++i)
+    if (DenseTflops::index_of(DenseTflops::keys[i]) != static_cast<int>(i)) return false;
+  return true;
+}(), "DenseTflops::index_of must follow DenseTflops::keys");
 
 struct PriceOffer {
   std::string provider;

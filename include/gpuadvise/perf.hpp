@@ -14,6 +14,9 @@
 
 namespace gpuadvise {
 
+// TimeEstimate::bound when the framework's kernel launches, not the GPU, set the speed (training and decode).
+inline constexpr const char* k_host_bound = "host overhead (kernel launches)";
+
 struct TimeEstimate {
   std::optional<double> train_tokens_per_second_per_gpu;
   std::optional<double> train_flops_per_token;
@@ -29,7 +32,7 @@ struct TimeEstimate {
   double utilization = 0;       // MFU used (training, prefill)
   double bandwidth_efficiency = 0;  // share of peak bandwidth reached in decode
   std::string compute_key;      // dense_tflops key used
-  std::string bound;            // compute, memory bandwidth, communication
+  std::string bound;            // compute, memory bandwidth, communication, k_host_bound, ...
   // The band around the throughput (method.md §8.5): the same figure at the low and high end, and what
   // drives its width.
   struct Band {

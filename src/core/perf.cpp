@@ -13,7 +13,7 @@
 namespace gpuadvise {
 
 namespace {
-double d(std::int64_t v) { return static_cast<double>(v); }
+using perf_detail::d;
 
 // Achievable utilisation of the hardware FLOPs of dense training (method.md §8.2): the family's share of the
 // dense peak (efficiency.cpp's table, from public results per architecture family), FP8 quoted against the
@@ -319,7 +319,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   }
   t.utilization = mfu;
   t.train_tokens_per_second_per_gpu = tps;
-  t.bound = host_bound ? "host overhead (kernel launches)" : comm > 0.25 * t_compute ? "communication" : "compute";
+  t.bound = host_bound ? k_host_bound : comm > 0.25 * t_compute ? "communication" : "compute";
   if (auto tokens = w.job_tokens(mem.seq_len)) t.job_seconds = *tokens / (tps * d(w.gpus));
   return t;
 }
@@ -350,7 +350,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   if (t.bound == "communication") {
     spread += 0.15;
     widened = "; exposed communication";
-  } else if (t.train_tokens_per_second_per_gpu && t.bound == "host overhead (kernel launches)" && !w.mfu) {
+  } else if (t.train_tokens_per_second_per_gpu && t.bound == k_host_bound) {
     spread = std::max(spread, 0.35);
     driver = "the framework's host time per layer (fitted on its decode rows; two passes per training micro-batch is a prior)";
   }

@@ -9,6 +9,8 @@
 
 namespace gpuadvise::perf_detail {
 
+inline double d(std::int64_t v) { return static_cast<double>(v); }
+
 // What every language-model time estimate starts from (method.md §8): the precision the GPU runs and its peak,
 // the parameter counts and the model-parallel degrees.
 struct TimeInputs {

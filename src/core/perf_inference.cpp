@@ -8,7 +8,6 @@
 namespace gpuadvise::perf_detail {
 
 namespace {
-double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs.
 void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
@@ -111,7 +110,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     t.bound = biggest == t_weights ? "memory bandwidth"
               : biggest == t_moe   ? "MoE kernels' fixed cost"
               : biggest == t_tp_decode ? "tensor-parallel all-reduces"
-                                   : "host overhead (kernel launches)";
+                                   : k_host_bound;
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
       const double prefill_share = t.prefill_tokens_per_second ? prompt / *t.prefill_tokens_per_second : 0.0;  // GPU time of one prompt

@@ -286,7 +286,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     const std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job on {}", fastest->cost.wall_hours, fastest->layout)
                                                     : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
     // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
-    const bool host_bound = fastest->time.bound == "host overhead (kernel launches)";
+    const bool host_bound = fastest->time.bound == k_host_bound;
     r.recommendations.push_back({"fastest", fastest->gpu->id, host_bound ? t + "; host-bound: the framework's kernel launches, not the GPU, set this speed (a larger --batch uses the GPU)" : t});
   }
   if (single_card)
