@@ -52,7 +52,7 @@ struct MemoryEstimate {
   double tensor_peak = 0;
   double device_peak = 0;
   double device_low = 0, device_high = 0;
-  std::string peak_phase;
+  const char* peak_phase = "";  // static text: written for every layout the planner tries
   double params_total = 0, params_active = 0, params_trainable = 0;
   std::int64_t seq_len = 0;
   std::int64_t kv_heads_per_gpu = 0;

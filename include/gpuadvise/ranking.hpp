@@ -3,6 +3,7 @@
 // time and cost. docs/method.md §9.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpuadvise/cost.hpp"
@@ -53,7 +54,7 @@ struct Candidate {
   std::string stage;                // how far the search went: one GPU, one node, several nodes, CPU offload
   LinkPlan links;
   std::optional<double> value_usd;  // the value order's figure: USD per job or per unit of work
-  std::string value_unit;           // "job", "M training tokens", "M output tokens", "k images", "stream-hour"
+  std::string_view value_unit;      // static text: "job", "M training tokens", "M output tokens", "k images", "stream-hour"
   std::string unranked;             // why the value is unknown (no price, no throughput)
   std::vector<FrontierPoint> frontier;
   Workload planned;
@@ -111,6 +112,6 @@ Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catal
 std::string to_string(RankBy r);
 // The value figure of a candidate (USD per job, or per unit of work without a job size); empty and a reason
 // when the price or the throughput is unknown.
-std::optional<double> value_of(const Candidate& c, std::string& unit, std::string& why_unknown);
+std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::string& why_unknown);
 
 }  // namespace gpuadvise

@@ -167,15 +167,20 @@ const LocalCorrection* correction_for(const CostOptions& cost, const GpuSpec& g,
 }  // namespace
 
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
-  return ranking_detail::evaluate_layout(w_in, m, g, cost, ranking_detail::Depth::full);
+  Candidate c;
+  const LocalCorrection* k = ranking_detail::assess_fit(c, w_in, m, g, cost);
+  ranking_detail::score_layout(c, m, g, cost, k);
+  ranking_detail::describe_layout(c, m, g);
+  return c;
 }
 
-Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, Depth depth) {
+const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
   // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
   // workload says how many.
-  Candidate c;
   c.gpu = &g;
   c.planned = w_in;
+  c.notes.clear();  // the planner reuses one candidate for its screens
+  c.fit_reason.clear();
   if (c.planned.nodes == 1 && c.planned.gpus > g.gpus_per_node()) c.planned.nodes = (c.planned.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
   // The plan as evaluated; a serving engine's pool and the latency targets change only its batch below.
   const Workload& w = c.planned;
@@ -202,8 +207,11 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
   if (c.memory.vllm) serving_fit(c, w, m);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
-  // The planner discards layouts that do not fit: their layout text, reason, time, cost and notes are never read.
-  if (depth == Depth::verdict || (depth == Depth::scores && !c.fits)) return c;
+  return k;
+}
+
+void ranking_detail::score_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, const LocalCorrection* k) {
+  const Workload& w = c.planned;
   c.layout = layout_text(w);
   if (!c.fits && c.supported && !c.memory.vllm)
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
@@ -232,18 +240,14 @@ Candidate ranking_detail::evaluate_layout(const Workload& w_in, const ModelSpec&
   if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) meet_latency_targets(c, m, g);
   c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
   // The planner keeps one of the layouts that fit: what only a shown plan needs is written for that one
-  // (describe_layout); video sizes its plan here, so it is never deferred.
+  // (describe_layout).
   c.described = false;
-  if (depth == Depth::scores && !w.streams) return c;
-  ranking_detail::describe_layout(c, m, g);
-  return c;
 }
 
 void ranking_detail::describe_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
   if (c.described) return;
   c.described = true;
   const Workload& w = c.planned;
-  c.notes.reserve(c.notes.size() + 8);  // the notes below: no copies as the list grows
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
   if (g.stack == "rocm") c.notes.push_back(Note::format("AMD: runs through ROCm/HIP ({}), not CUDA; check your framework's ROCm support", g.gfx_target.value_or("?")));

@@ -263,17 +263,27 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   // Reserved once: a GPU keeps a plan per layout that fits at the counts searched, and a growing vector would copy
   // its candidates (2.5 KB each) into fresh memory at every step.
   std::vector<Candidate> fits, tight;
-  fits.reserve(16);
+  fits.reserve(8);
   std::int64_t first_fit = 0;
   std::string offload_short;
-  auto could_fit = [&](const Workload& p) { return evaluate_layout(p, m, g, opts.cost, Depth::verdict).fits; };
+  // The screens and the layouts that do not fit are assessed in one reused candidate: only a layout that fits
+  // becomes a candidate of its own.
+  Candidate scratch;
+  auto could_fit = [&](const Workload& p) {
+    assess_fit(scratch, p, m, g, opts.cost);
+    return scratch.fits;
+  };
   auto try_layout = [&](const Workload& layout) {
     for_each_saver(layout, could_fit, [&](const Workload& p) {
-      Candidate c = (p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
-                     p.precision == w.precision)
-                        ? single
-                        : evaluate_layout(p, m, g, opts.cost, Depth::scores);
-      if (!c.fits) return false;
+      const bool as_asked = p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
+                            p.precision == w.precision;
+      const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost);
+      if (!(as_asked ? single.fits : scratch.fits)) return false;
+      Candidate c = as_asked ? single : std::move(scratch);
+      if (!as_asked) {
+        score_layout(c, m, g, opts.cost, k);
+        if (p.streams) describe_layout(c, m, g);  // video sizes its plan there
+      }
       finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
         offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",

@@ -133,7 +133,7 @@ bool within_budget(const Candidate& c, const RankOptions& o) { return c.cost.tot
 
 using namespace ranking_detail;
 
-std::optional<double> value_of(const Candidate& c, std::string& unit, std::string& why_unknown) {
+std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::string& why_unknown) {
   const Workload& w = c.planned;
   const auto hourly = c.usd_per_hour();
   auto need_price = [&]() -> std::optional<double> {

@@ -13,7 +13,7 @@ namespace gpuadvise::ranking_detail {
 // (every replica); empty when the throughput is unknown.
 struct WorkRate {
   std::optional<double> per_second;
-  std::string unit;  // as value_of names it
+  std::string_view unit;  // as value_of names it (static text)
   double scale = 1e6;
 };
 
@@ -24,13 +24,14 @@ double score(const Candidate& c, RankBy order);
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans);
 bool meets_deadline(const Candidate& c, const RankOptions& o);
 bool within_budget(const Candidate& c, const RankOptions& o);
-// How far `evaluate_layout` goes: everything (`evaluate`); for the planner's candidates (`scores`), the memory and
-// the verdict only when the layout does not fit, else also its layout text, time and cost, what choosing among
-// them reads (`describe_layout` adds the GPU's notes and facts, the system needs and the cost's notes to the one
-// kept); or the memory and the verdict only, whatever it is (`verdict`: the screen of a layout's most frugal saver).
-enum class Depth { full, scores, verdict };
-Candidate evaluate_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, Depth depth);
-// The rest of a `scores` candidate (nothing for one evaluated in full).
+// One layout on one GPU in three steps (`evaluate` runs all three). `assess_fit` writes the memory and the verdict
+// into `c`, resetting what an earlier layout left there (the planner screens layouts in one reused candidate),
+// and returns the user's local correction for this GPU if there is one; `score_layout` adds the layout text,
+// time and cost, what choosing among the layouts that fit reads; `describe_layout` adds the GPU's notes and
+// facts, the system needs and the cost's notes, for the one kept.
+const LocalCorrection* assess_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
+void score_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, const LocalCorrection* k);
+// Nothing for a candidate already described.
 void describe_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g);
 // Why the planner chose this count and layout, in one line.
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o);

@@ -150,7 +150,9 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                            const Style& style) {
   std::string out = "Workload: " + workload_line(w, m, mem) + "\n";
   if (w.gpus > 1) out += fmt::format("Layout: {} GPUs, tp {}, pp {}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp, to_string(w.sharding));
-  out += "Peak phase: " + mem.peak_phase + "\n\n";
+  out += "Peak phase: ";
+  out += mem.peak_phase;
+  out += "\n\n";
   out += memory_breakdown(mem, style);
   if (on_gpu) out += memory_bar(mem, static_cast<double>(on_gpu->gpu->memory_bytes), style);
   if (mem.vllm) {
