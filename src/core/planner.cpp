@@ -145,6 +145,7 @@ void finish_candidate(Candidate& c, const GpuSpec& g, const RankOptions& opts) {
   c.links = plan_links(g, c.planned);
   const bool engine_pool = c.memory.vllm.has_value();  // vLLM takes its share by design: its pool decides
   c.tight = c.fits && !engine_pool && c.headroom_bytes < opts.min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
+  c.unranked.clear();  // the planner's reused candidate may hold an earlier layout's
   c.value_usd = value_of(c, c.value_unit, c.unranked);
   if (!c.usd_per_gpu_hour() && !opts.cost.provider.empty())
     if (const PriceOffer* offer = g.offer_from(opts.cost.provider); offer && !offer->usd_per_gpu_hour)
@@ -249,9 +250,20 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
 }  // namespace
 
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
-  Candidate single = evaluate(w, m, g, opts.cost);
-  finish_candidate(single, g, opts);
-  single.fits_single = single.fits && !single.tight && w.gpus == 1;
+  // The layout as asked: its memory and verdict first; its time, cost and notes only where it is shown or kept
+  // (it fits, the search is skipped, or nothing else fits). Choosing another plan reads its verdict and memory.
+  Candidate single;
+  const LocalCorrection* single_k = assess_fit(single, w, m, g, opts.cost);
+  bool single_complete = false;
+  auto complete_single = [&]() {
+    if (single_complete) return;
+    single_complete = true;
+    score_layout(single, m, g, opts.cost, single_k);
+    describe_layout(single, m, g);
+    finish_candidate(single, g, opts);
+    single.fits_single = single.fits && !single.tight && w.gpus == 1;
+  };
+  if (single.fits || w.gpus > 1 || !single.supported || w.streams) complete_single();
   if (w.streams && !w.batch_given && single.supported) {
     return batch_video_frames(w, m, g, opts, single);
   }
@@ -279,11 +291,13 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
                             p.precision == w.precision;
       const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost);
       if (!(as_asked ? single.fits : scratch.fits)) return false;
-      Candidate c = as_asked ? single : std::move(scratch);
       if (!as_asked) {
-        score_layout(c, m, g, opts.cost, k);
-        if (p.streams) describe_layout(c, m, g);  // video sizes its plan there
+        score_layout(scratch, m, g, opts.cost, k);
+        if (p.streams) describe_layout(scratch, m, g);  // video sizes its plan there
+      } else {
+        scratch = single;
       }
+      Candidate& c = scratch;  // moved into `fits` or `tight` below when kept
       finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
         offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
@@ -332,6 +346,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       if (!fits.empty()) break;
     }
   }
+  if (fits.empty()) complete_single();
   Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
   describe_layout(chosen, m, g);

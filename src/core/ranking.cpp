@@ -188,8 +188,8 @@ int tier(const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; }
 }  // namespace
 
 namespace {
-// A stable sort that moves each element at most once more than it must: the order is found on indices, then
-// applied by swapping along its cycles (std::stable_sort would allocate a buffer of whole candidates).
+// A stable sort that moves each element once, plus one move per cycle: the order is found on indices, then applied
+// along its cycles through one held element (std::stable_sort would allocate a buffer of whole candidates).
 template <class T, class Less>
 void sort_in_place(std::vector<T>& v, Less less) {
   std::vector<std::size_t> order(v.size());
@@ -199,12 +199,18 @@ void sort_in_place(std::vector<T>& v, Less less) {
   std::vector<bool> done(v.size(), false);
   for (std::size_t start = 0; start < v.size(); ++start) {
     if (done[start]) continue;
+    if (order[start] == start) {
+      done[start] = true;
+      continue;
+    }
+    T held = std::move(v[start]);
     std::size_t i = start;
     while (order[i] != start) {
-      std::swap(v[i], v[order[i]]);
+      v[i] = std::move(v[order[i]]);
       done[i] = true;
       i = order[i];
     }
+    v[i] = std::move(held);
     done[i] = true;
   }
 }
