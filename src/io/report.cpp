@@ -282,45 +282,101 @@ std::string ranking_header(const RankColumns& k, const Style& style) {
   return paint(style, header, "1") + "\n";
 }
 
-// One GPU's row: fit, count, layout, peak against usable memory, price, value, throughput, job time and cost.
-std::string ranking_row(const Candidate& c, std::size_t i, const RankColumns& k, const Style& style) {
+// A number in fixed notation with `digits` decimals (as fmt's "{:.Nf}"), written into a small buffer: a ranking
+// writes a dozen per row.
+class Fixed {
+ public:
+  Fixed(double v, int digits, const char* prefix = "") {
+    auto put = [&](auto r) { size_ = r.size; };
+    const std::size_t p = std::char_traits<char>::length(prefix);
+    std::char_traits<char>::copy(buf_, prefix, p);
+    char* at = buf_ + p;
+    const std::size_t room = sizeof buf_ - p;
+    switch (digits) {
+      case 0: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.0f}"), v)); break;
+      case 1: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.1f}"), v)); break;
+      case 2: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.2f}"), v)); break;
+      default: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.3f}"), v)); break;
+    }
+    if (size_ > room) long_ = std::string(prefix) + fmt::format(fmt::runtime(digits == 0 ? "{:.0f}" : digits == 1 ? "{:.1f}" : digits == 2 ? "{:.2f}" : "{:.3f}"), v);
+    size_ += p;
+  }
+  std::string_view view() const { return long_.empty() ? std::string_view(buf_, size_) : std::string_view(long_); }
+
+ private:
+  char buf_[48];
+  std::size_t size_ = 0;
+  std::string long_;  // a number past the buffer (never in practice)
+};
+
+// A table cell: `text` padded with spaces to `width` columns as fmt's {:<N} and {:>N} pad it (ASCII by its bytes,
+// anything else by fmt's own display width).
+void cell(std::string& out, std::string_view text, std::size_t width, bool right = false) {
+  std::size_t cols = text.size();
+  if (std::any_of(text.begin(), text.end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; }))
+    cols = fmt::detail::compute_width(fmt::string_view(text.data(), text.size()));
+  const std::size_t fill = cols < width ? width - cols : 0;
+  if (right) out.append(fill, ' ');
+  out.append(text);
+  if (!right) out.append(fill, ' ');
+}
+
+// One GPU's row: fit, count, layout, peak against usable memory, price, value, throughput, job time and cost;
+// appended cell by cell (a ranking writes dozens of rows).
+void ranking_row(std::string& out, const Candidate& c, std::size_t i, const RankColumns& k, const Style& style) {
   const bool compact = k.compact, show_value = k.show_value, has_vllm = k.has_vllm, vision = k.vision, video = k.video, inference = k.inference,
              has_time = k.has_time;
   const std::size_t lw = k.lw;
-  const std::string fit = c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32"))
-                                 : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
-  const std::string layout = c.layout.size() > lw ? c.layout.substr(0, lw - 1) + "…" : c.layout;
-  const std::string bar = paint(style, usage_bar(c.memory.device_peak, static_cast<double>(c.gpu->memory_bytes)), c.memory.device_peak <= static_cast<double>(c.gpu->memory_bytes) ? "32" : "31");
-  // The rows' formats are compiled (fmt/compile.h): a ranking writes dozens of rows.
-  std::string line = compact ? fmt::format(FMT_COMPILE("{:>3}  {:<24} {} {:>4}  {:<26} {:>9} {}"), i, c.gpu->id.substr(0, 24), fit, c.gpus, layout,
-                                           gbs(c.memory.device_peak, style), bar)
-                             : fmt::format(FMT_COMPILE("{:>3}  {:<32} {} {:>4}  {:<44} {:>9} {} {:>9} {:>11} {:>8}"), i, c.gpu->id, fit, c.gpus, layout,
-                                           gbs(c.memory.device_peak, style), bar, gbs(static_cast<double>(c.gpu->memory_bytes), style),
-                                           gbs(c.headroom_bytes, style), c.usd_per_gpu_hour() ? fmt::format(FMT_COMPILE("{:.2f}"), *c.usd_per_gpu_hour()) : "—");
-  if (show_value)
-    line += fmt::format(FMT_COMPILE(" {:>10}"), c.fits && c.value_usd ? (*c.value_usd >= 10 ? fmt::format(FMT_COMPILE("{:.1f}"), *c.value_usd) : fmt::format(FMT_COMPILE("{:.3f}"), *c.value_usd)) : "—");
-  if (has_vllm)
-    line += fmt::format(FMT_COMPILE(" {:>10} {:>8}"), c.memory.vllm ? gbs(c.memory.vllm->kv_pool_bytes, style) : "—",
-                        c.memory.vllm ? fmt::format(FMT_COMPILE("{:.1f}"), c.memory.vllm->max_concurrent_sequences) : "—");
+  const double capacity = static_cast<double>(c.gpu->memory_bytes);
+  const std::string_view dash = "—";
+  auto gb = [&](double bytes) { return Fixed(bytes / mem_div(style), 1); };
+  auto sep = [&](std::string_view text, std::size_t width) {
+    out += ' ';
+    cell(out, text, width, true);
+  };
+  cell(out, std::to_string(i), 3, true);
+  out += "  ";
+  cell(out, compact ? std::string_view(c.gpu->id).substr(0, 24) : std::string_view(c.gpu->id), compact ? 24 : 32);
+  out += ' ';
+  out += c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32")) : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
+  sep(std::to_string(c.gpus), 4);
+  out += "  ";
+  if (c.layout.size() > lw) cell(out, c.layout.substr(0, lw - 1) + "…", lw);
+  else cell(out, c.layout, lw);
+  sep(gb(c.memory.device_peak).view(), 9);
+  out += ' ';
+  out += paint(style, usage_bar(c.memory.device_peak, capacity), c.memory.device_peak <= capacity ? "32" : "31");
+  if (!compact) {
+    sep(gb(capacity).view(), 9);
+    sep(gb(c.headroom_bytes).view(), 11);
+    sep(c.usd_per_gpu_hour() ? Fixed(*c.usd_per_gpu_hour(), 2).view() : dash, 8);
+  }
+  if (show_value) sep(c.fits && c.value_usd ? Fixed(*c.value_usd, *c.value_usd >= 10 ? 1 : 3).view() : dash, 10);
+  if (has_vllm) {
+    sep(c.memory.vllm ? gb(c.memory.vllm->kv_pool_bytes).view() : dash, 10);
+    sep(c.memory.vllm ? Fixed(c.memory.vllm->max_concurrent_sequences, 1).view() : dash, 8);
+  }
   if (vision) {
-    line += fmt::format(FMT_COMPILE(" {:>9}"), c.time.images_per_second ? fmt::format(fmt::runtime(*c.time.images_per_second < 10 ? "{:.2f}" : "{:.0f}"), *c.time.images_per_second) : "—");
-    if (video)
-      line += fmt::format(FMT_COMPILE(" {:>11} {:>9} {:>10}"), c.video ? fmt::format(FMT_COMPILE("{:.0f}"), c.video->streams_per_gpu) : "—", c.video ? c.video->limit : "—",
-                          c.video && c.video->usd_per_stream_hour ? fmt::format(FMT_COMPILE("{:.3f}"), *c.video->usd_per_stream_hour) : "—");
+    sep(c.time.images_per_second ? Fixed(*c.time.images_per_second, *c.time.images_per_second < 10 ? 2 : 0).view() : dash, 9);
+    if (video) {
+      sep(c.video ? Fixed(c.video->streams_per_gpu, 0).view() : dash, 11);
+      sep(c.video ? std::string_view(c.video->limit) : dash, 9);
+      sep(c.video && c.video->usd_per_stream_hour ? Fixed(*c.video->usd_per_stream_hour, 3).view() : dash, 10);
+    }
   } else if (inference) {
     const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
-    line += fmt::format(FMT_COMPILE(" {:>8} {:>7} {:>8}"), c.time.decode_tokens_per_second ? fmt::format(FMT_COMPILE("{:.0f}"), *c.time.decode_tokens_per_second * replicas) : "—",
-                        c.time.ttft_seconds ? fmt::format(FMT_COMPILE("{:.2f}"), *c.time.ttft_seconds) : "—",
-                        c.time.tpot_seconds ? fmt::format(FMT_COMPILE("{:.1f}"), *c.time.tpot_seconds * 1000) : "—");
+    sep(c.time.decode_tokens_per_second ? Fixed(*c.time.decode_tokens_per_second * replicas, 0).view() : dash, 8);
+    sep(c.time.ttft_seconds ? Fixed(*c.time.ttft_seconds, 2).view() : dash, 7);
+    sep(c.time.tpot_seconds ? Fixed(*c.time.tpot_seconds * 1000, 1).view() : dash, 8);
   } else {
-    line += fmt::format(FMT_COMPILE(" {:>9}"), c.time.train_tokens_per_second_per_gpu ? fmt::format(FMT_COMPILE("{:.0f}"), *c.time.train_tokens_per_second_per_gpu) : "—");
+    sep(c.time.train_tokens_per_second_per_gpu ? Fixed(*c.time.train_tokens_per_second_per_gpu, 0).view() : dash, 9);
   }
-  if (has_time)
-    line += fmt::format(FMT_COMPILE(" {:>9} {:>10}"), c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—",
-                        c.cost.total_usd ? fmt::format(FMT_COMPILE("${:.2f}"), *c.cost.total_usd) : "—");
-  if (has_time && inference)
-    line += fmt::format(FMT_COMPILE(" {:>9}"), c.cost.usd_per_million_output_tokens ? fmt::format(FMT_COMPILE("{:.3f}"), *c.cost.usd_per_million_output_tokens) : "—");
-  return line + "\n";
+  if (has_time) {
+    sep(c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : std::string(dash), 9);
+    sep(c.cost.total_usd ? Fixed(*c.cost.total_usd, 2, "$").view() : dash, 10);
+  }
+  if (has_time && inference) sep(c.cost.usd_per_million_output_tokens ? Fixed(*c.cost.usd_per_million_output_tokens, 3).view() : dash, 9);
+  out += '\n';
 }
 
 // Below the rows: launch hints, the count that fits, why the others do not, and the grouped notes.
@@ -396,7 +452,7 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   std::size_t i = 0, fitting = 0;
   for (const auto& c : r.rows) {
     fitting += c.fits ? 1 : 0;
-    out += ranking_row(c, ++i, k, style);
+    ranking_row(out, c, ++i, k, style);
   }
   return out + ranking_footer(r, m, k, style, fitting);
 }
