@@ -247,6 +247,33 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   out.frontier = std::move(frontier);
   return out;
 }
+// Where no layout fits, the last resorts, until one does: CPU offload for training (the optimizer states, then the
+// parameters, in host memory, on one GPU or sharded over one node); diffusers' memory options for image generation,
+// cheapest first (method.md §12.4): model CPU offload, then tiled VAE decoding with it, then sequential CPU offload
+// (slow: the denoiser crosses PCIe at every step).
+template <class TryLayout>
+void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, const std::vector<Candidate>& fits,
+                      TryLayout&& try_layout) {
+  if (is_training(w.mode) && !m.vision) {
+    for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
+      try_layout(with_layout(w, 1, 1, 1, 1, Sharding::none, off));
+      for (std::int64_t n = 2; n <= std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node()) && fits.empty(); n *= 2)
+        try_layout(with_layout(w, n, 1, 1, 1, Sharding::zero3, off));
+      if (!fits.empty()) return;
+    }
+  }
+  if (!is_training(w.mode) && m.vision && m.vision->task == "generation" && w.offload == Offload::none) {
+    for (Offload off : {Offload::model, Offload::sequential}) {
+      for (bool tiling : {w.vae_tiling, true}) {
+        Workload p = w;
+        p.offload = off;
+        p.vae_tiling = tiling;
+        try_layout(p);
+        if (!fits.empty()) return;
+      }
+    }
+  }
+}
 }  // namespace
 
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
@@ -322,30 +349,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
     for (const Workload& layout : layouts_at(w, m, g, n)) try_layout(layout);
     if (!first_fit && fits.size() > before) first_fit = n;
   }
-  if (fits.empty() && is_training(w.mode) && !m.vision) {
-    // CPU offload, last: the optimizer states (then the parameters) in host memory, on one GPU or sharded
-    // over one node.
-    for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
-      try_layout(with_layout(w, 1, 1, 1, 1, Sharding::none, off));
-      for (std::int64_t n = 2; n <= std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node()) && fits.empty(); n *= 2)
-        try_layout(with_layout(w, n, 1, 1, 1, Sharding::zero3, off));
-      if (!fits.empty()) break;
-    }
-  }
-  if (fits.empty() && !is_training(w.mode) && m.vision && m.vision->task == "generation" && w.offload == Offload::none) {
-    // diffusers' memory options, cheapest first (method.md §12.4): model CPU offload, then tiled VAE decoding
-    // with it, then sequential CPU offload (slow: the denoiser crosses PCIe at every step).
-    for (Offload off : {Offload::model, Offload::sequential}) {
-      for (bool tiling : {w.vae_tiling, true}) {
-        Workload p = w;
-        p.offload = off;
-        p.vae_tiling = tiling;
-        try_layout(p);
-        if (!fits.empty()) break;
-      }
-      if (!fits.empty()) break;
-    }
-  }
+  if (fits.empty()) try_last_resorts(w, m, g, opts, fits, try_layout);
   if (fits.empty()) complete_single();
   Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
