@@ -36,6 +36,9 @@ echo "  bare program (same libraries, prints a line)     $bare"
 echo "  gpuadvise --version                              $ver"
 echo "  gpuadvise estimate --model 7B --gpu h100-sxm-80gb  $est"
 echo "  gpuadvise --model 7B --precision bf16 --mode finetune  $head  ($(awk -v h="$head" -v b="$bare" 'BEGIN { printf "%.2f", h / b }')x the bare program)"
+echo "start-up spawned directly (no shell), median of $runs interleaved runs, against the bare program:"
+python3 "$(dirname "$0")/startup.py" "$runs" "$build/gpuadvise_bare" "$build/gpuadvise --version" \
+  "$build/gpuadvise estimate --model 7B --gpu h100-sxm-80gb" "$build/gpuadvise --model 7B --precision bf16 --mode finetune"
 "$build/gpuadvise_bench" 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
