@@ -47,6 +47,9 @@ struct TimeEstimate {
 // Training FLOPs per token: 6·N_active + attention 12·L·a·d·s·(1/2 causal) (method.md §8.1), more with
 // recomputation, less for LoRA (no weight gradients of the frozen base).
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
+// The share of a pipeline step spent idle: (p−1)/(v·m+p−1) with p stages, m micro-batches per step and v chunks per
+// stage (1F1B: v = 1; Megatron's interleaved schedule shrinks the bubble v-fold, [NARA] §2.2.2). method.md §8.4.
+double pipeline_bubble(std::int64_t stages, double micro_batches, std::int64_t virtual_stages);
 // The attention (scores and values) share of train_flops_per_token.
 double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
 // Memory-bound (elementwise) bytes moved per token in one training step: norms, residual adds, rotary

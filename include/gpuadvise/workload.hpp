@@ -76,6 +76,7 @@ struct Workload {
   Sharding sharding = Sharding::none;
   std::int64_t tp = 1;
   std::int64_t pp = 1;
+  std::int64_t virtual_stages = 1;  // interleaved pipeline schedule: model chunks per stage (Megatron's virtual pipeline size)
   std::int64_t nodes = 1;       // servers the GPUs are spread over (gpus / nodes in each)
   std::int64_t ep = 1;          // expert parallelism: the routed experts split over this many data-parallel ranks
   std::int64_t grad_accum = 1;  // micro-batches of `batch` per optimizer step

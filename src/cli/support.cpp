@@ -132,6 +132,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]", g);
   add(app, wf, "tp", "--tp", "tensor-parallel degree [1]", g);
   add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]", g);
+  add(app, wf, "virtual_stages", "--virtual-stages", "training with --pp: model chunks per stage of the interleaved schedule (Megatron's virtual pipeline size) [1]", g);
   add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks [1]", g);
   add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]", g);
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs", g);
@@ -352,7 +353,6 @@ std::optional<std::string> read_config_file(const std::string& path, const std::
   if (!text) throw UserError{2, what + " '" + path + "' cannot be read (" + remedy + ")"};
   return text;
 }
-
 
 GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provenance) {
   GpuCatalog cat;

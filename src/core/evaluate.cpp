@@ -45,7 +45,8 @@ std::string layout_text(const Workload& w) {
       first = false;
     };
     if (w.tp > 1) part("tensor parallel ", w.tp);
-    if (w.pp > 1) part("pipeline parallel ", w.pp);
+    const std::string chunks = w.virtual_stages > 1 ? " (interleaved, " + std::to_string(w.virtual_stages) + " chunks each)" : "";
+    if (w.pp > 1) part("pipeline parallel ", w.pp, chunks.c_str());
     if (w.ep > 1) part("expert parallel ", w.ep);
     const std::int64_t dp = w.data_parallel();
     if (dp > 1) {

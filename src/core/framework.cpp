@@ -258,6 +258,12 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if (!m.vision && w.pp > 1 && m.layers > 0 && is_training(w.mode) && (m.layers + m.encoder_layers) % w.pp != 0)
     throw InputError(w.where("pp") + ": " + std::to_string(w.pp) + " stages do not divide " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) +
                      " layers (training splits them evenly; inference engines accept an uneven split)");
+  // Megatron's interleaved schedule gives each stage `virtual_stages` chunks of equal layers.
+  if (w.given("virtual_stages") && (!is_training(w.mode) || w.pp < 2 || m.vision))
+    throw InputError(w.where("virtual_stages") + ": the interleaved pipeline schedule applies to training a language model with --pp of 2 or more");
+  if (w.virtual_stages > 1 && m.layers > 0 && (m.layers + m.encoder_layers) % (w.pp * w.virtual_stages) != 0)
+    throw InputError(w.where("virtual_stages") + ": " + std::to_string(w.pp) + " stages x " + std::to_string(w.virtual_stages) + " chunks do not divide " +
+                     m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers (each chunk holds the same number of layers)");
   if (!m.vision && w.pp > m.layers + m.encoder_layers && m.layers > 0)
     throw InputError(w.where("pp") + ": " + std::to_string(w.pp) + " stages for " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers (at most one layer per stage)");
   if (!w.framework) return;

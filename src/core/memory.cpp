@@ -217,6 +217,9 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
   }
   // Embedding output and final norm input.
   acts += 2.0 * tokens * sls.h * act_b;
+  // Megatron's interleaved schedule runs more micro-batches ahead on the first stage: its activations grow by
+  // 1 + (p−1)/(p·v) (Megatron-LM theoretical_memory_usage.py, interleaved_schedule_memory_penalty).
+  if (w.pp > 1 && w.virtual_stages > 1) acts *= 1.0 + d(w.pp - 1) / (d(w.pp) * d(w.virtual_stages));
   e.activations = acts;
   if (w.explain) e.explain.push_back({"activations", act_formula,
                        fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,

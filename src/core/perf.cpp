@@ -274,10 +274,17 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   double stage_time = t_compute + exposed;
   if (w.pp > 1) {
     // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
-    // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B).
+    // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B). Megatron's
+    // interleaved schedule gives each stage v chunks: the bubble shrinks to (p−1)/(v·m+p−1) and the sends grow
+    // v-fold ([NARA] §2.2.2), but run beside the compute (overlap_p2p_comm, which Megatron-LM turns off only for
+    // the non-interleaved schedule: arguments.py), so only what outlasts the compute shows.
+    const double v = d(std::max<std::int64_t>(1, w.virtual_stages));
     const double act = tokens_step * d(m.hidden) * 2.0;
-    if (links.pp_bytes_per_s > 0) stage_time += 2.0 * act / links.pp_bytes_per_s;
-    const double bubble = (pp - 1.0) / (accum + pp - 1.0);
+    if (links.pp_bytes_per_s > 0) {
+      const double sends = 2.0 * v * act / links.pp_bytes_per_s;
+      stage_time += v > 1 ? std::max(0.0, sends - t_compute) : sends;
+    }
+    const double bubble = pipeline_bubble(w.pp, accum, w.virtual_stages);
     stage_time /= (1.0 - bubble);
     if (bubble > 0.1)
       t.notes.push_back(Note::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
@@ -335,6 +342,12 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
 }
 
 }  // namespace
+
+double pipeline_bubble(std::int64_t stages, double micro_batches, std::int64_t virtual_stages) {
+  if (stages < 2) return 0.0;
+  const double p = d(stages), v = d(std::max<std::int64_t>(1, virtual_stages));
+  return (p - 1.0) / (v * micro_batches + p - 1.0);
+}
 
 TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem) {
   TimeEstimate t = estimate_time_point(w, m, gpu, mem);

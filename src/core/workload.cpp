@@ -201,7 +201,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "ep", "nodes", "grad_accum", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "virtual_stages", "ep", "nodes", "grad_accum", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms"};
@@ -303,6 +303,7 @@ void read_layout_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("sharding")) w.sharding = parse_enum(k_sharding, *v, {{"fsdp", Sharding::zero3}, {"zero-1", Sharding::zero1}, {"zero-2", Sharding::zero2}, {"zero-3", Sharding::zero3}, {"0", Sharding::none}, {"1", Sharding::zero1}, {"2", Sharding::zero2}, {"3", Sharding::zero3}});
   if (auto* v = f.get("tp")) w.tp = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("pp")) w.pp = parse_positive_int(*v, k_max_degree);
+  if (auto* v = f.get("virtual_stages")) w.virtual_stages = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
   if (auto* v = f.get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
