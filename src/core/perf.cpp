@@ -286,7 +286,10 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     }
     const double bubble = pipeline_bubble(w.pp, accum, w.virtual_stages);
     stage_time /= (1.0 - bubble);
-    if (bubble > 0.1)
+    if (bubble > 0.1 && w.virtual_stages > 1)
+      t.notes.push_back(Note::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages of {} interleaved chunks",
+                                    100.0 * bubble, w.grad_accum, w.pp, w.virtual_stages));
+    else if (bubble > 0.1)
       t.notes.push_back(Note::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages",
                                     100.0 * bubble, w.grad_accum, w.pp));
   }

@@ -149,7 +149,9 @@ std::string memory_breakdown(const MemoryEstimate& mem, const Style& style) {
 std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
                            const Style& style) {
   std::string out = "Workload: " + workload_line(w, m, mem) + "\n";
-  if (w.gpus > 1) out += fmt::format("Layout: {} GPUs, tp {}, pp {}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp, to_string(w.sharding));
+  if (w.gpus > 1)
+    out += fmt::format("Layout: {} GPUs, tp {}, pp {}{}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp,
+                       w.virtual_stages > 1 ? fmt::format(" ({} chunks per stage, interleaved)", w.virtual_stages) : "", to_string(w.sharding));
   out += "Peak phase: ";
   out += mem.peak_phase;
   out += "\n\n";
