@@ -53,6 +53,11 @@ struct FrameworkProfile {
   // Training: norms, rotary embeddings, activations and residual adds run as fused kernels (one read and one
   // write per tensor) rather than PyTorch's eager op-by-op kernels (method.md §8.2). --compile sets it.
   bool fused_elementwise = false;
+  // Training attention on Hopper runs Hopper-native fused kernels (Transformer Engine's cuDNN fused attention, of
+  // the FlashAttention-3 class) at this multiple of FlashAttention-2's rate: 1.5, the low end of FlashAttention-3's
+  // 1.5-2.0x on H100 (Shah et al. 2024, arXiv:2407.08608, abstract; the backward gains least). 1: FlashAttention-2
+  // or PyTorch's SDPA kernels (method.md §8.2).
+  double hopper_attention_speedup = 1.0;
   std::string source;
 };
 

@@ -123,6 +123,7 @@ FrameworkProfile training_profile(Framework f) {
     case Framework::megatron:
       p.summary = "Megatron-LM";
       p.fused_elementwise = true;  // Transformer Engine / apex fused norms, fused RoPE, bias-SwiGLU fusion
+      p.hopper_attention_speedup = 1.5;  // Transformer Engine's fused attention on Hopper (FlashAttention-3 class)
       p.train_logits_bytes_per_element = 8.0;
       p.amp_fp32_params = false;
       p.mixed_grad_bytes = 4.0;
