@@ -1,6 +1,7 @@
 #pragma once
 // Ranking every catalogue GPU for a workload: fit, smallest GPU count and layout, memory, headroom,
 // time and cost. docs/method.md §9.
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,7 +65,9 @@ struct Candidate {
   JobCost cost;
   std::string why;                  // why this count and layout
   Note fit_reason;                  // why it does not fit, in the engine's own terms (empty when it fits)
-  std::optional<VideoPlan> video;   // --streams: the pipeline's capacity per GPU
+  // --streams: the pipeline's capacity per GPU (shared and never changed once planned: most rows have none, and a
+  // row holds a pointer instead of 220 bytes)
+  std::shared_ptr<const VideoPlan> video;
   SystemNeeds system;               // host memory, CPU cores, checkpoint and disk (method.md §13)
   Notes notes;  // about this plan
   // About the GPU itself, the same in every plan (server chassis, nominal capacity, no price): `estimate` and

@@ -268,7 +268,7 @@ void ranking_detail::describe_layout(Candidate& c, const ModelSpec& m, const Gpu
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
   if (c.cost.missing_price) c.facts.push_back(*c.cost.missing_price);
   if (w.streams && m.vision && !is_training(w.mode)) {
-    c.video = plan_video(w, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour);
+    c.video = std::make_shared<const VideoPlan>(plan_video(w, g, c.memory, c.time, c.cost.price.usd_per_gpu_hour));
     c.fits = c.fits && c.video->streams_per_gpu >= 1;
     if (c.video->gpus_needed > 0) {
       c.gpus = c.video->gpus_needed;

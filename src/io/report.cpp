@@ -261,7 +261,7 @@ RankColumns rank_columns(const Workload& w, const ModelSpec& m, const Ranking& r
   k.lw = k.compact ? 26 : 44;
   // Memory columns carry their unit once, in the header; the bar draws the peak against the usable memory.
   k.un = mem_unit(style);
-  k.video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video.has_value(); });
+  k.video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video != nullptr; });
   return k;
 }
 
@@ -381,9 +381,9 @@ void ranking_row(std::string& out, const Candidate& c, std::size_t i, const Rank
   out += '\n';
 }
 
-// Below the rows: launch hints, the count that fits, why the others do not, and the grouped notes.
-std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColumns& k, const Style& style, std::size_t fitting) {
-  std::string out;
+// Below the rows, appended to the table: launch hints, the count that fits, why the others do not, and the
+// grouped notes.
+void ranking_footer(std::string& out, const Ranking& r, const ModelSpec& m, const RankColumns& k, const Style& style, std::size_t fitting) {
   const bool has_time = k.has_time;
   const std::string& un = k.un;
   out += "\n";
@@ -435,7 +435,6 @@ std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColum
   else
     out += "No job size given: add --tokens N (training) or --requests N --input-tokens I --output-tokens O for time and cost per job.\n";
   out += "Prices are indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them).\n";
-  return out;
 }
 
 }  // namespace
@@ -443,6 +442,9 @@ std::string ranking_footer(const Ranking& r, const ModelSpec& m, const RankColum
 std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
   std::string out;
   if (r.rows.empty()) return "No GPU selected.\n";
+  // Written once into room for the whole table (a row is under 256 bytes, the notes a few KB): growing by
+  // doubling would touch about twice the memory.
+  out.reserve(256 * r.rows.size() + 8192);
   out += "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
   out += "Order: " + r.order_text + "\n";
   for (const auto& rec : r.recommendations)
@@ -456,7 +458,8 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     fitting += c.fits ? 1 : 0;
     ranking_row(out, c, ++i, k, style);
   }
-  return out + ranking_footer(r, m, k, style, fitting);
+  ranking_footer(out, r, m, k, style, fitting);
+  return out;
 }
 
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style) {
