@@ -29,7 +29,7 @@ double node_host_ram_bytes(const GpuSpec& g) {
 
 SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem) {
   SystemNeeds s;
-  s.basis.reserve(6);  // a line per need: no copies of the notes as it grows
+  s.basis.reserve(3);  // host RAM, CPU, checkpoint or disk: one line each, no copies as it grows
   const bool training = is_training(w.mode);
   const double nodes = d(std::max<std::int64_t>(1, w.nodes));
   const double ranks = std::min(d(w.gpus), d(g.gpus_per_node()));  // processes (GPUs) per node

@@ -73,6 +73,7 @@ void gpu(std::ostream& o, const GpuSpec& g) {
   o << fmt::format("    g.node = NodeSpec{{{}, {}, {}, {}, {}, {}, kept ? {} : \"\"}};\n", opt(g.node.gpus_per_node), g.node.fast_link_gpus,
                    opt(g.node.pcie_p2p), opt(g.node.network_gbit_per_gpu), lit(g.node.network), opt(g.node.host_ram_gb), lit(g.node.source));
   o << fmt::format("    g.fp8 = {}; g.fp4 = {}; g.purchase_usd = {};\n", boolean(g.fp8), boolean(g.fp4), opt(g.purchase_usd));
+  if (g.prices.size() > 1) o << fmt::format("    g.prices.reserve({});\n", g.prices.size());  // no copies as the list grows
   for (const auto& p : g.prices)
     o << fmt::format("    g.prices.push_back(PriceOffer{{{}, {}, {}, {}, {}}});\n", lit(p.provider), opt(p.usd_per_gpu_hour), lit(p.date_seen), lit(p.source),
                      lit(p.note));
