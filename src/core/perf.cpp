@@ -130,14 +130,15 @@ double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens
   // (0.5 at 64, 0.67 at 128; [FA2] Fig. 5-6, method.md §8.2).
   const double attn = train_attention_flops_per_token(w, m, mem.seq_len);
   const double e_mm = matmul_efficiency_for(gpu, ps.compute_key);
+  const FrameworkProfile& fw = framework_profile(w.effective_framework());
   double e_attn = d(m.head_dim) / (d(m.head_dim) + 64.0);
-  if (gpu_family(gpu) == GpuFamily::hopper) e_attn *= framework_profile(w.effective_framework()).hopper_attention_speedup;
+  if (gpu_family(gpu) == GpuFamily::hopper) e_attn *= fw.hopper_attention_speedup;
   // FP8 training quantises the projections only; the attention runs in 16 bits.
   double attn_peak = *peak;
   if (ps.compute_key == "fp8") attn_peak = gpu.peak_flops("bf16").value_or(*peak / 2.0);
   double token_s = (fpt - attn) / (*peak * e_mm) + attn / (attn_peak * e_mm * e_attn);
   if (bw_bytes > 0) {
-    const bool fused = w.compile || framework_profile(w.effective_framework()).fused_elementwise;
+    const bool fused = w.compile || fw.fused_elementwise;
     token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;
     if (w.mode == Mode::qlora) {
       // bitsandbytes/torchao dequantise each NF4 weight to 16 bits before each matmul: read 0.5 byte, write

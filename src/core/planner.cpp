@@ -290,11 +290,13 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
     finish_candidate(single, g, opts);
     single.fits_single = single.fits && !single.tight && w.gpus == 1;
   };
-  if (single.fits || w.gpus > 1 || !single.supported || w.streams) complete_single();
+  // The user's own layout, video (sized by streams), or nothing to search: the layout as asked is the answer.
+  const bool no_search = w.gpus > 1 || !single.supported || w.streams;
+  if (single.fits || no_search) complete_single();
   if (w.streams && !w.batch_given && single.supported) {
     return batch_video_frames(w, m, g, opts, single);
   }
-  if (w.gpus > 1 || !single.supported || w.streams) {  // the user's own layout, video (sized by streams), or nothing to search
+  if (no_search) {
     single.why = w.gpus > 1 ? "the layout given" : "";
     return single;
   }
@@ -318,12 +320,8 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
                             p.precision == w.precision;
       const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost);
       if (!(as_asked ? single.fits : scratch.fits)) return false;
-      if (!as_asked) {
-        score_layout(scratch, m, g, opts.cost, k);
-        if (p.streams) describe_layout(scratch, m, g);  // video sizes its plan there
-      } else {
-        scratch = single;
-      }
+      if (as_asked) scratch = single;
+      else score_layout(scratch, m, g, opts.cost, k);
       Candidate& c = scratch;  // moved into `fits` or `tight` below when kept
       finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {

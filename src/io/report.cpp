@@ -300,7 +300,7 @@ class Fixed {
       case 2: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.2f}"), v)); break;
       default: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.3f}"), v)); break;
     }
-    if (size_ > room) long_ = std::string(prefix) + fmt::format(fmt::runtime(digits == 0 ? "{:.0f}" : digits == 1 ? "{:.1f}" : digits == 2 ? "{:.2f}" : "{:.3f}"), v);
+    if (size_ > room) long_ = std::string(prefix) + fmt::format("{:.{}f}", v, std::min(digits, 3));
     size_ += p;
   }
   std::string_view view() const { return long_.empty() ? std::string_view(buf_, size_) : std::string_view(long_); }
