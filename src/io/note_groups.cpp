@@ -22,15 +22,15 @@ double decimal(std::string_view digits) {
   return v;
 }
 
-// A note cut at its numbers: the words between them, joined by a separator no note holds (the group's key), and
-// the numbers as written. A number stands alone: "gfx942", "a100-80gb" or "fp8" are names, not numbers.
+// A note cut at its numbers: the words between them and the numbers as written (views into the note; one more
+// word than numbers). A number stands alone: "gfx942", "a100-80gb" or "fp8" are names, not numbers.
 struct Split {
-  std::string words;                      // words[0] \1 words[1] \1 ... : one more word than numbers
-  std::vector<std::string_view> numbers;  // views into the note
-  std::vector<std::string_view> pieces;   // the words, views into the note
+  std::vector<std::string_view> numbers;
+  std::vector<std::string_view> pieces;
 };
-Split split(std::string_view s) {
-  Split out;
+void split(std::string_view s, Split& out) {
+  out.numbers.clear();
+  out.pieces.clear();
   std::size_t word = 0;  // where the words before the next number start
   for (std::size_t i = 0; i < s.size();) {
     const bool starts = i == 0 || !(ascii_alnum(s[i - 1]) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.');
@@ -45,41 +45,44 @@ Split split(std::string_view s) {
     i = word = j;
   }
   out.pieces.push_back(s.substr(word));
-  for (std::size_t k = 0; k < out.pieces.size(); ++k) {
-    if (k) out.words += '\1';
-    out.words.append(out.pieces[k]);
-  }
-  return out;
 }
 
 struct Group {
-  std::vector<std::string_view> pieces;                  // the first note's words
+  std::vector<std::string_view> pieces;                  // the first note's words: the group's key
   std::vector<std::pair<double, std::string_view>> lo, hi;  // per number: the smallest and largest as written
-  std::vector<std::string> gpus;
+  std::vector<std::string_view> gpus;
 };
+
+// The group whose words are these, or groups.size(): a table has a few dozen groups, so a scan that compares
+// the words one by one (most differ in their first) costs less than building a key per note.
+std::size_t find_group(const std::vector<Group>& groups, const std::vector<std::string_view>& pieces) {
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (groups[g].pieces == pieces) return g;
+  return groups.size();
+}
 }  // namespace
 
-std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string>>& notes) {
+std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string_view>>& notes) {
   std::vector<Group> groups;
-  std::unordered_map<std::string, std::size_t> by_words;
   // A note seen word for word before adds nothing to its group's ranges: only its GPU is looked at.
   std::unordered_map<std::string_view, std::size_t> by_text;
+  by_text.reserve(notes.size());
+  Split sp;
   for (const auto& [text, gpu] : notes) {
     std::size_t gi = 0;
     if (auto seen = by_text.find(text); seen != by_text.end()) {
       gi = seen->second;
     } else {
-      Split sp = split(text);
-      auto [it, fresh] = by_words.try_emplace(std::move(sp.words), groups.size());
-      gi = it->second;
+      split(text, sp);
+      gi = find_group(groups, sp.pieces);
       by_text.emplace(text, gi);
-      if (fresh) {
+      if (gi == groups.size()) {
         Group g;
         for (const auto n : sp.numbers) {
           g.lo.emplace_back(decimal(n), n);
           g.hi.emplace_back(decimal(n), n);
         }
-        g.pieces = std::move(sp.pieces);
+        g.pieces = sp.pieces;
         groups.push_back(std::move(g));
       } else {
         Group& g = groups[gi];
@@ -110,7 +113,7 @@ std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std:
   return out;
 }
 
-std::string join_ids(const std::vector<std::string>& ids, std::size_t most) {
+std::string join_ids(const std::vector<std::string_view>& ids, std::size_t most) {
   if (most == 0 || ids.size() <= most) return fmt::format("{}", fmt::join(ids, ", "));
   return fmt::format("{}, {} and {} more", ids[0], ids[1], ids.size() - 2);
 }

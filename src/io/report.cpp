@@ -401,7 +401,7 @@ void ranking_footer(std::string& out, const Ranking& r, const ModelSpec& m, cons
   else out += fmt::format("{} of {} GPU types can run it. Memory is per GPU at the peak (nvidia-smi view).\n", fitting, r.rows.size());
   // Every row that is not a plain fit says why; rows with the same reason, and notes that differ only in their
   // numbers, are said once with the GPUs they concern (and the numbers' range).
-  std::vector<std::pair<std::string, std::string>> reasons;
+  std::vector<std::pair<std::string, std::string_view>> reasons;
   for (const auto& c : r.rows) {
     if (c.fits && !c.tight && c.value_usd) continue;
     std::string why;
@@ -416,12 +416,14 @@ void ranking_footer(std::string& out, const Ranking& r, const ModelSpec& m, cons
     }
     reasons.emplace_back(why, c.gpu->id);
   }
-  for (const auto& d : r.dropped) reasons.emplace_back(d.reason, d.gpu + " (dropped)");
+  std::vector<std::string> dropped_ids;  // the views in `reasons` point here: reserved, so never moved
+  dropped_ids.reserve(r.dropped.size());
+  for (const auto& d : r.dropped) reasons.emplace_back(d.reason, dropped_ids.emplace_back(d.gpu + " (dropped)"));
   if (!reasons.empty()) {
     out += "Why not:\n";
     for (const auto& g : detail::group_notes(reasons)) out += "  " + detail::join_ids(g.gpus, 0) + ": " + g.text + "\n";
   }
-  std::vector<std::pair<std::string, std::string>> notes;
+  std::vector<std::pair<std::string, std::string_view>> notes;
   for (const auto& c : r.rows) {
     if (!c.fits) continue;
     for (const auto& n : c.notes) notes.emplace_back(n.text(), c.gpu->id);

@@ -51,10 +51,10 @@ std::string sweep_value(double v);
 // to each micro-batch").
 struct NoteGroup {
   std::string text;
-  std::vector<std::string> gpus;
+  std::vector<std::string_view> gpus;  // views into the notes' GPU ids
 };
-std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string>>& notes);
+std::vector<NoteGroup> group_notes(const std::vector<std::pair<std::string, std::string_view>>& notes);
 // GPU ids as a list; with `most` > 0, the first `most - 1` then "and N more" past that many.
-std::string join_ids(const std::vector<std::string>& ids, std::size_t most);
+std::string join_ids(const std::vector<std::string_view>& ids, std::size_t most);
 
 }  // namespace gpuadvise::detail
