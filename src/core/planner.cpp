@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <span>
+#include <utility>
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -27,9 +28,7 @@ bool tp_divides(const ModelSpec& m, std::int64_t tp, bool training) {
   return m.kv_heads % tp == 0 || (!training && tp % m.kv_heads == 0);
 }
 
-Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
-                     Offload off) {
-  Workload p = w;
+void set_layout(Workload& p, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh, Offload off) {
   p.gpus = gpus;
   p.nodes = nodes;
   p.tp = tp;
@@ -37,6 +36,12 @@ Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, s
   p.sharding = sh;
   p.offload = off;
   p.ep = 1;
+}
+
+Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
+                     Offload off) {
+  Workload p = w;
+  set_layout(p, gpus, nodes, tp, pp, sh, off);
   return p;
 }
 
@@ -46,50 +51,46 @@ Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, s
 // family over every GPU, tensor parallel inside each node with data parallel or pipeline stages across.
 // Inference splits with tensor parallelism inside a node and pipeline stages across nodes (unevenly where the
 // stages do not divide the layers, as serving engines do).
-std::vector<Workload> layouts_at(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n) {
-  std::vector<Workload> out;
-  out.reserve(16);  // a dozen at most for a dense model: no copies as it grows
+template <class Try>
+void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n, Try&& try_layout) {
   const std::int64_t per_node = g.gpus_per_node();
   const std::int64_t nodes = n <= per_node ? 1 : n / per_node;
-  if (n > per_node && (!g.multi_node() || n % per_node != 0)) return out;
+  if (n > per_node && (!g.multi_node() || n % per_node != 0)) return;
   const std::int64_t in_node = std::min(n, per_node);
   const bool training = is_training(w.mode);
   const std::int64_t layers = m.layers + m.encoder_layers;
-  if (n == 1) {
-    out.push_back(with_layout(w, 1, 1, 1, 1, Sharding::none, Offload::none));
-    return out;
-  }
+  // One copy of the workload per count, its layout set in place for each try (try_layout copies what it keeps).
+  Workload p = w;
+  auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1) {
+    set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
+    p.ep = ep;
+    try_layout(std::as_const(p));
+  };
+  if (n == 1) return at(1, 1, 1, 1, Sharding::none);
   if (training) {
-    for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3})
-      out.push_back(with_layout(w, n, nodes, 1, 1, sh, Offload::none));
-    if (m.vision) return out;
+    for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) at(n, nodes, 1, 1, sh);
+    if (m.vision) return;
     for (std::int64_t tp = 2; tp <= in_node; tp *= 2) {
       if (!tp_divides(m, tp, true)) continue;
-      out.push_back(with_layout(w, n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none, Offload::none));
+      at(n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none);
       // Pipeline stages across the nodes, tensor parallel inside each.
-      if (nodes > 1 && tp == in_node && layers % nodes == 0) out.push_back(with_layout(w, n, nodes, tp, nodes, Sharding::none, Offload::none));
+      if (nodes > 1 && tp == in_node && layers % nodes == 0) at(n, nodes, tp, nodes, Sharding::none);
     }
     for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
-      if (layers % pp == 0 && nodes == 1) out.push_back(with_layout(w, n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none, Offload::none));
+      if (layers % pp == 0 && nodes == 1) at(n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none);
     // Mixture of experts: the routed experts split over an expert-parallel group inside each node (degrees
     // that divide the experts), the rest data parallel with ZeRO-1 or ZeRO-3.
     if (m.is_moe())
       for (std::int64_t ep = 2; ep <= in_node; ep *= 2)
         if (m.experts % ep == 0)
-          for (Sharding sh : {Sharding::zero1, Sharding::zero3}) {
-            Workload p = with_layout(w, n, nodes, 1, 1, sh, Offload::none);
-            p.ep = ep;
-            out.push_back(p);
-          }
-    return out;
+          for (Sharding sh : {Sharding::zero1, Sharding::zero3}) at(n, nodes, 1, 1, sh, ep);
+    return;
   }
-  if (m.vision) return out;
-  if (nodes == 1 && tp_divides(m, n, false)) out.push_back(with_layout(w, n, 1, n, 1, Sharding::none, Offload::none));
+  if (m.vision) return;
+  if (nodes == 1 && tp_divides(m, n, false)) at(n, 1, n, 1, Sharding::none);
   // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
   // layers over 2 nodes are 31 + 30.
-  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes)
-    out.push_back(with_layout(w, n, nodes, per_node, nodes, Sharding::none, Offload::none));
-  return out;
+  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) at(n, nodes, per_node, nodes, Sharding::none);
 }
 
 // Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
@@ -344,7 +345,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       if (!deadline_unmet && (!explore || n > 8 * first_fit)) break;
     }
     const std::size_t before = fits.size();
-    for (const Workload& layout : layouts_at(w, m, g, n)) try_layout(layout);
+    for_each_layout(w, m, g, n, try_layout);
     if (!first_fit && fits.size() > before) first_fit = n;
   }
   if (fits.empty()) try_last_resorts(w, m, g, opts, fits, try_layout);
