@@ -173,8 +173,22 @@ TrainingLayout training_layout(const TimeBasis& in) {
   return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
 }
 
-// Communication the compute does not hide, per micro-batch (method.md §8.4, NCCL ring costs, on the links the
-// plan uses): data parallel or ZeRO/FSDP collectives, tensor-parallel all-reduces, expert-parallel all-to-alls.
+// Compute beside a collective runs slower: NCCL's kernels take SMs and memory bandwidth from the compute they
+// overlap. [OVERLAP] (Lee et al. 2025: A100, H100, MI250, MI210; GPT and Llama training) measures an average
+// computational slowdown of 18.9 % (at most 40 %) against the same compute with nothing beside it. A published
+// average (method.md §8.4), not fitted here; it applies for as long as the overlap lasts.
+constexpr double k_overlap_slowdown = 0.189;
+
+// The time a collective of `comm` seconds adds beside a compute window of `window` seconds: the compute it overlaps
+// slowed by k_overlap_slowdown, and whatever of the collective outlasts the slowed compute.
+double overlapped_cost(double comm, double window) {
+  const double slowed = k_overlap_slowdown * std::min(comm, window);
+  return slowed + std::max(0.0, comm - window - slowed);
+}
+
+// Communication the compute does not hide, and the compute it slows, per micro-batch (method.md §8.4, NCCL ring
+// costs, on the links the plan uses): data parallel or ZeRO/FSDP collectives, tensor-parallel all-reduces,
+// expert-parallel all-to-alls.
 double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double tokens_step) {
   const auto& [w, m, gpu, mem] = in.io;
   const double tp = in.tp, pp = in.pp, model_par = in.model_par;
@@ -192,12 +206,12 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
       // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
       const double volume = frac * (2.0 * weight_bytes + grad_bytes);
-      exposed += std::max(0.0, volume / bw - t_compute);
+      exposed += overlapped_cost(volume / bw, t_compute);
     } else {
       // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
       // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
       const double volume = 2.0 * frac * grad_bytes;
-      exposed += std::max(0.0, volume / bw - (2.0 / 3.0) * t_compute) / accum;
+      exposed += overlapped_cost(volume / bw, (2.0 / 3.0) * t_compute) / accum;
     }
   }
   if (w.tp > 1) {
