@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <sstream>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/perf.hpp"
 #include "helpers.hpp"
@@ -368,4 +371,42 @@ TEST_CASE("advice: --virtual-stages is bad input without a training pipeline or 
   CHECK(uneven.err.find("--virtual-stages: 4 stages x 3 chunks do not divide llama-3-70b's 80 layers") != std::string::npos);
   CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--virtual-stages", "2"}).code == 2);
   CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "inference", "--gpus", "8", "--pp", "4", "--virtual-stages", "2"}).code == 2);
+}
+
+TEST_CASE("method: the coefficients table matches include/gpuadvise/coefficients.hpp", "[time][docs]") {
+  // docs/method.md's "Coefficients" section copies coef::all: name, value, unit, basis, what it rests on, where used.
+  std::ifstream in(std::string(GPUADVISE_SOURCE_DIR) + "/docs/method.md");
+  REQUIRE(in);
+  auto trim = [](std::string t) {
+    const auto b = t.find_first_not_of(' '), e = t.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+  };
+  std::map<std::string, std::vector<std::string>> rows;  // `name` -> its cells
+  bool section = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("## ")) section = line.starts_with("## Coefficients");
+    if (!section || !line.starts_with("| `")) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line.substr(1));
+    for (std::string cell; std::getline(ss, cell, '|');) cells.push_back(trim(cell));
+    REQUIRE(cells.size() == 6);
+    rows[cells[0]] = cells;
+  }
+  REQUIRE(rows.size() == coef::all.size());
+  const char* basis[] = {"published", "fitted", "assumed"};
+  for (const coef::Coefficient* c : coef::all) {
+    INFO(c->name);
+    std::string key(1, '`');  // appended piece by piece: g++ 12 warns falsely (-Wrestrict) on "`" + name + "`"
+    key.append(c->name).push_back('`');
+    const auto it = rows.find(key);
+    REQUIRE(it != rows.end());
+    const auto& cells = it->second;
+    const auto slash = cells[1].find('/');
+    const double value = slash == std::string::npos ? std::stod(cells[1]) : std::stod(cells[1].substr(0, slash)) / std::stod(cells[1].substr(slash + 1));
+    CHECK(value == Approx(c->value).epsilon(1e-3));
+    CHECK(cells[2] == c->unit);
+    CHECK(cells[3] == basis[static_cast<int>(c->basis)]);
+    CHECK(cells[4] == c->rests_on);
+    CHECK(cells[5] == c->section);
+  }
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/note.hpp"
@@ -62,9 +63,9 @@ struct JobCost {
 
 // Interruptions per GPU-hour: Llama 3 saw 419 unexpected interruptions in 54 days on 16,384 H100s
 // (arXiv:2407.21783 §3.3.4).
-inline constexpr double k_interruptions_per_gpu_hour = 419.0 / (54.0 * 24.0 * 16384.0);
-inline constexpr double k_restart_hours = 0.25;           // reschedule, reload, warm up (assumed)
-inline constexpr double k_checkpoint_write_bytes_per_s = 2e9;  // shared-storage write rate (assumed)
+inline constexpr double k_interruptions_per_gpu_hour = coef::interruptions_per_gpu_hour.value;
+inline constexpr double k_restart_hours = coef::restart_hours.value;                              // reschedule, reload, warm up (assumed)
+inline constexpr double k_checkpoint_write_bytes_per_s = coef::checkpoint_write_bytes_per_s.value;  // shared-storage write rate (assumed)
 
 PriceChoice choose_price(const GpuSpec& g, const Workload& w, const CostOptions& opts);
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
@@ -16,7 +17,7 @@ namespace gpuadvise {
 
 // Turing NVDEC: a T4 (2 engines) decodes "up to 38 full-HD video streams" (NVIDIA T4 product page), so
 // one engine sustains 19 H.264 1080p30 streams = 1.18 G pixels/s.
-inline constexpr double k_nvdec_pixels_per_s = 19.0 * 1920.0 * 1080.0 * 30.0;
+inline constexpr double k_nvdec_pixels_per_s = coef::nvdec_pixels_per_s.value;
 
 struct VideoPlan {
   std::optional<double> decode_streams;     // per GPU, by its NVDEC engines; empty when unknown

@@ -1,4 +1,5 @@
 // Efficiency per architecture family: docs/method.md §8.2 (the coefficient table).
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
 
 #include <array>
@@ -59,7 +60,7 @@ namespace {
 // 2,288 vs 3,378 images/s, AMP fp16, channels_last, batch 128, synthetic data; config/scaling/MI325.yaml and
 // H100.yaml, torch 2.5.1+rocm6.2 and 2.6.0+cu126). Held out: the same source's ConvNeXt-Large (0.48) and
 // RegNetY-128GF (0.745) rows.
-constexpr double k_miopen_conv = 0.12;
+constexpr double k_miopen_conv = coef::miopen_conv.value;
 constexpr const char* k_miopen_basis =
     "solved on milabench's ResNet-50 training row: MI325X 2,288 vs H100 3,378 images/s (0.68; AMP fp16, channels_last, batch 128); "
     "held out: ConvNeXt-Large 0.48, RegNetY-128GF 0.745 in the same source";

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/perf.hpp"
 
 namespace gpuadvise {
@@ -17,12 +18,12 @@ double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
   double pcie = std::ldexp(16e9, std::max(0, g.pcie_gen.value_or(4) - 3));  // 16e9 x 2^(gen - 3), exactly
   if (g.node.pcie_p2p == false) pcie /= 2.0;
   const double one_way = g.fast_link_joins(group) ? std::max(pcie, *g.interconnect_gb_per_s * 1e9 / 2.0) : pcie;
-  return one_way * 0.8;
+  return one_way * coef::link_efficiency.value;
 }
 
 // Between nodes: the network per GPU (rail-optimised NICs, one per GPU on HGX/OAM nodes) at 80 %; 0 when the
 // catalogue knows none.
-double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * 0.8; }
+double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * coef::link_efficiency.value; }
 
 std::string link_name(const GpuSpec& g, Link link) {
   switch (link) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/units.hpp"
 #include "gpuadvise/vision_model.hpp"
@@ -54,7 +55,7 @@ namespace {
 
 // Backward transients and cuDNN workspaces on top of the saved tensors of convolutional networks: the
 // median ratio of measured to modelled activation memory over detectron2's 22 MODEL_ZOO rows (method.md §12.2).
-constexpr double k_cnn_transient_factor = 1.35;
+constexpr double k_cnn_transient_factor = coef::cnn_transient_factor.value;
 
 // The denoiser's working set for the batch (method.md §12.4): a UNet's skip maps and its attention at the highest
 // resolution, or a DiT's blocks; training keeps every block's tensors, or only their inputs when checkpointed.

@@ -1,6 +1,7 @@
 // Time model: docs/method.md §8.
 #include "gpuadvise/perf.hpp"
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/framework.hpp"
 #include "gpuadvise/vision_model.hpp"
@@ -23,7 +24,7 @@ double matmul_efficiency_for(const GpuSpec& g, const std::string& key) {
   // SFT on H100: 749 TFLOP/s per GPU model-wide, 38 % of the FP8 peak, with the attention and the elementwise
   // work at 16 bits and timed beside them); fp32 without tensor cores 0.65 of the fp32 peak, the CUDA-core share
   // of the vision model (perf_vision.cpp; BERT-large V100 fp32 rows in tests/data/llm_small_time.jsonl: -18..0 %).
-  if (key == "fp32") return 0.65;
+  if (key == "fp32") return coef::fp32_cuda_core_share.value;
   return family_efficiency(gpu_family(g)).matmul_efficiency;
 }
 
@@ -124,7 +125,7 @@ double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens
   const ParamCounts& pc = in.pc;
   const PrecisionSupport& ps = in.ps;
   const auto& peak = in.peak;
-  const double bw_bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * 0.8;
+  const double bw_bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::streaming_bandwidth_share.value;
   // Fused attention (FlashAttention-2) reaches a smaller share of the peak than large GEMMs, the less the
   // smaller the head dimension its inner products run over: head_dim/(head_dim + 64) of the matmul share
   // (0.5 at 64, 0.67 at 128; [FA2] Fig. 5-6, method.md §8.2).
@@ -173,16 +174,12 @@ TrainingLayout training_layout(const TimeBasis& in) {
   return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
 }
 
-// Compute beside a collective runs slower: NCCL's kernels take SMs and memory bandwidth from the compute they
-// overlap. [OVERLAP] (Lee et al. 2025: A100, H100, MI250, MI210; GPT and Llama training) measures an average
-// computational slowdown of 18.9 % (at most 40 %) against the same compute with nothing beside it. A published
-// average (method.md §8.4), not fitted here; it applies for as long as the overlap lasts.
-constexpr double k_overlap_slowdown = 0.189;
-
-// The time a collective of `comm` seconds adds beside a compute window of `window` seconds: the compute it overlaps
-// slowed by k_overlap_slowdown, and whatever of the collective outlasts the slowed compute.
+// The time a collective of `comm` seconds adds beside a compute window of `window` seconds (method.md §8.4):
+// NCCL's kernels take SMs and memory bandwidth from the compute they overlap, which runs slower for as long as
+// the overlap lasts (coef::overlap_slowdown, [OVERLAP]'s average), and whatever of the collective outlasts the
+// slowed compute shows.
 double overlapped_cost(double comm, double window) {
-  const double slowed = k_overlap_slowdown * std::min(comm, window);
+  const double slowed = coef::overlap_slowdown.value * std::min(comm, window);
   return slowed + std::max(0.0, comm - window - slowed);
 }
 
@@ -211,7 +208,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
       // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
       const double volume = 2.0 * frac * grad_bytes;
-      exposed += overlapped_cost(volume / bw, (2.0 / 3.0) * t_compute) / accum;
+      exposed += overlapped_cost(volume / bw, coef::dp_overlap_window.value * t_compute) / accum;
     }
   }
   if (w.tp > 1) {
@@ -246,7 +243,7 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
     const double opt_bytes = w.optimizer == Optimizer::sgd ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
     const double shards = w.sharding == Sharding::none ? 1.0 : dp;
     const double local = (adapters ? mem.params_trainable : local_params) / (model_par * shards);
-    t_opt = local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / accum;
+    t_opt = local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value) / accum;
     if (t_opt > 0.1 * t_compute)
       t.notes.push_back(Note::format("the optimizer step (memory-bound, about {:.0f} bytes per parameter) adds {:.0f}% to each micro-batch: "
                                     "more tokens per step (--batch, --grad-accum) amortise it",
@@ -314,7 +311,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
     // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam), once per step.
     const double local = (adapters ? mem.params_trainable : pc.total) / (model_par * (w.sharding == Sharding::none ? 1.0 : dp));
-    stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / 1e9) / accum;
+    stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / coef::cpu_adam_params_per_s.value) / accum;
     t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
   }
   const double comm = stage_time - t_compute;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/perf.hpp"
 #include "gpuadvise/vision_model.hpp"
@@ -16,17 +17,17 @@ namespace {
 
 // Grouped-convolution efficiency relative to dense convolutions (see estimate_vision_time): fitted on
 // detectron2's two ResNeXt-101-32x8d training rows (method.md §12.3).
-constexpr double k_grouped_conv_efficiency = 0.3;
+constexpr double k_grouped_conv_efficiency = coef::grouped_conv_efficiency.value;
 
 // Convolutional networks on tensor cores (estimate_vision_time, method.md §12.3): the convolutions' share of
 // the dense tensor peak, the share of their FLOPs that runs at the CUDA-core (fp32) rate beside them, and the
 // factor on the feature-map passes. Fitted together on the calibration rows (NVIDIA ResNet-50 T4/V100/A100,
 // detectron2 V100).
-constexpr double k_conv_tensor_share = 0.7;
-constexpr double k_conv_cuda_share = 0.06;
-constexpr double k_conv_traffic_share = 0.8;
+constexpr double k_conv_tensor_share = coef::conv_tensor_share.value;
+constexpr double k_conv_cuda_share = coef::conv_cuda_share.value;
+constexpr double k_conv_traffic_share = coef::conv_traffic_share.value;
 // ViTs: share of the family's matmul share (efficiency.cpp) reached model-wide (attention, norms, GELU).
-constexpr double k_vit_share = 0.7;
+constexpr double k_vit_share = coef::vit_share.value;
 
 // VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
 // block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
@@ -72,7 +73,7 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
   const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
   const double train_passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
   const double flops = 2.0 * macs * (training ? train_passes : steps * (a.cfg ? 2.0 : 1.0));
-  const double util = w.mfu.value_or(0.55);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
+  const double util = w.mfu.value_or(coef::denoiser_share.value);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
   // Inference ends with the VAE decode of every image, at the same utilisation.
   const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
   double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (peak_flops * util);
@@ -110,7 +111,7 @@ double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec
   if (w.framework == Framework::tensorrt) passes /= 3.0;
   else if (w.compile) passes /= 2.0;
   const double bytes = b * traffic.saved_elements * act_b * passes;
-  const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.7);
+  const double t_bw = bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::feature_map_bandwidth_share.value);
   return t_bw;
 }
 
@@ -171,7 +172,8 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   // The vendor's convolution library (efficiency.cpp: MIOpen reaches a smaller share than cuDNN) scales the
   // convolution rate; ViTs are matmuls and keep the family's matmul share.
   const double conv_library = family_efficiency(gpu_family(gpu)).conv_library;
-  double util = a.backbone == "vit" ? (ps.compute_key == "fp32" ? 0.65 : vit_util) : (ps.compute_key == "fp32" ? 0.65 : k_conv_tensor_share) * conv_library;
+  const double fp32_share = coef::fp32_cuda_core_share.value;
+  double util = a.backbone == "vit" ? (ps.compute_key == "fp32" ? fp32_share : vit_util) : (ps.compute_key == "fp32" ? fp32_share : k_conv_tensor_share) * conv_library;
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
@@ -193,7 +195,7 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   // trained parameter, 8-bit AdamW 18, SGD 12, at 80 % of peak bandwidth), once per step of `batch` images.
   if (training && !w.mfu && gpu.bandwidth_gb_per_s) {
     const double opt_bytes = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
-    secs += vc.params * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * 0.8) / static_cast<double>(w.grad_accum);
+    secs += vc.params * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value) / static_cast<double>(w.grad_accum);
   }
   // Detection inference post-processing per image: two-stage detectors 13 ms (proposal NMS, ROI ops, mask
   // paste; MMDetection rows on a V100), single-stage detectors (YOLO, RetinaNet) about 1 ms of NMS

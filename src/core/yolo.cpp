@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/vision_model.hpp"
 
 namespace gpuadvise {
@@ -166,8 +167,8 @@ void decoupled_head(Graph& g, double classes, double box, double cw, double cc, 
 // every anchor and class) and over YOLOv6-n/t/s/m/l (batch 32; ATSS then task-aligned assigner and varifocal
 // loss). They are the [batch, boxes, anchors] IoU, alignment and mask tensors for the most boxes a mosaic
 // batch holds, and the class loss's fp32 temporaries.
-constexpr double k_tal_bce_per_anchor = 680.0;
-constexpr double k_tal_vfl_per_anchor = 3000.0;
+constexpr double k_tal_bce_per_anchor = coef::tal_bce_per_anchor.value;
+constexpr double k_tal_vfl_per_anchor = coef::tal_vfl_per_anchor.value;
 
 // ultralytics/yolov5 models/yolov5*.yaml (v6.x): C3 stages of (3, 6, 9, 3) bottlenecks, SPPF, PAN; the
 // P6 variant adds a 768-wide stage at stride 32 and outputs at stride 64.

@@ -1,0 +1,100 @@
+// The model's scalar coefficients in one table (docs/method.md, "Coefficients"): each with its value, unit, what it
+// rests on (a published figure, the rows it was fitted on, or an assumption) and the method section that uses it.
+// Per-family shares are efficiency.cpp's table (§8.2) and per-framework traits framework.cpp's (§7); formula
+// factors that are counts (3 for forward + backward, 2 bytes per 16-bit value) are not coefficients. A test
+// checks this table against docs/method.md row by row.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace gpuadvise::coef {
+
+enum class Basis { published, fitted, assumed };
+
+struct Coefficient {
+  std::string_view name;
+  double value;
+  std::string_view unit;
+  Basis basis;
+  std::string_view rests_on;
+  std::string_view section;
+};
+
+// Compute and memory rates.
+inline constexpr Coefficient fp32_cuda_core_share{
+    "fp32_cuda_core_share", 0.65, "share of the fp32 peak", Basis::fitted,
+    "matmuls and convolutions on CUDA cores (no tensor cores): the vision model's share; BERT-large V100 fp32 rows showed the former 0.5 low",
+    "§8.2, §12.3"};
+inline constexpr Coefficient streaming_bandwidth_share{
+    "streaming_bandwidth_share", 0.8, "share of the peak memory bandwidth", Basis::assumed,
+    "elementwise kernels and the fused optimizer step stream their tensors once", "§8.2, §12.3"};
+inline constexpr Coefficient feature_map_bandwidth_share{
+    "feature_map_bandwidth_share", 0.7, "share of the peak memory bandwidth", Basis::fitted,
+    "fitted with the convolution shares on NVIDIA's ResNet-50 T4/V100/A100 rows and detectron2's V100 rows", "§12.3"};
+inline constexpr Coefficient conv_tensor_share{
+    "conv_tensor_share", 0.7, "share of the dense tensor peak", Basis::fitted,
+    "NVIDIA's ResNet-50 T4/V100/A100 rows and detectron2's V100 rows (fitted together with the two below)", "§12.3"};
+inline constexpr Coefficient conv_cuda_share{
+    "conv_cuda_share", 0.06, "FLOPs at the fp32 peak per FLOP of convolution", Basis::fitted,
+    "the same rows: norm and activation arithmetic, epilogues and index math beside the convolutions", "§12.3"};
+inline constexpr Coefficient conv_traffic_share{
+    "conv_traffic_share", 0.8, "factor on the feature-map passes", Basis::fitted, "the same rows", "§12.3"};
+inline constexpr Coefficient grouped_conv_efficiency{
+    "grouped_conv_efficiency", 0.3, "rate of grouped 3x3 convolutions per dense rate", Basis::fitted,
+    "detectron2's two ResNeXt-101-32x8d training rows", "§12.3"};
+inline constexpr Coefficient vit_share{
+    "vit_share", 0.7, "share of the family's matmul share, model-wide", Basis::fitted,
+    "torchao's ViT-H rows on an RTX 4070 Ti SUPER (attention, norms, GELU)", "§12.3"};
+inline constexpr Coefficient miopen_conv{
+    "miopen_conv", 0.12, "MIOpen's convolution rate per cuDNN's", Basis::fitted,
+    "solved on milabench's ResNet-50 MI325X/H100 row (0.68); held out: its ConvNeXt-Large and RegNetY-128GF rows", "§12.3"};
+inline constexpr Coefficient denoiser_share{
+    "denoiser_share", 0.55, "share of the dense peak", Basis::fitted,
+    "FLUX.1-dev on an H100 and SDXL fp16 on an A100 (large matmuls and convolutions)", "§12.4"};
+
+// Communication.
+inline constexpr Coefficient link_efficiency{
+    "link_efficiency", 0.8, "share of the one-way link rate (NCCL bus bandwidth)", Basis::published,
+    "an H100 SXM pair measured 749 of 900 GB/s (NVIDIA/nccl#1264), rounded down for larger groups", "§8.4"};
+inline constexpr Coefficient dp_overlap_window{
+    "dp_overlap_window", 2.0 / 3.0, "share of the last micro-batch's compute", Basis::assumed,
+    "the backward's share of a forward + backward (2 of 3 FLOP units), where the gradient all-reduce runs", "§8.4"};
+inline constexpr Coefficient overlap_slowdown{
+    "overlap_slowdown", 0.189, "fraction of the overlapped compute's time", Basis::published,
+    "Lee et al. 2025, arXiv:2507.03114: average computational slowdown beside collectives (A100, H100, MI250, MI210)", "§8.4"};
+inline constexpr Coefficient cpu_adam_params_per_s{
+    "cpu_adam_params_per_s", 1e9, "parameters per second", Basis::assumed, "DeepSpeed's CPU-Adam on a server CPU", "§8.4"};
+
+// Memory.
+inline constexpr Coefficient cnn_transient_factor{
+    "cnn_transient_factor", 1.35, "times the saved activations", Basis::fitted,
+    "median measured/modelled ratio over detectron2's 22 MODEL_ZOO rows", "§12.2"};
+inline constexpr Coefficient tal_bce_per_anchor{
+    "tal_bce_per_anchor", 680.0, "fp32 values per anchor point per image", Basis::fitted,
+    "MMYOLO's YOLOv8-n/s/m/l/x training memory (8 x A100, batch 16)", "§12.5"};
+inline constexpr Coefficient tal_vfl_per_anchor{
+    "tal_vfl_per_anchor", 3000.0, "fp32 values per anchor point per image", Basis::fitted,
+    "MMYOLO's YOLOv6-n/t/s/m/l training memory (8 x A100, batch 32)", "§12.5"};
+
+// Video and the job around the compute.
+inline constexpr Coefficient nvdec_pixels_per_s{
+    "nvdec_pixels_per_s", 19.0 * 1920.0 * 1080.0 * 30.0, "pixels per second per NVDEC engine", Basis::published,
+    "a T4 (2 engines) decodes up to 38 full-HD H.264 streams (NVIDIA T4 product page)", "§13"};
+inline constexpr Coefficient interruptions_per_gpu_hour{
+    "interruptions_per_gpu_hour", 419.0 / (54.0 * 24.0 * 16384.0), "interruptions per GPU-hour", Basis::published,
+    "Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100s (arXiv:2407.21783 §3.3.4)", "§10"};
+inline constexpr Coefficient restart_hours{
+    "restart_hours", 0.25, "hours per interruption", Basis::assumed, "reschedule, reload, warm up", "§10"};
+inline constexpr Coefficient checkpoint_write_bytes_per_s{
+    "checkpoint_write_bytes_per_s", 2e9, "bytes per second", Basis::assumed, "a shared-storage write rate", "§10"};
+
+inline constexpr std::array<const Coefficient*, 21> all{
+    &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
+    &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
+    &miopen_conv,          &denoiser_share,            &link_efficiency,             &dp_overlap_window,
+    &overlap_slowdown,     &cpu_adam_params_per_s,     &cnn_transient_factor,        &tal_bce_per_anchor,
+    &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
+    &checkpoint_write_bytes_per_s};
+
+}  // namespace gpuadvise::coef
