@@ -53,6 +53,38 @@ inline constexpr Coefficient denoiser_share{
     "denoiser_share", 0.55, "share of the dense peak", Basis::fitted,
     "FLUX.1-dev on an H100 and SDXL fp16 on an A100 (large matmuls and convolutions)", "§12.4"};
 
+// Inference.
+inline constexpr Coefficient prefill_share{
+    "prefill_share", 0.5, "share of the dense peak", Basis::fitted, "optimum's Llama-2-13B prefill rows (45-57 %)", "§8.3"};
+inline constexpr Coefficient decode_bandwidth_share{
+    "decode_bandwidth_share", 0.8, "share of the peak memory bandwidth", Basis::fitted,
+    "ExLlama and AutoAWQ batch-1 decode rows", "§8.3"};
+inline constexpr Coefficient decode_compute_share{
+    "decode_compute_share", 0.5, "share of the dense peak", Basis::assumed,
+    "the matmuls of a batched decode step, as prefill's share", "§8.3"};
+inline constexpr Coefficient gptq_cuda_core_share{
+    "gptq_cuda_core_share", 0.3, "share of the fp32 peak", Basis::fitted,
+    "optimum's GPTQ rows at batch 1-16 (dequantising matmuls on CUDA cores)", "§8.3"};
+inline constexpr Coefficient nf4_dequant_s{
+    "nf4_dequant_s", 0.18e-3, "seconds per linear layer per forward", Basis::fitted,
+    "LitGPT's NF4 rows (bitsandbytes' dequantisation launches)", "§8.3"};
+inline constexpr Coefficient nf4_double_quant_dequant_s{
+    "nf4_double_quant_dequant_s", 0.23e-3, "seconds per linear layer per forward", Basis::fitted,
+    "LitGPT's NF4 rows with double quantisation", "§8.3"};
+inline constexpr Coefficient tp_allreduce_latency_nvlink_s{
+    "tp_allreduce_latency_nvlink_s", 20e-6, "seconds per small all-reduce", Basis::assumed,
+    "small-message NCCL all-reduce latency over NVLink, derived in the reference formulas (§7.4)", "§8.3"};
+inline constexpr Coefficient tp_allreduce_latency_pcie_s{
+    "tp_allreduce_latency_pcie_s", 60e-6, "seconds per small all-reduce", Basis::assumed,
+    "3x the NVLink latency", "§8.3"};
+inline constexpr Coefficient pp_hop_latency_node_s{
+    "pp_hop_latency_node_s", 20e-6, "seconds per stage boundary", Basis::assumed, "a point-to-point send inside a node", "§8.3"};
+inline constexpr Coefficient pp_hop_latency_network_s{
+    "pp_hop_latency_network_s", 30e-6, "seconds per stage boundary", Basis::assumed, "a point-to-point send across nodes", "§8.3"};
+inline constexpr Coefficient ttft_wait_steps{
+    "ttft_wait_steps", 1.5, "decode steps", Basis::assumed,
+    "half a running scheduler step on average, then one step shared with the running decode (continuous batching)", "§8.3"};
+
 // Communication.
 inline constexpr Coefficient link_efficiency{
     "link_efficiency", 0.8, "share of the one-way link rate (NCCL bus bandwidth)", Basis::published,
@@ -89,10 +121,13 @@ inline constexpr Coefficient restart_hours{
 inline constexpr Coefficient checkpoint_write_bytes_per_s{
     "checkpoint_write_bytes_per_s", 2e9, "bytes per second", Basis::assumed, "a shared-storage write rate", "§10"};
 
-inline constexpr std::array<const Coefficient*, 21> all{
+inline constexpr std::array<const Coefficient*, 32> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
-    &miopen_conv,          &denoiser_share,            &link_efficiency,             &dp_overlap_window,
+    &miopen_conv,          &denoiser_share,            &prefill_share,               &decode_bandwidth_share,
+    &decode_compute_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
+    &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
+    &ttft_wait_steps,      &link_efficiency,           &dp_overlap_window,
     &overlap_slowdown,     &cpu_adam_params_per_s,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s};

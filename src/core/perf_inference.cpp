@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/framework.hpp"
 #include "perf_common.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
-  const double eta = 0.5;  // prefill utilisation, fitted on optimum's Llama-2-13B prefill rows (45-57 %)
+  const double eta = coef::prefill_share.value;  // fitted on optimum's Llama-2-13B prefill rows (45-57 %)
   const double flops = 2.0 * in.pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
   const double secs = fw.prefill_fixed_s + overhead + flops / (*in.peak * eta * in.tp);
   t.prefill_tokens_per_second = prompt * b / secs;
@@ -45,13 +46,13 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
   const bool fused_qkv = w.effective_framework() != Framework::hf;
   const double linears = (fused_qkv ? 2.0 : 4.0) + (m.gated_mlp ? 3.0 : 2.0);
   double per_layer = fw.layer_overhead_s;
-  if (w.precision == Precision::nf4) per_layer += linears * (w.double_quant ? 0.23e-3 : 0.18e-3);
+  if (w.precision == Precision::nf4) per_layer += linears * (w.double_quant ? coef::nf4_double_quant_dequant_s.value : coef::nf4_dequant_s.value);
   const double overhead = layers * per_layer / pp;
   const bool cuda_core_quant = fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8);
   const auto fp32_peak = gpu.peak_flops("fp32");
   if (peak) prefill_time(in, fw, prompt, overhead, t);
   if (bw > 0) {
-    const double eta_mem = 0.8;  // achieved share of peak bandwidth in decode (ExLlama, AutoAWQ rows)
+    const double eta_mem = coef::decode_bandwidth_share.value;  // achieved in decode (ExLlama, AutoAWQ rows)
     // Weights read per step: every resident weight (MoE: the experts the batch touches).
     double weight_bytes = mem.weights;
     if (m.is_moe()) {
@@ -65,16 +66,16 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     if (w.tp > 1) {
       // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
       // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
-      const double lat = gpu.fast_link_joins(w.tp) ? 20e-6 : 60e-6;
+      const double lat = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
       t_tp_decode = 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
       step += t_tp_decode;
     }
     if (cuda_core_quant && fp32_peak) {
       // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
       // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
-      step += t_bw + 2.0 * pc.active * b / model_par / (*fp32_peak * 0.3);
+      step += t_bw + 2.0 * pc.active * b / model_par / (*fp32_peak * coef::gptq_cuda_core_share.value);
     } else {
-      const double t_compute = peak ? 2.0 * pc.active * b / model_par / (*peak * 0.5) : 0.0;
+      const double t_compute = peak ? 2.0 * pc.active * b / model_par / (*peak * coef::decode_compute_share.value) : 0.0;
       step += std::max(t_bw, t_compute);
     }
     if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
@@ -89,7 +90,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       // Pipeline stages run one after another for each token: a step crosses every stage and p−1 stage
       // boundaries (a point-to-point send of b·h 16-bit values, ~20 µs latency inside a node, more across).
       const LinkPlan links = plan_links(gpu, w);
-      const double hop = (w.nodes > 1 ? 30e-6 : 20e-6) + (links.pp_bytes_per_s > 0 ? b * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
+      const double hop = (w.nodes > 1 ? coef::pp_hop_latency_network_s.value : coef::pp_hop_latency_node_s.value) + (links.pp_bytes_per_s > 0 ? b * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
       tpot = pp * step + (pp - 1.0) * hop;
       t.notes.push_back(Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
     }
@@ -100,9 +101,9 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       // then its prompt is batched with the other sequences' decode into one longer step: its own prefill plus
       // a decode step (vLLM/SGLang continuous batching with chunked prefill; method.md §8.3).
       const double own = *t.ttft_seconds;
-      t.ttft_seconds = own + 1.5 * tpot;
+      t.ttft_seconds = own + coef::ttft_wait_steps.value * tpot;
       t.notes.push_back(Note::format("time to first token at {} in flight: {:.0f} ms of its own prefill + {:.0f} ms waiting for and sharing a "
-                                    "scheduler step", w.batch, own * 1e3, 1.5 * tpot * 1e3));
+                                    "scheduler step", w.batch, own * 1e3, coef::ttft_wait_steps.value * tpot * 1e3));
     }
     t.bandwidth_efficiency = eta_mem;
     const double t_weights = step - overhead - t_tp_decode - t_moe;
