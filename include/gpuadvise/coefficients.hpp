@@ -53,6 +53,16 @@ inline constexpr Coefficient denoiser_share{
     "denoiser_share", 0.55, "share of the dense peak", Basis::fitted,
     "FLUX.1-dev on an H100 and SDXL fp16 on an A100 (large matmuls and convolutions)", "§12.4"};
 
+inline constexpr Coefficient two_stage_postprocess_s{
+    "two_stage_postprocess_s", 0.013, "seconds per image", Basis::fitted,
+    "MMDetection's batch-1 V100 inference rows (proposal NMS, ROI ops, mask paste, launch overhead)", "§12.3"};
+inline constexpr Coefficient nms_postprocess_s{
+    "nms_postprocess_s", 0.001, "seconds per image", Basis::published,
+    "Ultralytics' reported postprocess times for single-stage detectors", "§12.3"};
+inline constexpr Coefficient small_batch_overhead_s{
+    "small_batch_overhead_s", 2e-3, "seconds per forward at batch 4 or less", Basis::assumed,
+    "kernel launches and host-to-device transfers of an eager framework's small batches", "§12.3"};
+
 // Inference.
 inline constexpr Coefficient prefill_share{
     "prefill_share", 0.5, "share of the dense peak", Basis::fitted, "optimum's Llama-2-13B prefill rows (45-57 %)", "§8.3"};
@@ -84,6 +94,25 @@ inline constexpr Coefficient pp_hop_latency_network_s{
 inline constexpr Coefficient ttft_wait_steps{
     "ttft_wait_steps", 1.5, "decode steps", Basis::assumed,
     "half a running scheduler step on average, then one step shared with the running decode (continuous batching)", "§8.3"};
+
+// The band around a throughput (± this share of it, method.md §8.5).
+inline constexpr Coefficient band_mfu_given{
+    "band_mfu_given", 0.10, "± share of the throughput", Basis::assumed, "a utilisation the user gives (--mfu)", "§8.5"};
+inline constexpr Coefficient band_exposed_communication{
+    "band_exposed_communication", 0.15, "± share added", Basis::assumed,
+    "link efficiency varies with message sizes and topology", "§8.5"};
+inline constexpr Coefficient band_host_bound{
+    "band_host_bound", 0.35, "± share of the throughput (at least)", Basis::assumed,
+    "host time per layer fitted on decode rows, two passes per training micro-batch a prior", "§8.5"};
+inline constexpr Coefficient band_images{
+    "band_images", 0.25, "± share of the throughput (at least)", Basis::assumed,
+    "held-out timm rows: median 15 %", "§8.5"};
+inline constexpr Coefficient band_decode_bandwidth{
+    "band_decode_bandwidth", 0.20, "± share of the throughput", Basis::assumed,
+    "the achieved share of peak bandwidth in decode", "§8.5"};
+inline constexpr Coefficient band_decode_overheads{
+    "band_decode_overheads", 0.35, "± share of the throughput", Basis::assumed,
+    "per-layer host and kernel overheads, all-reduce latency, fused MoE kernels (engine versions differ)", "§8.5"};
 
 // Communication.
 inline constexpr Coefficient link_efficiency{
@@ -121,13 +150,15 @@ inline constexpr Coefficient restart_hours{
 inline constexpr Coefficient checkpoint_write_bytes_per_s{
     "checkpoint_write_bytes_per_s", 2e9, "bytes per second", Basis::assumed, "a shared-storage write rate", "§10"};
 
-inline constexpr std::array<const Coefficient*, 32> all{
+inline constexpr std::array<const Coefficient*, 41> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
-    &miopen_conv,          &denoiser_share,            &prefill_share,               &decode_bandwidth_share,
+    &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
+    &small_batch_overhead_s, &prefill_share,           &decode_bandwidth_share,
     &decode_compute_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
-    &ttft_wait_steps,      &link_efficiency,           &dp_overlap_window,
+    &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
+    &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &dp_overlap_window,
     &overlap_slowdown,     &cpu_adam_params_per_s,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s};

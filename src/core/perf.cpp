@@ -372,15 +372,15 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   // engine's host overheads.
   const GpuFamily family = gpu_family(gpu);
   const FamilyEfficiency& fam = family_efficiency(family);
-  double spread = w.mfu ? 0.10 : fam.spread;
+  double spread = w.mfu ? coef::band_mfu_given.value : fam.spread;
   // What drives the width, in words: the main driver (null: the family's utilisation) and what widens it.
   const char* driver = w.mfu ? "the utilisation given (--mfu)" : nullptr;
   const char* widened = "";
   if (t.bound == "communication") {
-    spread += 0.15;
+    spread += coef::band_exposed_communication.value;
     widened = "; exposed communication";
   } else if (t.train_tokens_per_second_per_gpu && t.bound == k_host_bound) {
-    spread = std::max(spread, 0.35);
+    spread = std::max(spread, coef::band_host_bound.value);
     driver = "the framework's host time per layer (fitted on its decode rows; two passes per training micro-batch is a prior)";
   }
   TimeEstimate::Band band;
@@ -391,7 +391,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   } else if (t.images_per_second) {
     band.metric = "images_per_second";
     value = *t.images_per_second;
-    spread = std::max(spread, 0.25);
+    spread = std::max(spread, coef::band_images.value);
     if (!w.mfu) {
       driver = m.vision && m.vision->task == "generation"
                    ? "the denoiser's share of the peak (0.55: FLUX on an H100, SDXL on an A100; method.md §12.4)"
@@ -401,7 +401,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   } else if (t.decode_tokens_per_second) {
     band.metric = "decode_tokens_per_second";
     value = *t.decode_tokens_per_second;
-    spread = t.bound == "memory bandwidth" ? 0.20 : 0.35;
+    spread = t.bound == "memory bandwidth" ? coef::band_decode_bandwidth.value : coef::band_decode_overheads.value;
     driver = t.bound == "memory bandwidth" ? "the achieved share of peak bandwidth"
              : t.bound == "MoE kernels' fixed cost" ? "the fused MoE kernels' fixed cost per layer (fitted on one engine's row; engine versions differ several-fold)"
              : t.bound == "tensor-parallel all-reduces" ? "the all-reduce latency per layer"

@@ -202,12 +202,12 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   // (Ultralytics' reported postprocess times).
   const bool two_stage = a.head != "yolo" && a.head != "retinanet";
   if (det && !training) {
-    t.postprocess_seconds_per_image = two_stage ? 0.013 : 0.001;
+    t.postprocess_seconds_per_image = two_stage ? coef::two_stage_postprocess_s.value : coef::nms_postprocess_s.value;
     secs += t.postprocess_seconds_per_image * b;
   }
   // The two-stage figure above was fitted on batch-1 rows, so it already holds their launch overhead.
   if (b <= 4 && !training && !(det && two_stage) && w.framework != Framework::tensorrt) {
-    secs += 2e-3;  // small batches are launch- and transfer-bound (Python dispatch of every layer)
+    secs += coef::small_batch_overhead_s.value;  // small batches are launch- and transfer-bound (Python dispatch of every layer)
     t.notes.push_back("small batches are bound by kernel launches and host-to-device transfers, not FLOPs");
   }
   t.images_per_second = b / secs;
