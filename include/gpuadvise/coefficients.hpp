@@ -128,6 +128,32 @@ inline constexpr Coefficient cpu_adam_params_per_s{
     "cpu_adam_params_per_s", 1e9, "parameters per second", Basis::assumed, "DeepSpeed's CPU-Adam on a server CPU", "§8.4"};
 
 // Memory.
+inline constexpr Coefficient cuda_context_bytes{
+    "cuda_context_bytes", 0.5 * 1073741824.0, "bytes per GPU", Basis::assumed,
+    "context and cuBLAS/cuDNN handles under CUDA 11.7+ lazy module loading (about 0.5 GiB)", "§6.4"};
+inline constexpr Coefficient cuda_context_pre_ampere_bytes{
+    "cuda_context_pre_ampere_bytes", 1343.0 * 1048576.0, "bytes per GPU", Basis::published,
+    "1,343 MiB measured on a V100 with every kernel loaded (Hugging Face, Model training anatomy)", "§6.4"};
+inline constexpr Coefficient other_runtime_context_bytes{
+    "other_runtime_context_bytes", 0.75 * 1073741824.0, "bytes per GPU", Basis::assumed,
+    "ROCm and Gaudi runtime context, not measured", "§6.4"};
+inline constexpr Coefficient fp32_logits_factor{
+    "fp32_logits_factor", 1.2, "times the framework's bytes per logit element", Basis::assumed,
+    "fp32 training keeps its logits and loss temporaries at 4 bytes where 16-bit runs upcast part of them", "§4.3"};
+inline constexpr Coefficient band_weights{
+    "band_weights", 0.01, "± share of the weights", Basis::assumed, "exact counts; alignment and buffers", "§6.5"};
+inline constexpr Coefficient band_states{
+    "band_states", 0.03, "± share of gradients and optimizer states", Basis::assumed, "exact counts; bucketing and flat buffers", "§6.5"};
+inline constexpr Coefficient band_activations{
+    "band_activations", 0.20, "± share of the activations", Basis::assumed, "kernel choices and fused paths differ", "§6.5"};
+inline constexpr Coefficient band_logits{
+    "band_logits", 0.30, "± share of the logits", Basis::assumed, "upcasts and loss temporaries differ by framework", "§6.5"};
+inline constexpr Coefficient band_kv_cache{
+    "band_kv_cache", 0.02, "± share of the KV cache", Basis::assumed, "exact counts; block rounding", "§6.5"};
+inline constexpr Coefficient band_reserve{
+    "band_reserve", 0.5, "± share of the allocator reserve", Basis::assumed, "fragmentation depends on the allocation pattern", "§6.5"};
+inline constexpr Coefficient band_runtime{
+    "band_runtime", 0.4, "± share of the runtime", Basis::assumed, "driver, library and communicator versions", "§6.5"};
 inline constexpr Coefficient cnn_transient_factor{
     "cnn_transient_factor", 1.35, "times the saved activations", Basis::fitted,
     "median measured/modelled ratio over detectron2's 22 MODEL_ZOO rows", "§12.2"};
@@ -150,7 +176,7 @@ inline constexpr Coefficient restart_hours{
 inline constexpr Coefficient checkpoint_write_bytes_per_s{
     "checkpoint_write_bytes_per_s", 2e9, "bytes per second", Basis::assumed, "a shared-storage write rate", "§10"};
 
-inline constexpr std::array<const Coefficient*, 41> all{
+inline constexpr std::array<const Coefficient*, 52> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
@@ -159,7 +185,8 @@ inline constexpr std::array<const Coefficient*, 41> all{
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
     &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &dp_overlap_window,
-    &overlap_slowdown,     &cpu_adam_params_per_s,     &cnn_transient_factor,        &tal_bce_per_anchor,
+    &overlap_slowdown,     &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
+    &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s};
 

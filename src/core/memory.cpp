@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/units.hpp"
 #include "gpuadvise/vision_model.hpp"
 #include "memory_common.hpp"
@@ -137,15 +138,15 @@ double optimizer_state_bytes(Optimizer o, double elem, double factored) {
 // Memory outside the framework's allocator (method.md §6.4): the CUDA context with library handles, NCCL
 // communicators and buffers with several GPUs, CUDA graphs of serving engines.
 void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs) {
-  double ctx = 0.5 * k_gib;  // CUDA 11.7+ lazy module loading: context + cuBLAS/cuDNN handles
+  double ctx = coef::cuda_context_bytes.value;  // CUDA 11.7+ lazy module loading: context + cuBLAS/cuDNN handles
   const char* ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
   if (!gpu) {
     e.runtime_assumed_generic = true;
   } else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) {
-    ctx = 1343.0 * k_mib;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
+    ctx = coef::cuda_context_pre_ampere_bytes.value;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
     ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
   } else if (gpu->stack != "cuda") {
-    ctx = 0.75 * k_gib;
+    ctx = coef::other_runtime_context_bytes.value;
     ctx_src = "ROCm/Gaudi runtime context (assumed 0.75 GiB; not measured)";
   }
   double comm = 0;
@@ -231,7 +232,7 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
     logit_bytes = b * d(m.num_labels) * 4.0;
   } else {
     const double per_elem = is_16bit_or_lower(w.precision) ? fw.train_logits_bytes_per_element
-                                                           : fw.train_logits_bytes_per_element * 1.2;
+                                                           : fw.train_logits_bytes_per_element * coef::fp32_logits_factor.value;
     logit_bytes = tokens * V / tp * per_elem;
   }
   e.logits = logit_bytes;
@@ -338,9 +339,11 @@ void assemble_peak(const MemBasis& in, const GpuSpec* gpu, const WeightBytes& wb
 
   // ---- Band: per-component uncertainty (method.md §6.5) --------------------------------------------
   auto band = [&](double sign) {
-    return e.weights * (1 + sign * 0.01) + (e.gradients + e.optimizer_states) * (1 + sign * 0.03) +
-           e.activations * (1 + sign * 0.20) + e.logits * (1 + sign * 0.30) + e.kv_cache * (1 + sign * 0.02) +
-           e.allocator_reserve * (1 + sign * 0.5) + e.runtime * (1 + sign * 0.4);
+    using namespace coef;
+    return e.weights * (1 + sign * band_weights.value) + (e.gradients + e.optimizer_states) * (1 + sign * band_states.value) +
+           e.activations * (1 + sign * band_activations.value) + e.logits * (1 + sign * band_logits.value) +
+           e.kv_cache * (1 + sign * band_kv_cache.value) + e.allocator_reserve * (1 + sign * band_reserve.value) +
+           e.runtime * (1 + sign * band_runtime.value);
   };
   if (e.vllm && gpu) {
     e.device_low = e.device_high = e.device_peak;
