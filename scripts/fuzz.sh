@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 # FUZZ_PROFILE=throughput, for docs/testing.md's ten-million-execution runs: UBSan only (aborting on the first
 # report), libFuzzer's coverage without comparison tracing and its plain schedule, built in build-fuzz-fast; the
-# pipeline harness runs about 1,600 inputs per second there against about 100 under ASan. FUZZ_TARGETS picks
+# pipeline harness runs about 1,400 inputs per second there against about 100 under ASan. FUZZ_TARGETS picks
 # harnesses; FUZZ_RUNS stops each after that many executions (SECONDS still bounds it).
 # Example: FUZZ_PROFILE=throughput FUZZ_TARGETS=pipeline FUZZ_RUNS=10000000 ./scripts/fuzz.sh 36000
 dir=build-fuzz san="address;undefined" type=RelWithDebInfo flags="" extra=()
