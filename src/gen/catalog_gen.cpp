@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include <fmt/format.h>
@@ -27,10 +28,6 @@ std::string lit(const std::string& s) {
   return o + "\"";
 }
 std::string num(double v) { return fmt::format("{:.17g}", v); }
-std::string opt(const std::optional<double>& v) { return v ? "std::optional<double>(" + num(*v) + ")" : "std::nullopt"; }
-std::string opt(const std::optional<int>& v) { return v ? "std::optional<int>(" + std::to_string(*v) + ")" : "std::nullopt"; }
-std::string opt(const std::optional<bool>& v) { return v ? (*v ? "std::optional<bool>(true)" : "std::optional<bool>(false)") : "std::nullopt"; }
-std::string opt(const std::optional<std::string>& v) { return v ? "std::optional<std::string>(" + lit(*v) + ")" : "std::nullopt"; }
 const char* boolean(bool b) { return b ? "true" : "false"; }
 std::string strings(const std::vector<std::string>& v) {
   std::string o = "{";
@@ -57,31 +54,69 @@ const char* architecture(Architecture a) {
   return "Architecture::decoder";
 }
 
-void gpu(std::ostream& o, const GpuSpec& g) {
-  o << "  {\n    GpuSpec g;\n";
-  o << fmt::format("    g.id = {}; g.vendor = {}; g.name = {}; g.architecture = {}; g.form_factor = {}; g.memory_type = {};\n", lit(g.id), lit(g.vendor),
-                   lit(g.name), lit(g.architecture), lit(g.form_factor), lit(g.memory_type));
-  o << fmt::format("    g.segment = {}; g.nominal_memory_gb = {}; g.memory_bytes = {}LL; g.capacity_basis = {}; g.bandwidth_gb_per_s = {};\n",
-                   segment(g.segment), num(g.nominal_memory_gb), g.memory_bytes, lit(g.capacity_basis), opt(g.bandwidth_gb_per_s));
-  std::vector<std::string> tflops;
-  for (const auto& v : g.dense_tflops.values) tflops.push_back(opt(v));
-  o << fmt::format("    g.dense_tflops.values = {{{{{}}}}};  // {}\n", fmt::join(tflops, ", "), fmt::join(DenseTflops::keys, ", "));
-  o << fmt::format("    g.interconnect = {}; g.interconnect_gb_per_s = {}; g.pcie_gen = {}; g.board_power_w = {}; g.stack = {};\n", lit(g.interconnect),
-                   opt(g.interconnect_gb_per_s), opt(g.pcie_gen), opt(g.board_power_w), lit(g.stack));
-  o << fmt::format("    g.compute_capability = {}; g.gfx_target = {}; g.needs_server_chassis = {}; g.nvdec_engines = {}; g.decode_streams_1080p30 = {};\n",
-                   opt(g.compute_capability), opt(g.gfx_target), boolean(g.needs_server_chassis), opt(g.nvdec_engines), opt(g.decode_streams_1080p30));
-  o << fmt::format("    g.node = NodeSpec{{{}, {}, {}, {}, {}, {}, kept ? {} : \"\"}};\n", opt(g.node.gpus_per_node), g.node.fast_link_gpus,
-                   opt(g.node.pcie_p2p), opt(g.node.network_gbit_per_gpu), lit(g.node.network), opt(g.node.host_ram_gb), lit(g.node.source));
-  o << fmt::format("    g.fp8 = {}; g.fp4 = {}; g.purchase_usd = {};\n", boolean(g.fp8), boolean(g.fp4), opt(g.purchase_usd));
-  if (g.prices.size() > 1) o << fmt::format("    g.prices.reserve({});\n", g.prices.size());  // no copies as the list grows
-  for (const auto& p : g.prices)
-    o << fmt::format("    g.prices.push_back(PriceOffer{{{}, {}, {}, {}, {}}});\n", lit(p.provider), opt(p.usd_per_gpu_hour), lit(p.date_seen), lit(p.source),
-                     lit(p.note));
-  o << "    if (kept) {\n";
-  for (const auto& [k, v] : g.sources) o << fmt::format("      g.sources[{}] = {};\n", lit(k), lit(v));
-  o << fmt::format("      g.uncertain = {}; g.notes = {};\n    }}\n", strings(g.uncertain), lit(g.notes));
-  o << "    c.gpus.push_back(std::move(g));\n  }\n";
-}
+// The GPU catalogue as constant tables (gpu_rows.hpp): every string once in one character array, each row its
+// offsets; lists as ranges of shared tables.
+class GpuTableWriter {
+ public:
+  void add(const GpuSpec& g) {
+    std::string r = "  {";
+    for (const std::string* s : {&g.id, &g.vendor, &g.name, &g.architecture, &g.form_factor, &g.memory_type}) r += text(*s) + ", ";
+    r += fmt::format("{}, {}, {}LL, {}, {}, {{", segment(g.segment), num(g.nominal_memory_gb), g.memory_bytes, text(g.capacity_basis), maybe(g.bandwidth_gb_per_s));
+    for (const auto& v : g.dense_tflops.values) r += maybe(v) + ", ";
+    r += fmt::format("}}, {}, {}, {}, {}, {}, ", text(g.interconnect), maybe(g.interconnect_gb_per_s), maybe(g.pcie_gen), maybe(g.board_power_w), text(g.stack));
+    r += fmt::format("{}, {}, {}, {}, {}, ", maybe(g.compute_capability), maybe(g.gfx_target), boolean(g.needs_server_chassis), maybe(g.nvdec_engines),
+                     maybe(g.decode_streams_1080p30));
+    r += fmt::format("{}, {}, {}, {}, {}, {}, {}, ", maybe(g.node.gpus_per_node), g.node.fast_link_gpus, maybe(g.node.pcie_p2p), maybe(g.node.network_gbit_per_gpu),
+                     text(g.node.network), maybe(g.node.host_ram_gb), provenance(g.node.source));
+    r += fmt::format("{}, {}, {}, ", boolean(g.fp8), boolean(g.fp4), maybe(g.purchase_usd));
+    r += range(prices_.size(), g.prices.size()) + ", " + range(sources_.size(), g.sources.size()) + ", " + range(uncertain_.size(), g.uncertain.size());
+    for (const auto& p : g.prices)
+      prices_.push_back(fmt::format("  {{{}, {}, {}, {}, {}}},  // {}", text(p.provider), maybe(p.usd_per_gpu_hour), text(p.date_seen), text(p.source), text(p.note), g.id));
+    for (const auto& [field, source] : g.sources) sources_.push_back(fmt::format("  {{{}, {}}},  // {}", provenance(field), provenance(source), g.id));
+    for (const auto& u : g.uncertain) uncertain_.push_back(fmt::format("  {},  // {}", provenance(u), g.id));
+    rows_.push_back(r + ", " + provenance(g.notes) + "},  // " + g.id);
+  }
+  void write(std::ostream& o, const std::string& version) const {
+    // What every run reads first, then the provenance only `gpus ID` reads: a run without it touches one compact span.
+    o << "constexpr char k_gpu_text[] = " << lit(pool_ + provenance_pool_) << ";\n";
+    o << "constexpr std::uint32_t k_provenance = " << pool_.size() << ";\n";
+    table(o, "GpuRow", "k_gpu_rows", rows_);
+    table(o, "PriceRow", "k_gpu_prices", prices_);
+    table(o, "SourceRow", "k_gpu_sources", sources_);
+    table(o, "Text", "k_gpu_uncertain", uncertain_);
+    o << "GpuCatalog build_gpus(Provenance provenance) {\n  return build_gpu_catalog(GpuTables{std::string_view(k_gpu_text, sizeof k_gpu_text - 1), "
+      << lit(version) << ", k_gpu_rows, " << span("k_gpu_prices", prices_) << ", " << span("k_gpu_sources", sources_) << ", "
+      << span("k_gpu_uncertain", uncertain_) << "}, provenance);\n}\n\n";
+  }
+
+ private:
+  std::string text(const std::string& s) {
+    auto [it, added] = offsets_.try_emplace(s, pool_.size());
+    if (added) pool_ += s;
+    return fmt::format("Text{{{}, {}}}", it->second, s.size());
+  }
+  std::string provenance(const std::string& s) {
+    auto [it, added] = provenance_offsets_.try_emplace(s, provenance_pool_.size());
+    if (added) provenance_pool_ += s;
+    return fmt::format("Text{{k_provenance + {}, {}}}", it->second, s.size());
+  }
+  std::string maybe(const std::optional<double>& v) { return v ? "Maybe<double>{true, " + num(*v) + "}" : "Maybe<double>{}"; }
+  std::string maybe(const std::optional<int>& v) { return v ? fmt::format("Maybe<int>{{true, {}}}", *v) : "Maybe<int>{}"; }
+  std::string maybe(const std::optional<bool>& v) { return v ? fmt::format("Maybe<bool>{{true, {}}}", boolean(*v)) : "Maybe<bool>{}"; }
+  std::string maybe(const std::optional<std::string>& v) { return v ? "Maybe<Text>{true, " + text(*v) + "}" : "Maybe<Text>{}"; }
+  static std::string range(std::size_t first, std::size_t count) { return fmt::format("Range{{{}, {}}}", first, count); }
+  // An empty table has no array (a zero-length array is not standard C++): its span is empty.
+  static std::string span(const char* name, const std::vector<std::string>& rows) { return rows.empty() ? "{}" : name; }
+  static void table(std::ostream& o, const char* type, const char* name, const std::vector<std::string>& rows) {
+    if (rows.empty()) return;
+    o << "constexpr " << type << " " << name << "[] = {\n";
+    for (const auto& r : rows) o << r << "\n";
+    o << "};\n";
+  }
+  std::string pool_, provenance_pool_;
+  std::map<std::string, std::size_t> offsets_, provenance_offsets_;
+  std::vector<std::string> rows_, prices_, sources_, uncertain_;
+};
 
 void vision(std::ostream& o, const VisionArch& a) {
   o << "    VisionArch a;\n";
@@ -133,11 +168,10 @@ int main(int argc, char** argv) {
     const ModelCatalog models = parse_model_catalog(bundled_model_catalog(), "bundled data/models.json");
     std::ofstream o(argv[1]);
     o << "// Generated by gpuadvise_catalog_gen from data/gpus.json and data/models.json: do not edit.\n"
-         "#include \"bundled.hpp\"\n\nnamespace gpuadvise {\n\nnamespace {\n"
-         "GpuCatalog build_gpus(Provenance provenance) {\n  const bool kept = provenance == Provenance::kept;\n  GpuCatalog c;\n  c.version = "
-      << lit(gpus.version) << ";\n  c.gpus.reserve(" << gpus.gpus.size() << ");\n";
-    for (const auto& g : gpus.gpus) gpu(o, g);
-    o << "  return c;\n}\n\n";
+         "#include \"bundled.hpp\"\n#include \"gpu_rows.hpp\"\n\nnamespace gpuadvise {\n\nnamespace {\nusing namespace gen;\n\n";
+    GpuTableWriter gpu_tables;
+    for (const auto& g : gpus.gpus) gpu_tables.add(g);
+    gpu_tables.write(o, gpus.version);
     for (std::size_t i = 0; i < models.models.size(); ++i) model(o, models.models[i], i);
     o << "ModelCatalog build_models() {\n  ModelCatalog c;\n  c.models.reserve(" << models.models.size() << ");\n";
     for (std::size_t i = 0; i < models.models.size(); ++i) o << "  c.models.push_back(model_" << i << "());\n";
