@@ -1,12 +1,14 @@
 // gpuadvise_catalog_gen: turns the bundled catalogues (data/gpus.json, data/models.json, as gpuadvise_io reads
-// them) into C++ that builds the same GpuCatalog and ModelCatalog, so a run starts without parsing JSON
-// (docs/performance.md). The JSON stays the source of truth: CMake reruns this when it changes, and a test
-// checks that the generated catalogues equal the parsed ones field by field.
+// them) into C++ (the GPUs as constant tables, the presets as code) that builds the same GpuCatalog and
+// ModelCatalog, so a run starts without parsing JSON (docs/performance.md). The JSON stays the source of truth:
+// CMake reruns this when it changes, and a test checks that the generated catalogues equal the parsed ones field
+// by field.
 // Usage: gpuadvise_catalog_gen OUT.cpp
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -78,8 +80,8 @@ class GpuTableWriter {
   }
   void write(std::ostream& o, const std::string& version) const {
     // What every run reads first, then the provenance only `gpus ID` reads: a run without it touches one compact span.
-    o << "constexpr char k_gpu_text[] = " << lit(pool_ + provenance_pool_) << ";\n";
-    o << "constexpr std::uint32_t k_provenance = " << pool_.size() << ";\n";
+    o << "constexpr char k_gpu_text[] = " << lit(pool_.bytes + provenance_pool_.bytes) << ";\n";
+    o << "constexpr std::uint32_t k_provenance = " << pool_.bytes.size() << ";\n";
     table(o, "GpuRow", "k_gpu_rows", rows_);
     table(o, "PriceRow", "k_gpu_prices", prices_);
     table(o, "SourceRow", "k_gpu_sources", sources_);
@@ -90,21 +92,27 @@ class GpuTableWriter {
   }
 
  private:
-  std::string text(const std::string& s) {
-    auto [it, added] = offsets_.try_emplace(s, pool_.size());
-    if (added) pool_ += s;
-    return fmt::format("Text{{{}, {}}}", it->second, s.size());
-  }
-  std::string provenance(const std::string& s) {
-    auto [it, added] = provenance_offsets_.try_emplace(s, provenance_pool_.size());
-    if (added) provenance_pool_ += s;
-    return fmt::format("Text{{k_provenance + {}, {}}}", it->second, s.size());
-  }
+  // Each distinct string once; a reference is its offset, written after `base` (the provenance pool follows the
+  // other in the generated array).
+  struct Pool {
+    std::string bytes;
+    std::map<std::string, std::size_t> offsets;
+    std::string ref(const std::string& s, const char* base) {
+      auto [it, added] = offsets.try_emplace(s, bytes.size());
+      if (added) bytes += s;
+      return fmt::format("Text{{{}{}, {}}}", base, it->second, s.size());
+    }
+  };
+  std::string text(const std::string& s) { return pool_.ref(s, ""); }
+  std::string provenance(const std::string& s) { return provenance_pool_.ref(s, "k_provenance + "); }
   std::string maybe(const std::optional<double>& v) { return v ? "Maybe<double>{true, " + num(*v) + "}" : "Maybe<double>{}"; }
   std::string maybe(const std::optional<int>& v) { return v ? fmt::format("Maybe<int>{{true, {}}}", *v) : "Maybe<int>{}"; }
   std::string maybe(const std::optional<bool>& v) { return v ? fmt::format("Maybe<bool>{{true, {}}}", boolean(*v)) : "Maybe<bool>{}"; }
   std::string maybe(const std::optional<std::string>& v) { return v ? "Maybe<Text>{true, " + text(*v) + "}" : "Maybe<Text>{}"; }
-  static std::string range(std::size_t first, std::size_t count) { return fmt::format("Range{{{}, {}}}", first, count); }
+  static std::string range(std::size_t first, std::size_t count) {
+    if (first + count > 0xffff) throw std::runtime_error("a GPU table outgrew gpu_rows.hpp's 16-bit ranges");
+    return fmt::format("Range{{{}, {}}}", first, count);
+  }
   // An empty table has no array (a zero-length array is not standard C++): its span is empty.
   static std::string span(const char* name, const std::vector<std::string>& rows) { return rows.empty() ? "{}" : name; }
   static void table(std::ostream& o, const char* type, const char* name, const std::vector<std::string>& rows) {
@@ -113,8 +121,7 @@ class GpuTableWriter {
     for (const auto& r : rows) o << r << "\n";
     o << "};\n";
   }
-  std::string pool_, provenance_pool_;
-  std::map<std::string, std::size_t> offsets_, provenance_offsets_;
+  Pool pool_, provenance_pool_;
   std::vector<std::string> rows_, prices_, sources_, uncertain_;
 };
 
