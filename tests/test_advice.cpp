@@ -312,3 +312,41 @@ TEST_CASE("advice: pipeline stages idle (p-1)/(m+p-1) of the step", "[advice][ti
   // Bubble 3/7 with 4 micro-batches, 3/15 with 12: throughput ratio (1 - 3/15) / (1 - 3/7) = 1.4.
   CHECK(*b.train_tokens_per_second_per_gpu / *a.train_tokens_per_second_per_gpu == Approx((1.0 - 3.0 / 15.0) / (1.0 - 3.0 / 7.0)).epsilon(1e-6));
 }
+
+TEST_CASE("advice: a ranked plan keeps only its shape, and the shape rebuilds the workload it was evaluated at", "[advice][plan]") {
+  // A row keeps the layout, savers, batch and precision the planner chose (PlanShape), not the whole workload:
+  // the workload as asked with that shape must evaluate to the same plan, on every GPU, for every kind of search
+  // (ZeRO and tensor parallel, checkpointing and micro-batches, quantised serving, a serving pool's batch, CPU
+  // offload, diffusers' offload with tiled decoding).
+  const auto& cat = test::gpus();
+  struct Case {
+    std::string model;
+    Workload w;
+  };
+  const std::vector<Case> cases{
+      {"7B", wl({{"model", "7B"}, {"mode", "finetune"}, {"batch", "8"}, {"tokens", "1e9"}})},
+      {"llama-3.1-70b", wl({{"model", "llama-3.1-70b"}, {"mode", "finetune"}, {"seq_len", "4096"}})},
+      {"llama-3.1-70b", wl({{"model", "llama-3.1-70b"}, {"mode", "inference"}, {"allow_quantization", "true"}})},
+      {"llama-3.1-8b", wl({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"framework", "vllm"}, {"requests", "1e5"}, {"output_tokens", "200"}})},
+      {"sdxl-base-1.0", wl({{"model", "sdxl-base-1.0"}, {"mode", "inference"}, {"batch", "8"}, {"image_size", "1024"}})},
+  };
+  std::size_t checked = 0;
+  for (const auto& k : cases) {
+    const ModelSpec m = resolve_model(k.model, test::models(), [](const std::string&) { return std::optional<std::string>(); });
+    const Ranking r = rank_gpus(k.w, m, cat, RankOptions{});
+    for (const Candidate& c : r.rows) {
+      INFO(k.model << " on " << c.gpu->id << ": " << c.layout);
+      const Workload planned = c.planned.applied_to(k.w);
+      CHECK(planned.gpus == c.planned.gpus);
+      CHECK(planned.model == k.w.model);
+      const Candidate again = evaluate(planned, m, *c.gpu);
+      CHECK(again.memory.device_peak == Approx(c.memory.device_peak));
+      CHECK(again.fits == c.fits);
+      CHECK(again.layout == c.layout);
+      CHECK(again.planned.batch == c.planned.batch);
+      CHECK(again.time.job_seconds.has_value() == c.time.job_seconds.has_value());
+      ++checked;
+    }
+  }
+  CHECK(checked >= 5 * 30);
+}

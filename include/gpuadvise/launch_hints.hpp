@@ -35,6 +35,7 @@ struct LaunchHints {
   std::vector<std::string> notes;
 };
 
-LaunchHints launch_hints(const Candidate& c, const ModelSpec& m);
+// `asked`: the workload the candidate was planned for (its layout and savers are the candidate's own).
+LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelSpec& m);
 
 }  // namespace gpuadvise

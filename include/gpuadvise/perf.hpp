@@ -70,6 +70,7 @@ struct LinkPlan {
   Link tp_link = Link::none, dp_link = Link::none, pp_link = Link::none;
 };
 LinkPlan plan_links(const GpuSpec& g, const Workload& w);
+LinkPlan plan_links(const GpuSpec& g, const PlanShape& p);
 // "NVLink 4 (900 GB/s)", "PCIe 4.0 via host memory (no P2P)", "NDR InfiniBand (400 Gb/s per GPU)"; empty for none.
 std::string link_name(const GpuSpec& g, Link link);
 

@@ -58,7 +58,7 @@ struct Candidate {
   std::string_view value_unit;      // static text: "job", "M training tokens", "M output tokens", "k images", "stream-hour"
   std::string unranked;             // why the value is unknown (no price, no throughput)
   std::vector<FrontierPoint> frontier;
-  Workload planned;
+  PlanShape planned;                // the layout, savers, batch and precision chosen (the rest is the workload as asked)
   MemoryEstimate memory;
   TimeEstimate time;
   double headroom_bytes = 0;        // capacity − device peak per GPU

@@ -146,6 +146,28 @@ struct Workload {
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };
 
+// What the planner chooses for a plan (method.md §9), beside the workload as asked: the layout, the memory savers,
+// the batch, the weights' precision and diffusers' offload. A plan keeps this, not a copy of the whole workload
+// (770 bytes): everything else is the workload as asked, which `applied_to` rebuilds.
+struct PlanShape {
+  Mode mode = Mode::inference;
+  bool job_size = false;  // the workload has a job size (read-only: the planner never changes it)
+  Precision precision = Precision::bf16;
+  Checkpointing checkpointing = Checkpointing::none;
+  Sharding sharding = Sharding::none;
+  Offload offload = Offload::none;
+  bool vae_tiling = false;
+  std::int64_t batch = 1, grad_accum = 1;
+  std::int64_t gpus = 1, nodes = 1, tp = 1, pp = 1, ep = 1;
+
+  static PlanShape of(const Workload& w);
+  // The workload as planned: `asked` with this plan's choices.
+  Workload applied_to(const Workload& asked) const;
+  bool has_job_size() const { return job_size; }
+  std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
+  std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
+};
+
 // All keys a workload accepts (snake_case), in the order help and errors list them.
 const std::vector<std::string>& workload_keys();
 

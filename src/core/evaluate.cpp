@@ -13,6 +13,43 @@
 
 namespace gpuadvise {
 
+// What a plan records of the workload it was evaluated at (workload.hpp).
+PlanShape PlanShape::of(const Workload& w) {
+  PlanShape s;
+  s.mode = w.mode;
+  s.job_size = w.has_job_size();
+  s.precision = w.precision;
+  s.checkpointing = w.checkpointing;
+  s.sharding = w.sharding;
+  s.offload = w.offload;
+  s.vae_tiling = w.vae_tiling;
+  s.batch = w.batch;
+  s.grad_accum = w.grad_accum;
+  s.gpus = w.gpus;
+  s.nodes = w.nodes;
+  s.tp = w.tp;
+  s.pp = w.pp;
+  s.ep = w.ep;
+  return s;
+}
+
+Workload PlanShape::applied_to(const Workload& asked) const {
+  Workload w = asked;
+  w.precision = precision;
+  w.checkpointing = checkpointing;
+  w.sharding = sharding;
+  w.offload = offload;
+  w.vae_tiling = vae_tiling;
+  w.batch = batch;
+  w.grad_accum = grad_accum;
+  w.gpus = gpus;
+  w.nodes = nodes;
+  w.tp = tp;
+  w.pp = pp;
+  w.ep = ep;
+  return w;
+}
+
 namespace {
 
 // The plan in words ("4 GPUs: tensor parallel 2 + ZeRO-1 over 2, full checkpointing"), appended piece by piece:
@@ -114,8 +151,7 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
 // Serving targets (method.md §8.3): TPOT grows with the sequences in flight, so the largest concurrency whose
 // TPOT and TTFT meet --max-tpot-ms and --max-ttft-ms is found by bisection up to what the pool holds (or the
 // concurrency asked, which must meet them); the cost per token follows from it.
-void meet_latency_targets(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
-  const Workload& w = c.planned;
+void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, const GpuSpec& g) {
   auto meets = [&](const TimeEstimate& t) {
     return (!w.max_tpot_ms || (t.tpot_seconds && *t.tpot_seconds * 1e3 <= *w.max_tpot_ms)) &&
            (!w.max_ttft_ms || (t.ttft_seconds && *t.ttft_seconds * 1e3 <= *w.max_ttft_ms));
@@ -170,8 +206,8 @@ const LocalCorrection* correction_for(const CostOptions& cost, const GpuSpec& g,
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
   Candidate c;
   const LocalCorrection* k = ranking_detail::assess_fit(c, w_in, m, g, cost);
-  ranking_detail::score_layout(c, m, g, cost, k);
-  ranking_detail::describe_layout(c, m, g);
+  ranking_detail::score_layout(c, w_in, m, g, cost, k);
+  ranking_detail::describe_layout(c, w_in, m, g);
   return c;
 }
 
@@ -179,12 +215,17 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
   // workload says how many.
   c.gpu = &g;
-  c.planned = w_in;
+  c.planned = PlanShape::of(w_in);
   c.notes.clear();  // the planner reuses one candidate for its screens
   c.fit_reason.clear();
-  if (c.planned.nodes == 1 && c.planned.gpus > g.gpus_per_node()) c.planned.nodes = (c.planned.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
-  // The plan as evaluated; a serving engine's pool and the latency targets change only its batch below.
-  const Workload& w = c.planned;
+  // The plan as evaluated (a copy only where its nodes change); a serving engine's pool and the latency targets
+  // change only its batch below.
+  std::optional<Workload> spread;
+  if (w_in.nodes == 1 && w_in.gpus > g.gpus_per_node()) {
+    spread = w_in;
+    spread->nodes = c.planned.nodes = (w_in.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
+  }
+  const Workload& w = spread ? *spread : w_in;
   c.gpus = w.gpus;
   const PrecisionSupport ps = precision_support(w, g);
   c.supported = ps.supported;
@@ -211,13 +252,14 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   return k;
 }
 
-void ranking_detail::score_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, const LocalCorrection* k) {
-  const Workload& w = c.planned;
+void ranking_detail::score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost,
+                                  const LocalCorrection* k) {
+  Workload w = c.planned.applied_to(asked);
   c.layout = layout_text(w);
   if (!c.fits && c.supported && !c.memory.vllm)
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
-  c.time = estimate_time(c.planned, m, g, c.memory);
+  c.time = estimate_time(w, m, g, c.memory);
   if (k) {
     auto scale = [&](std::optional<double>& v, double f) {
       if (v) *v *= f;
@@ -238,17 +280,20 @@ void ranking_detail::score_layout(Candidate& c, const ModelSpec& m, const GpuSpe
                                   "remove it with gpuadvise calibrate --reset",
                                   g.id, k->framework, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file));
   }
-  if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) meet_latency_targets(c, m, g);
-  c.cost = estimate_cost(c.planned, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
+  if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) {
+    meet_latency_targets(c, w, m, g);
+    w.batch = c.planned.batch;
+  }
+  c.cost = estimate_cost(w, g, c.time, c.memory.params_total, c.memory.params_trainable, cost);
   // The planner keeps one of the layouts that fit: what only a shown plan needs is written for that one
   // (describe_layout).
   c.described = false;
 }
 
-void ranking_detail::describe_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g) {
+void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g) {
   if (c.described) return;
   c.described = true;
-  const Workload& w = c.planned;
+  const Workload w = c.planned.applied_to(asked);
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
   if (g.stack == "rocm") c.notes.push_back(Note::format("AMD: runs through ROCm/HIP ({}), not CUDA; check your framework's ROCm support", g.gfx_target.value_or("?")));
@@ -263,7 +308,7 @@ void ranking_detail::describe_layout(Candidate& c, const ModelSpec& m, const Gpu
                           : Note("no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly"));
   if (w.nodes > 1) c.notes.push_back(Note::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
   if (g.capacity_basis == "nominal") c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
-  c.system = system_needs(c.planned, m, g, c.memory);
+  c.system = system_needs(w, m, g, c.memory);
   for (const auto& n : c.system.notes) c.notes.push_back(n);
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
   if (c.cost.missing_price) c.facts.push_back(*c.cost.missing_price);

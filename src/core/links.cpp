@@ -35,7 +35,10 @@ std::string link_name(const GpuSpec& g, Link link) {
   return "";
 }
 
-LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
+namespace {
+// A workload's or a plan's layout: both have the same layout fields.
+template <class Layout>
+LinkPlan links_of(const GpuSpec& g, const Layout& w) {
   LinkPlan l;
   const std::int64_t per_node = w.gpus_per_node();
   auto intra = [&](std::int64_t group) { return g.fast_link_joins(group) ? Link::fast : Link::pcie; };
@@ -61,5 +64,9 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w) {
   }
   return l;
 }
+}  // namespace
+
+LinkPlan plan_links(const GpuSpec& g, const Workload& w) { return links_of(g, w); }
+LinkPlan plan_links(const GpuSpec& g, const PlanShape& p) { return links_of(g, p); }
 
 }  // namespace gpuadvise

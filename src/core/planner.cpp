@@ -134,7 +134,7 @@ void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one) {
   }
 }
 
-std::string stage_of(const Workload& p) {
+std::string stage_of(const PlanShape& p) {
   if (p.offload != Offload::none) return "CPU offload";
   if (p.gpus == 1) return "one GPU";
   return p.nodes > 1 ? "several nodes" : "one node";
@@ -286,8 +286,8 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   auto complete_single = [&]() {
     if (single_complete) return;
     single_complete = true;
-    score_layout(single, m, g, opts.cost, single_k);
-    describe_layout(single, m, g);
+    score_layout(single, w, m, g, opts.cost, single_k);
+    describe_layout(single, w, m, g);
     finish_candidate(single, g, opts);
     single.fits_single = single.fits && !single.tight && w.gpus == 1;
   };
@@ -322,7 +322,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
       const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost);
       if (!(as_asked ? single.fits : scratch.fits)) return false;
       if (as_asked) scratch = single;
-      else score_layout(scratch, m, g, opts.cost, k);
+      else score_layout(scratch, w, m, g, opts.cost, k);
       Candidate& c = scratch;  // moved into `fits` or `tight` below when kept
       finish_candidate(c, g, opts);
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
@@ -352,7 +352,7 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   if (fits.empty()) complete_single();
   Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
-  describe_layout(chosen, m, g);
+  describe_layout(chosen, w, m, g);
   return chosen;
 }
 

@@ -27,7 +27,7 @@ std::string to_string(RankBy r) {
 namespace ranking_detail {
 
 WorkRate work_rate(const Candidate& c) {
-  const Workload& w = c.planned;
+  const PlanShape& w = c.planned;
   const double gpus = static_cast<double>(c.gpus);
   WorkRate r;
   if (c.time.images_per_second) {
@@ -134,7 +134,7 @@ bool within_budget(const Candidate& c, const RankOptions& o) { return c.cost.tot
 using namespace ranking_detail;
 
 std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::string& why_unknown) {
-  const Workload& w = c.planned;
+  const PlanShape& w = c.planned;
   const auto hourly = c.usd_per_hour();
   auto need_price = [&]() -> std::optional<double> {
     why_unknown = "no price (--price ID=USD sets one)";

@@ -30,9 +30,11 @@ bool within_budget(const Candidate& c, const RankOptions& o);
 // time and cost, what choosing among the layouts that fit reads; `describe_layout` adds the GPU's notes and
 // facts, the system needs and the cost's notes, for the one kept.
 const LocalCorrection* assess_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
-void score_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, const LocalCorrection* k);
+// The two later steps rebuild the plan's workload from `asked`, the workload the first step was given before its
+// layout and savers were set (`PlanShape::applied_to`).
+void score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, const LocalCorrection* k);
 // Nothing for a candidate already described.
-void describe_layout(Candidate& c, const ModelSpec& m, const GpuSpec& g);
+void describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g);
 // Why the planner chose this count and layout, in one line.
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o);
 

@@ -44,9 +44,9 @@ std::string optim_name(Optimizer o) {
 
 }  // namespace
 
-LaunchHints launch_hints(const Candidate& c, const ModelSpec& m) {
+LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelSpec& m) {
   LaunchHints h;
-  const Workload& w = c.planned;
+  const Workload w = c.planned.applied_to(asked);
   const std::string repo = hf_repo(m);
   const std::int64_t nodes = std::max<std::int64_t>(1, c.nodes);
   const std::int64_t per_node = std::max<std::int64_t>(1, w.gpus / nodes);

@@ -63,8 +63,8 @@ using detail::workload_line;
 
 using detail::bytes_int;
 
-std::string hints_text(const Candidate& c, const ModelSpec& m) {
-  const LaunchHints h = launch_hints(c, m);
+std::string hints_text(const Workload& w, const Candidate& c, const ModelSpec& m) {
+  const LaunchHints h = launch_hints(w, c, m);
   std::string out;
   if (h.vllm) out += "    vLLM:       " + *h.vllm + "\n";
   if (h.torchrun) out += "    launch:     " + *h.torchrun + "\n";
@@ -228,7 +228,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     for (const auto& n : on_gpu->facts) out += "  note: " + n.text() + "\n";
     for (const auto& n : on_gpu->time.notes)
       if (std::find(on_gpu->notes.begin(), on_gpu->notes.end(), n) == on_gpu->notes.end()) out += "  note: " + n.text() + "\n";
-    if (style.hints && on_gpu->fits) out += "  launch hints:\n" + hints_text(*on_gpu, m);
+    if (style.hints && on_gpu->fits) out += "  launch hints:\n" + hints_text(w, *on_gpu, m);
   } else {
     out += "\nNo --gpu given: runtime overhead is that of a current data-centre GPU.\n";
   }
@@ -383,7 +383,7 @@ void ranking_row(std::string& out, const Candidate& c, std::size_t i, const Rank
 
 // Below the rows, appended to the table: launch hints, the count that fits, why the others do not, and the
 // grouped notes.
-void ranking_footer(std::string& out, const Ranking& r, const ModelSpec& m, const RankColumns& k, const Style& style, std::size_t fitting) {
+void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const ModelSpec& m, const RankColumns& k, const Style& style, std::size_t fitting) {
   const bool has_time = k.has_time;
   const std::string& un = k.un;
   out += "\n";
@@ -393,7 +393,7 @@ void ranking_footer(std::string& out, const Ranking& r, const ModelSpec& m, cons
     for (const auto& c : r.rows) {
       if (!c.fits || shown_h >= 5) continue;
       ++shown_h;
-      out += "  " + c.gpu->id + " (" + c.layout + "): " + c.why + "\n" + hints_text(c, m);
+      out += "  " + c.gpu->id + " (" + c.layout + "): " + c.why + "\n" + hints_text(w, c, m);
     }
     out += "\n";
   }
@@ -460,7 +460,7 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     fitting += c.fits ? 1 : 0;
     ranking_row(out, c, ++i, k, style);
   }
-  ranking_footer(out, r, m, k, style, fitting);
+  ranking_footer(out, w, r, m, k, style, fitting);
   return out;
 }
 

@@ -253,8 +253,8 @@ void write_video(JsonWriter& o, const VideoPlan& v) {
   o.end_object();
 }
 
-void write_hints(JsonWriter& o, const Candidate& c, const ModelSpec& m) {
-  const LaunchHints h = launch_hints(c, m);
+void write_hints(JsonWriter& o, const Workload& w, const Candidate& c, const ModelSpec& m) {
+  const LaunchHints h = launch_hints(w, c, m);
   o.begin_object();
   o.member("vllm", h.vllm);
   o.member("torchrun", h.torchrun);
@@ -269,7 +269,7 @@ void write_hints(JsonWriter& o, const Candidate& c, const ModelSpec& m) {
 }
 
 // A plan's GPU and what it needs: the ranking's rows.
-void write_candidate(JsonWriter& o, const Candidate& c, bool explain, const ModelSpec& m) {
+void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool explain, const ModelSpec& m) {
   o.begin_object();
   o.member("gpu", c.gpu->id);
   o.member("name", c.gpu->name);
@@ -339,7 +339,7 @@ void write_candidate(JsonWriter& o, const Candidate& c, bool explain, const Mode
   o.key("cost");
   write_cost(o, c);
   o.key("launch_hints");
-  if (c.fits) write_hints(o, c, m);
+  if (c.fits) write_hints(o, w, c, m);
   else o.null();
   o.key("system");
   write_system(o, c.system);
@@ -388,7 +388,7 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
     o.key("cost");
     write_cost(o, *on_gpu);
     o.key("launch_hints");
-    if (on_gpu->fits) write_hints(o, *on_gpu, m);
+    if (on_gpu->fits) write_hints(o, w, *on_gpu, m);
     else o.null();
     o.key("system");
     write_system(o, on_gpu->system);
@@ -440,7 +440,7 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   o.member("fitting_gpus", fitting);
   o.key("ranking");
   o.begin_array();
-  for (const auto& c : r.rows) write_candidate(o, c, false, m);
+  for (const auto& c : r.rows) write_candidate(o, w, c, false, m);
   o.end_array();
   o.key("dropped");
   o.begin_array();
