@@ -66,6 +66,20 @@ struct MemoryEstimate {
 // `gpu` may be null (no --gpu): runtime overhead of a current data-centre GPU; for vLLM the pool needs a GPU.
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
 
+// A language model's estimate in its two parts, for a planner that tries the same layouts on many GPUs: the
+// tensors (weights, gradients, optimizer states, activations, KV cache, logits: method.md §2–6.3) depend on the
+// workload alone; the runtime, the allocator reserve, a serving engine's pool and the band (§6.4–6.5) on the GPU
+// too. For a model that is not a vision model, estimate_memory(w, m, gpu) is device_memory(tensor_memory(w, m), w,
+// m, gpu).
+struct TensorMemory {
+  MemoryEstimate e;  // the tensor part; no runtime, reserve, pool or band yet
+  // What a serving engine's pool is sized from: FFN width and hidden size per rank, activation bytes, vocabulary,
+  // tensor and pipeline split, sequence length.
+  double ffn = 0, hidden = 0, act_bytes = 0, vocab = 0, tp = 1, pp = 1, seq = 0;
+};
+TensorMemory tensor_memory(const Workload& w, const ModelSpec& m);
+MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
+
 // Vision: the framework's freezing and normalisation policy, and the input size (default: the model's).
 struct VisionPolicy;
 VisionPolicy vision_policy(const Workload& w);
@@ -82,7 +96,7 @@ std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m);
 // Compute precision actually used on a GPU (e.g. fp8 on an A100 falls back to bf16); empty if unsupported.
 struct PrecisionSupport {
   bool supported = true;
-  std::string compute_key;  // key of GpuSpec::dense_tflops used for compute
+  std::string_view compute_key;  // key of GpuSpec::dense_tflops used for compute (static text)
   Note note;                // what falls back to what, or why unsupported
 };
 PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu);

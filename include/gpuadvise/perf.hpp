@@ -31,7 +31,7 @@ struct TimeEstimate {
   std::optional<double> job_seconds;
   double utilization = 0;       // MFU used (training, prefill)
   double bandwidth_efficiency = 0;  // share of peak bandwidth reached in decode
-  std::string compute_key;      // dense_tflops key used
+  std::string_view compute_key; // dense_tflops key used (static text)
   std::string_view bound;       // static text: compute, memory bandwidth, communication, k_host_bound, ...
   // The band around the throughput (method.md §8.5): the same figure at the low and high end, and what
   // drives its width.

@@ -164,6 +164,7 @@ struct PlanShape {
   // The workload as planned: `asked` with this plan's choices.
   Workload applied_to(const Workload& asked) const;
   bool has_job_size() const { return job_size; }
+  bool operator==(const PlanShape&) const = default;
   std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };

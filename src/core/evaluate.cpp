@@ -190,6 +190,19 @@ void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, c
 
 }  // namespace
 
+const TensorMemory& ranking_detail::TensorMemo::of(const PlanShape& shape, const Workload& w, const ModelSpec& m) {
+  auto it = memo_.find(shape);
+  if (it == memo_.end()) it = memo_.emplace(shape, tensor_memory(w, m)).first;
+  return it->second;
+}
+
+std::size_t ranking_detail::TensorMemo::Hash::operator()(const PlanShape& s) const {
+  // The fields that vary between the layouts of one ranking: the enumerations in the low byte, the counts above.
+  const auto u = [](auto v) { return static_cast<std::size_t>(v); };
+  return (u(s.precision) | u(s.checkpointing) << 5 | u(s.sharding) << 7 | u(s.offload) << 9 | u(s.vae_tiling) << 12) ^ u(s.batch) << 13 ^
+         u(s.grad_accum) << 22 ^ u(s.gpus) << 31 ^ u(s.nodes) << 40 ^ u(s.tp) << 46 ^ u(s.pp) << 52 ^ u(s.ep) << 58;
+}
+
 namespace {
 
 // A local correction for this GPU, framework and kind of work (method.md §15), if the user saved one.
@@ -211,7 +224,8 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
   return c;
 }
 
-const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
+const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost,
+                                                  TensorMemo* memo) {
   // More GPUs than one server holds run on several nodes: whole nodes of this GPU's usual server unless the
   // workload says how many.
   c.gpu = &g;
@@ -235,7 +249,7 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
     c.supported = false;
     c.notes.push_back("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
   }
-  c.memory = estimate_memory(w, m, &g);
+  c.memory = memo && !m.vision ? device_memory(memo->of(c.planned, w, m), w, m, &g) : estimate_memory(w, m, &g);
   // A local correction scales the tensor peak and the throughput, and says so in every answer it touches. A
   // serving engine's pool takes its share of the card whatever the tensors need: only the speed applies there.
   const LocalCorrection* k = correction_for(cost, g, fw, is_training(w.mode));

@@ -142,7 +142,7 @@ void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool 
   const char* ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
   if (!gpu) {
     e.runtime_assumed_generic = true;
-  } else if (gpu->stack == "cuda" && gpu->cc() > 0 && gpu->cc() < 8.0) {
+  } else if (const double cc = gpu->cc(); gpu->stack == "cuda" && cc > 0 && cc < 8.0) {
     ctx = coef::cuda_context_pre_ampere_bytes.value;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
     ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
   } else if (gpu->stack != "cuda") {
@@ -304,15 +304,13 @@ void inference_activations(const MemBasis& in, const LayerShape& ls, MemoryEstim
   e.peak_phase = "prefill of the last layer with the KV cache full";
 }
 
-// The tensor peak, the runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5).
-void assemble_peak(const MemBasis& in, const GpuSpec* gpu, const WeightBytes& wb, const std::string& states_formula, const LayerShape& ls, MemoryEstimate& e) {
+// The tensor peak (method.md §6.4), and what a serving engine's pool is sized from.
+void assemble_tensors(const MemBasis& in, const WeightBytes& wb, const std::string& states_formula, const LayerShape& ls, TensorMemory& t) {
+  MemoryEstimate& e = t.e;
   const Workload& w = in.w;
-  const ModelSpec& m = in.m;
-  const FrameworkProfile& fw = in.fw;
   const ParamCounts& pc = in.pc;
-  const double s = in.s, tp = in.tp, pp = in.pp, act_b = in.act_b, V = in.V, base_bits = wb.base_bits;
+  const double base_bits = wb.base_bits;
   const bool training = in.training;
-  // ---- Tensor peak -----------------------------------------------------------------------------
   e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations + e.kv_cache + e.logits;
   if (w.explain) e.explain.insert(e.explain.begin(), {"weights", states_formula,
                                        fmt::format("params {:.3f} B, {} bits/weight", pc.total / 1e9, base_bits), e.weights,
@@ -322,7 +320,22 @@ void assemble_peak(const MemBasis& in, const GpuSpec* gpu, const WeightBytes& wb
     if (w.explain) e.explain.insert(e.explain.begin() + 2, {"optimizer_states", "trainable params x optimizer bytes / shards",
                                              to_string(w.optimizer), e.optimizer_states, "method.md §3.1"});
   }
+  t.ffn = ls.f;
+  t.hidden = ls.h;
+  t.act_bytes = in.act_b;
+  t.vocab = in.V;
+  t.tp = in.tp;
+  t.pp = in.pp;
+  t.seq = in.s;
+}
 
+}  // namespace
+
+// The runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5) on the tensors.
+MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
+  MemoryEstimate& e = t.e;
+  const FrameworkProfile& fw = framework_profile(w.effective_framework());
+  const bool training = is_training(w.mode);
   // ---- Runtime outside the allocator (method.md §6.4) -------------------------------------------
   set_runtime(e, w, gpu, fw.kv_pool);
 
@@ -334,7 +347,7 @@ void assemble_peak(const MemBasis& in, const GpuSpec* gpu, const WeightBytes& wb
   e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
 
   // ---- vLLM pool (method.md §6.2) -----------------------------------------------------------------
-  if (fw.kv_pool && !training) apply_serving_pool(e, w, m, gpu, {ls.f, ls.h, act_b, V, tp, pp, s});
+  if (fw.kv_pool && !training) apply_serving_pool(e, w, m, gpu, {t.ffn, t.hidden, t.act_bytes, t.vocab, t.tp, t.pp, t.seq});
 
 
   // ---- Band: per-component uncertainty (method.md §6.5) --------------------------------------------
@@ -351,13 +364,17 @@ void assemble_peak(const MemBasis& in, const GpuSpec* gpu, const WeightBytes& wb
     e.device_low = band(-1);
     e.device_high = band(+1);
   }
+  return std::move(t.e);
 }
-
-}  // namespace
 
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
   if (m.vision) return estimate_vision_memory(w, m, gpu);
-  MemoryEstimate e;
+  return device_memory(tensor_memory(w, m), w, m, gpu);
+}
+
+TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
+  TensorMemory t;
+  MemoryEstimate& e = t.e;
   const FrameworkProfile& fw = framework_profile(w.effective_framework());
   const ParamCounts pc = count_params(m);
   e.params_total = pc.total;
@@ -392,8 +409,8 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
   const LayerShape ls = layer_shape(in, e);
   if (training) training_activations(in, ls, e);
   else inference_activations(in, ls, e);
-  assemble_peak(in, gpu, wb, states_formula, ls, e);
-  return e;
+  assemble_tensors(in, wb, states_formula, ls, t);
+  return t;
 }
 
 }  // namespace gpuadvise

@@ -19,7 +19,7 @@ using perf_detail::d;
 // Achievable utilisation of the hardware FLOPs of dense training (method.md §8.2): the family's share of the
 // dense peak (efficiency.cpp's table, from public results per architecture family), FP8 quoted against the
 // FP8 peak ~0.25 ([MOSAIC] 14-30%), fp32 without tensor cores at 0.65 of the (low) fp32 peak.
-double matmul_efficiency_for(const GpuSpec& g, const std::string& key) {
+double matmul_efficiency_for(const GpuSpec& g, std::string_view key) {
   // FP8 GEMMs (Transformer Engine) reach the family's 16-bit share of their doubled peak (NeMo 24.07 Llama 2 7B
   // SFT on H100: 749 TFLOP/s per GPU model-wide, 38 % of the FP8 peak, with the attention and the elementwise
   // work at 16 bits and timed beside them); fp32 without tensor cores 0.65 of the fp32 peak, the CUDA-core share
@@ -259,7 +259,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const auto& peak = in.peak;
   const double s = in.s, pp = in.pp, model_par = in.model_par;
   if (!peak) {
-    t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: training time unknown");
+    t.notes.push_back(Note::format("no {} peak in the catalogue: training time unknown", ps.compute_key));
     return t;
   }
   // Time per token from the hardware up (method.md §8.2): the matmul FLOPs at the family's achieved share

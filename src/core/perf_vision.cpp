@@ -135,7 +135,7 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   if (!ps.note.empty()) t.notes.push_back(ps.note);
   const auto peak = gpu.peak_flops(ps.compute_key);
   if (!peak) {
-    t.notes.push_back("no " + ps.compute_key + " peak in the catalogue: throughput unknown");
+    t.notes.push_back(Note::format("no {} peak in the catalogue: throughput unknown", ps.compute_key));
     return t;
   }
   const auto [W, H] = image_size(w, m);

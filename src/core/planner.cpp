@@ -278,10 +278,14 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
 }  // namespace
 
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
+  return plan_with(w, m, g, opts, order, nullptr);
+}
+
+Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order, TensorMemo* memo) {
   // The layout as asked: its memory and verdict first; its time, cost and notes only where it is shown or kept
   // (it fits, the search is skipped, or nothing else fits). Choosing another plan reads its verdict and memory.
   Candidate single;
-  const LocalCorrection* single_k = assess_fit(single, w, m, g, opts.cost);
+  const LocalCorrection* single_k = assess_fit(single, w, m, g, opts.cost, memo);
   bool single_complete = false;
   auto complete_single = [&]() {
     if (single_complete) return;
@@ -312,14 +316,14 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
   // becomes a candidate of its own.
   Candidate scratch;
   auto could_fit = [&](const Workload& p) {
-    assess_fit(scratch, p, m, g, opts.cost);
+    assess_fit(scratch, p, m, g, opts.cost, memo);
     return scratch.fits;
   };
   auto try_layout = [&](const Workload& layout) {
     for_each_saver(layout, could_fit, [&](const Workload& p) {
       const bool as_asked = p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                             p.precision == w.precision;
-      const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost);
+      const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost, memo);
       if (!(as_asked ? single.fits : scratch.fits)) return false;
       if (as_asked) scratch = single;
       else score_layout(scratch, w, m, g, opts.cost, k);

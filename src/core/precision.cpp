@@ -62,11 +62,11 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
     }
   }
   if (ps.compute_key == "fp8") {
-    const std::string fallback = has("bf16") ? "bf16" : "fp16";
+    const char* fallback = has("bf16") ? "bf16" : "fp16";
     ps.compute_key = fallback;
-    ps.note = gpu.fp8 ? "fp8 runs on this GPU's tensor cores, but its fp8 peak is not in the catalogue: timed at the " + fallback +
-                            " peak (an upper bound on the time)"
-                      : "no fp8 tensor cores: runs in " + fallback + " (fp8 weights are upcast; no fp8 speed-up)";
+    ps.note = gpu.fp8 ? Note::format("fp8 runs on this GPU's tensor cores, but its fp8 peak is not in the catalogue: timed at the {} peak (an upper bound "
+                                     "on the time)", fallback)
+                      : Note::format("no fp8 tensor cores: runs in {} (fp8 weights are upcast; no fp8 speed-up)", fallback);
     if (!has(fallback)) { ps.supported = false; ps.note = "no fp8 or 16-bit tensor-core figure for this GPU"; }
     return ps;
   }
@@ -78,12 +78,12 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
   if (ps.compute_key == "fp16" && has("bf16")) { ps.compute_key = "bf16"; return ps; }
   if (quant || ps.compute_key == "fp16" || ps.compute_key == "bf16") {
     if (has("fp32")) {
-      ps.note = "no " + ps.compute_key + " throughput figure in the catalogue; time uses fp32";
+      ps.note = Note::format("no {} throughput figure in the catalogue; time uses fp32", ps.compute_key);
       ps.compute_key = "fp32";
       return ps;
     }
   }
-  ps.note = "throughput for " + ps.compute_key + " unknown in the catalogue";
+  ps.note = Note::format("throughput for {} unknown in the catalogue", ps.compute_key);
   return ps;
 }
 

@@ -227,11 +227,12 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   // Candidates are large (2.6 KB each): the rows are reserved once, filtered in place and sorted by index, so a
   // run touches no second copy of them (fresh pages are most of a short run's cost).
   r.rows.reserve(catalog.gpus.size());
+  TensorMemo memo;
   for (const auto& g : catalog.gpus) {
     if (!opts.only_gpus.empty() && std::find(opts.only_gpus.begin(), opts.only_gpus.end(), g.id) == opts.only_gpus.end())
       continue;
     if (!opts.cost.provider.empty() && !g.offered_by(opts.cost.provider)) continue;
-    r.rows.push_back(plan(w, m, g, opts, r.order));
+    r.rows.push_back(plan_with(w, m, g, opts, r.order, &memo));
   }
   // --deadline and --budget drop what cannot meet them (an unknown time or cost never passes), and say why.
   std::size_t kept = 0;

@@ -3,6 +3,7 @@
 // evaluate.cpp (one layout on one GPU) share; internal to core.
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpuadvise/ranking.hpp"
@@ -24,12 +25,30 @@ double score(const Candidate& c, RankBy order);
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans);
 bool meets_deadline(const Candidate& c, const RankOptions& o);
 bool within_budget(const Candidate& c, const RankOptions& o);
+// The tensors' memory of the layouts one ranking tries, shared by its GPUs: the same layouts come up on most of
+// them, and only the runtime, the reserve, a serving pool and the band depend on the GPU (memory.hpp). Keyed by the
+// plan's shape, the rest of the workload being the ranking's own; language models only.
+class TensorMemo {
+ public:
+  const TensorMemory& of(const PlanShape& shape, const Workload& w, const ModelSpec& m);
+
+ private:
+  struct Hash {
+    std::size_t operator()(const PlanShape& s) const;
+  };
+  std::unordered_map<PlanShape, TensorMemory, Hash> memo_;
+};
+
+// The plan of one GPU (`plan`), its layouts' tensor memory shared through `memo` when one is given.
+Candidate plan_with(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order, TensorMemo* memo);
+
 // One layout on one GPU in three steps (`evaluate` runs all three). `assess_fit` writes the memory and the verdict
 // into `c`, resetting what an earlier layout left there (the planner screens layouts in one reused candidate),
 // and returns the user's local correction for this GPU if there is one; `score_layout` adds the layout text,
 // time and cost, what choosing among the layouts that fit reads; `describe_layout` adds the GPU's notes and
 // facts, the system needs and the cost's notes, for the one kept.
-const LocalCorrection* assess_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
+const LocalCorrection* assess_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost,
+                                  TensorMemo* memo = nullptr);
 // The two later steps rebuild the plan's workload from `asked`, the workload the first step was given before its
 // layout and savers were set (`PlanShape::applied_to`).
 void score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, const LocalCorrection* k);
