@@ -1,6 +1,7 @@
 // The links a plan's collectives use and what they achieve: docs/method.md §8.4.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <fmt/format.h>
 
 #include "gpuadvise/coefficients.hpp"
@@ -25,14 +26,20 @@ double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
 // catalogue knows none.
 double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * coef::link_efficiency.value; }
 
-std::string link_name(const GpuSpec& g, Link link) {
+void append_link_name(std::string& out, const GpuSpec& g, Link link) {
+  auto to = std::back_inserter(out);
   switch (link) {
-    case Link::none: return "";
-    case Link::fast: return fmt::format("{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0));
-    case Link::pcie: return fmt::format("PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : "");
-    case Link::network: return fmt::format("{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0));
+    case Link::none: return;
+    case Link::fast: fmt::format_to(to, "{} ({:.0f} GB/s)", g.interconnect, g.interconnect_gb_per_s.value_or(0)); return;
+    case Link::pcie: fmt::format_to(to, "PCIe {}.0{}", g.pcie_gen.value_or(4), g.node.pcie_p2p == false ? " via host memory (no P2P)" : ""); return;
+    case Link::network: fmt::format_to(to, "{} ({:.0f} Gb/s per GPU)", g.node.network, g.node.network_gbit_per_gpu.value_or(0)); return;
   }
-  return "";
+}
+
+std::string link_name(const GpuSpec& g, Link link) {
+  std::string s;
+  append_link_name(s, g, link);
+  return s;
 }
 
 namespace {

@@ -331,14 +331,21 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   stage_time += t_opt;
   const double tps = tokens_step / model_par / stage_time;
   if (comm > 0.1 * t_compute) {
-    std::vector<std::string> over;
-    if (links.tp_link != Link::none) over.push_back("tensor parallel over " + link_name(gpu, links.tp_link));
-    if (links.dp_link != Link::none) over.push_back("data parallel over " + link_name(gpu, links.dp_link));
-    if (links.pp_link != Link::none) over.push_back("pipeline over " + link_name(gpu, links.pp_link));
-    if (w.offload != Offload::none) over.push_back("optimizer offload over " + link_name(gpu, Link::pcie));
-    std::string joined;
-    for (const auto& o : over) joined += (joined.empty() ? "" : "; ") + o;
-    t.notes.push_back(Note::format("communication and idle time add {:.0f}% to each step ({})", 100.0 * comm / t_compute, joined));
+    // Written straight into the note's text: the planner scores every layout that fits and keeps one.
+    std::string text = fmt::format("communication and idle time add {:.0f}% to each step (", 100.0 * comm / t_compute);
+    const char* sep = "";
+    auto over = [&](const char* what, Link link) {
+      text += sep;
+      text += what;
+      append_link_name(text, gpu, link);
+      sep = "; ";
+    };
+    if (links.tp_link != Link::none) over("tensor parallel over ", links.tp_link);
+    if (links.dp_link != Link::none) over("data parallel over ", links.dp_link);
+    if (links.pp_link != Link::none) over("pipeline over ", links.pp_link);
+    if (w.offload != Offload::none) over("optimizer offload over ", Link::pcie);
+    text += ')';
+    t.notes.push_back(Note(std::move(text)));
   }
   t.utilization = mfu;
   t.train_tokens_per_second_per_gpu = tps;

@@ -33,8 +33,8 @@ void split(std::string_view s, Split& out) {
   out.pieces.clear();
   std::size_t word = 0;  // where the words before the next number start
   for (std::size_t i = 0; i < s.size();) {
-    const bool starts = i == 0 || !(ascii_alnum(s[i - 1]) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.');
-    if (!(starts && ascii_digit(s[i]))) {
+    // A digit first (most characters are not), then whether it starts a number.
+    if (!ascii_digit(s[i]) || (i > 0 && (ascii_alnum(s[i - 1]) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.'))) {
       ++i;
       continue;
     }
