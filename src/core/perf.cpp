@@ -28,6 +28,25 @@ double matmul_efficiency_for(const GpuSpec& g, std::string_view key) {
   return family_efficiency(gpu_family(g)).matmul_efficiency;
 }
 
+// What communication and idle time add to a training step, and over which links. Written straight into the note's
+// text: the planner scores every layout that fits and keeps one.
+Note communication_note(double share, const LinkPlan& links, const GpuSpec& gpu, bool offload) {
+  std::string text = fmt::format("communication and idle time add {:.0f}% to each step (", 100.0 * share);
+  const char* sep = "";
+  auto over = [&](const char* what, Link link) {
+    text += sep;
+    text += what;
+    append_link_name(text, gpu, link);
+    sep = "; ";
+  };
+  if (links.tp_link != Link::none) over("tensor parallel over ", links.tp_link);
+  if (links.dp_link != Link::none) over("data parallel over ", links.dp_link);
+  if (links.pp_link != Link::none) over("pipeline over ", links.pp_link);
+  if (offload) over("optimizer offload over ", Link::pcie);
+  text += ')';
+  return Note(std::move(text));
+}
+
 // Attention scores and values: 4·s·a·d FLOPs per token per layer forward, half of it masked for causal
 // decoders ([PALM] App. B counts 12·L·H·Q·T for forward+backward without the causal halving).
 double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
@@ -330,23 +349,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   }
   stage_time += t_opt;
   const double tps = tokens_step / model_par / stage_time;
-  if (comm > 0.1 * t_compute) {
-    // Written straight into the note's text: the planner scores every layout that fits and keeps one.
-    std::string text = fmt::format("communication and idle time add {:.0f}% to each step (", 100.0 * comm / t_compute);
-    const char* sep = "";
-    auto over = [&](const char* what, Link link) {
-      text += sep;
-      text += what;
-      append_link_name(text, gpu, link);
-      sep = "; ";
-    };
-    if (links.tp_link != Link::none) over("tensor parallel over ", links.tp_link);
-    if (links.dp_link != Link::none) over("data parallel over ", links.dp_link);
-    if (links.pp_link != Link::none) over("pipeline over ", links.pp_link);
-    if (w.offload != Offload::none) over("optimizer offload over ", Link::pcie);
-    text += ')';
-    t.notes.push_back(Note(std::move(text)));
-  }
+  if (comm > 0.1 * t_compute) t.notes.push_back(communication_note(comm / t_compute, links, gpu, w.offload != Offload::none));
   t.utilization = mfu;
   t.train_tokens_per_second_per_gpu = tps;
   t.bound = host_bound ? k_host_bound : comm > 0.25 * t_compute ? "communication" : "compute";
