@@ -71,11 +71,13 @@ MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuS
 // workload alone; the runtime, the allocator reserve, a serving engine's pool and the band (§6.4–6.5) on the GPU
 // too. For a model that is not a vision model, estimate_memory(w, m, gpu) is device_memory(tensor_memory(w, m), w,
 // m, gpu).
+// What a serving engine's pool is sized from (method.md §6.2).
+struct ServingShape {
+  double f, h, act_b, V, tp, pp, s;  // FFN width and hidden size per rank, activation bytes, vocabulary, tp, pp, sequence
+};
 struct TensorMemory {
   MemoryEstimate e;  // the tensor part; no runtime, reserve, pool or band yet
-  // What a serving engine's pool is sized from: FFN width and hidden size per rank, activation bytes, vocabulary,
-  // tensor and pipeline split, sequence length.
-  double ffn = 0, hidden = 0, act_bytes = 0, vocab = 0, tp = 1, pp = 1, seq = 0;
+  ServingShape serving{};
 };
 TensorMemory tensor_memory(const Workload& w, const ModelSpec& m);
 MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec& m, const GpuSpec* gpu);

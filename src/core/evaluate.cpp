@@ -13,40 +13,37 @@
 
 namespace gpuadvise {
 
-// What a plan records of the workload it was evaluated at (workload.hpp).
+namespace {
+// The fields a plan chooses (workload.hpp's PlanShape), copied between a workload and its plan in one list.
+template <class From, class To>
+void copy_plan_fields(const From& from, To& to) {
+  to.precision = from.precision;
+  to.checkpointing = from.checkpointing;
+  to.sharding = from.sharding;
+  to.offload = from.offload;
+  to.vae_tiling = from.vae_tiling;
+  to.batch = from.batch;
+  to.grad_accum = from.grad_accum;
+  to.gpus = from.gpus;
+  to.nodes = from.nodes;
+  to.tp = from.tp;
+  to.pp = from.pp;
+  to.ep = from.ep;
+}
+}  // namespace
+
+// What a plan records of the workload it was evaluated at.
 PlanShape PlanShape::of(const Workload& w) {
   PlanShape s;
   s.mode = w.mode;
   s.job_size = w.has_job_size();
-  s.precision = w.precision;
-  s.checkpointing = w.checkpointing;
-  s.sharding = w.sharding;
-  s.offload = w.offload;
-  s.vae_tiling = w.vae_tiling;
-  s.batch = w.batch;
-  s.grad_accum = w.grad_accum;
-  s.gpus = w.gpus;
-  s.nodes = w.nodes;
-  s.tp = w.tp;
-  s.pp = w.pp;
-  s.ep = w.ep;
+  copy_plan_fields(w, s);
   return s;
 }
 
 Workload PlanShape::applied_to(const Workload& asked) const {
   Workload w = asked;
-  w.precision = precision;
-  w.checkpointing = checkpointing;
-  w.sharding = sharding;
-  w.offload = offload;
-  w.vae_tiling = vae_tiling;
-  w.batch = batch;
-  w.grad_accum = grad_accum;
-  w.gpus = gpus;
-  w.nodes = nodes;
-  w.tp = tp;
-  w.pp = pp;
-  w.ep = ep;
+  copy_plan_fields(*this, w);
   return w;
 }
 

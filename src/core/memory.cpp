@@ -320,13 +320,7 @@ void assemble_tensors(const MemBasis& in, const WeightBytes& wb, const std::stri
     if (w.explain) e.explain.insert(e.explain.begin() + 2, {"optimizer_states", "trainable params x optimizer bytes / shards",
                                              to_string(w.optimizer), e.optimizer_states, "method.md §3.1"});
   }
-  t.ffn = ls.f;
-  t.hidden = ls.h;
-  t.act_bytes = in.act_b;
-  t.vocab = in.V;
-  t.tp = in.tp;
-  t.pp = in.pp;
-  t.seq = in.s;
+  t.serving = {ls.f, ls.h, in.act_b, in.V, in.tp, in.pp, in.s};
 }
 
 }  // namespace
@@ -347,7 +341,7 @@ MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec&
   e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
 
   // ---- vLLM pool (method.md §6.2) -----------------------------------------------------------------
-  if (fw.kv_pool && !training) apply_serving_pool(e, w, m, gpu, {t.ffn, t.hidden, t.act_bytes, t.vocab, t.tp, t.pp, t.seq});
+  if (fw.kv_pool && !training) apply_serving_pool(e, w, m, gpu, t.serving);
 
 
   // ---- Band: per-component uncertainty (method.md §6.5) --------------------------------------------

@@ -22,9 +22,6 @@ double optimizer_state_bytes(Optimizer o, double elem, double factored);
 // Memory outside the framework's allocator (method.md §6.4).
 void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs);
 // Serving engines (memory_serving.cpp): the pool replaces the activations, KV cache and device peak.
-struct ServingShape {
-  double f, h, act_b, V, tp, pp, s;  // FFN width and hidden size per rank, activation bytes, vocabulary, tp, pp, sequence
-};
 void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m, const GpuSpec* gpu, const ServingShape& sh);
 // Vision models and image-generation pipelines (memory_vision.cpp).
 MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
