@@ -73,7 +73,6 @@ LinkPlan plan_links(const GpuSpec& g, const Workload& w);
 LinkPlan plan_links(const GpuSpec& g, const PlanShape& p);
 // "NVLink 4 (900 GB/s)", "PCIe 4.0 via host memory (no P2P)", "NDR InfiniBand (400 Gb/s per GPU)"; empty for none.
 std::string link_name(const GpuSpec& g, Link link);
-void append_link_name(std::string& out, const GpuSpec& g, Link link);
 
 TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem);
 

@@ -6,6 +6,7 @@
 
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/perf.hpp"
+#include "perf_common.hpp"
 
 namespace gpuadvise {
 
@@ -26,7 +27,7 @@ double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
 // catalogue knows none.
 double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * coef::link_efficiency.value; }
 
-void append_link_name(std::string& out, const GpuSpec& g, Link link) {
+void perf_detail::append_link_name(fmt::memory_buffer& out, const GpuSpec& g, Link link) {
   auto to = std::back_inserter(out);
   switch (link) {
     case Link::none: return;
@@ -37,9 +38,9 @@ void append_link_name(std::string& out, const GpuSpec& g, Link link) {
 }
 
 std::string link_name(const GpuSpec& g, Link link) {
-  std::string s;
-  append_link_name(s, g, link);
-  return s;
+  fmt::memory_buffer b;
+  perf_detail::append_link_name(b, g, link);
+  return fmt::to_string(b);
 }
 
 namespace {

@@ -31,20 +31,21 @@ double matmul_efficiency_for(const GpuSpec& g, std::string_view key) {
 // What communication and idle time add to a training step, and over which links. Written straight into the note's
 // text: the planner scores every layout that fits and keeps one.
 Note communication_note(double share, const LinkPlan& links, const GpuSpec& gpu, bool offload) {
-  std::string text = fmt::format("communication and idle time add {:.0f}% to each step (", 100.0 * share);
+  fmt::memory_buffer text;
+  fmt::format_to(std::back_inserter(text), "communication and idle time add {:.0f}% to each step (", 100.0 * share);
   const char* sep = "";
   auto over = [&](const char* what, Link link) {
-    text += sep;
-    text += what;
-    append_link_name(text, gpu, link);
+    text.append(std::string_view(sep));
+    text.append(std::string_view(what));
+    perf_detail::append_link_name(text, gpu, link);
     sep = "; ";
   };
   if (links.tp_link != Link::none) over("tensor parallel over ", links.tp_link);
   if (links.dp_link != Link::none) over("data parallel over ", links.dp_link);
   if (links.pp_link != Link::none) over("pipeline over ", links.pp_link);
   if (offload) over("optimizer offload over ", Link::pcie);
-  text += ')';
-  return Note(std::move(text));
+  text.push_back(')');
+  return Note(fmt::to_string(text));
 }
 
 // Attention scores and values: 4·s·a·d FLOPs per token per layer forward, half of it masked for causal

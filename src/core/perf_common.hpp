@@ -1,6 +1,7 @@
 #pragma once
 // What perf.cpp (language-model training), perf_inference.cpp (language-model inference) and perf_vision.cpp
 // (vision, image generation) share; internal to core.
+#include <fmt/format.h>
 #include <optional>
 
 #include "gpuadvise/memory.hpp"
@@ -10,6 +11,9 @@
 namespace gpuadvise::perf_detail {
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }
+
+// link_name written into a buffer (links.cpp): the time notes append it without a string of its own.
+void append_link_name(fmt::memory_buffer& out, const GpuSpec& g, Link link);
 
 // What every language-model time estimate starts from (method.md §8): the precision the GPU runs and its peak,
 // the parameter counts and the model-parallel degrees.
