@@ -317,7 +317,8 @@ TEST_CASE("advice: a ranked plan keeps only its shape, and the shape rebuilds th
   // A row keeps the layout, savers, batch and precision the planner chose (PlanShape), not the whole workload:
   // the workload as asked with that shape must evaluate to the same plan, on every GPU, for every kind of search
   // (ZeRO and tensor parallel, checkpointing and micro-batches, quantised serving, a serving pool's batch, CPU
-  // offload, diffusers' offload with tiled decoding).
+  // offload, diffusers' offload with tiled decoding, several nodes, expert parallelism). And the ranking, whose GPUs
+  // share each layout's tensor memory, must plan each GPU as `plan` does on its own.
   const auto& cat = test::gpus();
   struct Case {
     std::string model;
@@ -328,7 +329,9 @@ TEST_CASE("advice: a ranked plan keeps only its shape, and the shape rebuilds th
       {"llama-3.1-70b", wl({{"model", "llama-3.1-70b"}, {"mode", "finetune"}, {"seq_len", "4096"}})},
       {"llama-3.1-70b", wl({{"model", "llama-3.1-70b"}, {"mode", "inference"}, {"allow_quantization", "true"}})},
       {"llama-3.1-8b", wl({{"model", "llama-3.1-8b"}, {"mode", "inference"}, {"framework", "vllm"}, {"requests", "1e5"}, {"output_tokens", "200"}})},
-      {"sdxl-base-1.0", wl({{"model", "sdxl-base-1.0"}, {"mode", "inference"}, {"batch", "8"}, {"image_size", "1024"}})},
+      {"sdxl-base-1.0", wl({{"model", "sdxl-base-1.0"}, {"mode", "inference"}, {"batch", "8"}, {"image_size", "2048"}})},
+      {"llama-3.1-405b", wl({{"model", "llama-3.1-405b"}, {"mode", "finetune"}, {"tokens", "1e9"}})},  // several nodes
+      {"mixtral-8x7b", wl({{"model", "mixtral-8x7b"}, {"mode", "finetune"}})},                       // expert parallel
   };
   std::size_t checked = 0;
   for (const auto& k : cases) {
@@ -343,10 +346,59 @@ TEST_CASE("advice: a ranked plan keeps only its shape, and the shape rebuilds th
       CHECK(again.memory.device_peak == Approx(c.memory.device_peak));
       CHECK(again.fits == c.fits);
       CHECK(again.layout == c.layout);
-      CHECK(again.planned.batch == c.planned.batch);
+      CHECK(again.planned == c.planned);
       CHECK(again.time.job_seconds.has_value() == c.time.job_seconds.has_value());
+      CHECK(again.time.train_tokens_per_second_per_gpu.value_or(0) == Approx(c.time.train_tokens_per_second_per_gpu.value_or(0)));
+      CHECK(again.time.decode_tokens_per_second.value_or(0) == Approx(c.time.decode_tokens_per_second.value_or(0)));
+      const Candidate alone = plan(k.w, m, *c.gpu, RankOptions{}, r.order);
+      CHECK(alone.memory.device_peak == Approx(c.memory.device_peak));
+      CHECK(alone.layout == c.layout);
+      CHECK(alone.planned == c.planned);
       ++checked;
     }
   }
-  CHECK(checked >= 5 * 30);
+  CHECK(checked >= 7 * 30);
+}
+
+TEST_CASE("advice: a plan's shape carries every setting the planner chooses", "[advice][plan]") {
+  // Every field the planner sets (set_layout, the savers, the last resorts, a serving pool's batch) away from its
+  // default, through the shape and back onto a default workload.
+  Workload w = wl({{"model", "7B"}, {"mode", "finetune"}, {"tokens", "1e9"}});
+  w.precision = Precision::int4;
+  w.checkpointing = Checkpointing::selective;
+  w.sharding = Sharding::zero3;
+  w.offload = Offload::optimizer_params;
+  w.vae_tiling = true;
+  w.batch = 3;
+  w.grad_accum = 5;
+  w.gpus = 32;
+  w.nodes = 4;
+  w.tp = 2;
+  w.pp = 2;
+  w.ep = 4;
+  const PlanShape s = PlanShape::of(w);
+  CHECK(s.mode == Mode::finetune);
+  CHECK(s.has_job_size());
+  CHECK(s.data_parallel() == 8);
+  CHECK(s.gpus_per_node() == 8);
+  const Workload back = s.applied_to(wl({{"model", "13B"}}));
+  CHECK(back.model == "13B");  // the rest is the workload it is applied to
+  CHECK(back.precision == Precision::int4);
+  CHECK(back.checkpointing == Checkpointing::selective);
+  CHECK(back.sharding == Sharding::zero3);
+  CHECK(back.offload == Offload::optimizer_params);
+  CHECK(back.vae_tiling);
+  CHECK(back.batch == 3);
+  CHECK(back.grad_accum == 5);
+  CHECK(back.gpus == 32);
+  CHECK(back.nodes == 4);
+  CHECK(back.tp == 2);
+  CHECK(back.pp == 2);
+  CHECK(back.ep == 4);
+  PlanShape again = PlanShape::of(back);  // the same plan, but the mode and the job size are the other workload's
+  CHECK(again.mode == Mode::inference);
+  CHECK_FALSE(again.has_job_size());
+  again.mode = s.mode;
+  again.job_size = s.job_size;
+  CHECK(again == s);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <tuple>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -14,21 +15,11 @@
 namespace gpuadvise {
 
 namespace {
-// The fields a plan chooses (workload.hpp's PlanShape), copied between a workload and its plan in one list.
-template <class From, class To>
-void copy_plan_fields(const From& from, To& to) {
-  to.precision = from.precision;
-  to.checkpointing = from.checkpointing;
-  to.sharding = from.sharding;
-  to.offload = from.offload;
-  to.vae_tiling = from.vae_tiling;
-  to.batch = from.batch;
-  to.grad_accum = from.grad_accum;
-  to.gpus = from.gpus;
-  to.nodes = from.nodes;
-  to.tp = from.tp;
-  to.pp = from.pp;
-  to.ep = from.ep;
+// The fields a plan chooses (workload.hpp's PlanShape), in one list: copied between a workload and its plan, and
+// hashed by the ranking's tensor memo.
+template <class T>
+auto plan_fields(T& x) {
+  return std::tie(x.precision, x.checkpointing, x.sharding, x.offload, x.vae_tiling, x.batch, x.grad_accum, x.gpus, x.nodes, x.tp, x.pp, x.ep);
 }
 }  // namespace
 
@@ -37,13 +28,13 @@ PlanShape PlanShape::of(const Workload& w) {
   PlanShape s;
   s.mode = w.mode;
   s.job_size = w.has_job_size();
-  copy_plan_fields(w, s);
+  plan_fields(s) = plan_fields(w);
   return s;
 }
 
 Workload PlanShape::applied_to(const Workload& asked) const {
   Workload w = asked;
-  copy_plan_fields(*this, w);
+  plan_fields(w) = plan_fields(*this);
   return w;
 }
 
@@ -194,10 +185,9 @@ const TensorMemory& ranking_detail::TensorMemo::of(const PlanShape& shape, const
 }
 
 std::size_t ranking_detail::TensorMemo::Hash::operator()(const PlanShape& s) const {
-  // The fields that vary between the layouts of one ranking: the enumerations in the low byte, the counts above.
-  const auto u = [](auto v) { return static_cast<std::size_t>(v); };
-  return (u(s.precision) | u(s.checkpointing) << 5 | u(s.sharding) << 7 | u(s.offload) << 9 | u(s.vae_tiling) << 12) ^ u(s.batch) << 13 ^
-         u(s.grad_accum) << 22 ^ u(s.gpus) << 31 ^ u(s.nodes) << 40 ^ u(s.tp) << 46 ^ u(s.pp) << 52 ^ u(s.ep) << 58;
+  std::size_t h = 0;
+  std::apply([&h](const auto&... v) { ((h = h * 1099511628211ULL + static_cast<std::size_t>(v)), ...); }, plan_fields(s));
+  return h;
 }
 
 namespace {
