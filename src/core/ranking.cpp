@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -66,36 +67,48 @@ double score(const Candidate& c, RankBy order) {
 
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order,
                             const RankOptions& opts) {
-  std::string why;
+  // Written into one buffer with formats compiled ahead (fmt/compile.h): the planner writes one for every GPU.
+  fmt::memory_buffer why;
+  auto to = std::back_inserter(why);
   const auto& p = chosen.planned;
-  std::vector<std::string> savers;
+  // The savers the chosen plan adds to the layout as asked, joined by " and ".
+  fmt::memory_buffer savers;
+  auto saver = [&](auto&&... part) {
+    if (savers.size() > 0) savers.append(std::string_view(" and "));
+    (fmt::format_to(std::back_inserter(savers), FMT_COMPILE("{}"), part), ...);
+  };
   if (p.checkpointing != single.planned.checkpointing)
-    savers.push_back(p.checkpointing == Checkpointing::full ? "full activation checkpointing" : "selective activation checkpointing");
-  if (p.precision != single.planned.precision) savers.push_back(to_string(p.precision) + " weights (--allow-quantization)");
-  if (p.grad_accum > single.planned.grad_accum)
-    savers.push_back(fmt::format("micro-batch {} x {} accumulation steps", p.batch, p.grad_accum));
-  const std::string with = savers.empty() ? "" : " with " + fmt::format("{}", fmt::join(savers, " and "));
+    saver(p.checkpointing == Checkpointing::full ? "full activation checkpointing" : "selective activation checkpointing");
+  if (p.precision != single.planned.precision) saver(to_string(p.precision), " weights (--allow-quantization)");
+  if (p.grad_accum > single.planned.grad_accum) saver("micro-batch ", p.batch, " x ", p.grad_accum, " accumulation steps");
+  const std::string_view with_savers(savers.data(), savers.size());
+  const char* with = savers.size() > 0 ? " with " : "";
   const double cap = static_cast<double>(chosen.gpu->memory_bytes) / 1e9;
-  if (chosen.planned.offload == Offload::model || chosen.planned.offload == Offload::sequential) {
-    why = fmt::format("one GPU needs {:.1f} GB of {:.1f} GB with every component resident; diffusers' {} CPU offload keeps {} on it{}",
-                      single.memory.device_peak / 1e9, cap, chosen.planned.offload == Offload::model ? "model" : "sequential",
-                      chosen.planned.offload == Offload::model ? "one component at a time" : "one block at a time (slow: the denoiser crosses PCIe every step)",
-                      chosen.planned.vae_tiling && !single.planned.vae_tiling ? " and the VAE decodes in tiles" : "");
-  } else if (chosen.planned.offload != Offload::none) {
-    why = fmt::format("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB; the optimizer states move to "
-                      "CPU memory (slow)", opts.max_gpus, single.memory.device_peak / 1e9, cap);
+  const double one_gpu = single.memory.device_peak / 1e9;
+  if (p.offload == Offload::model || p.offload == Offload::sequential) {
+    fmt::format_to(to, FMT_COMPILE("one GPU needs {:.1f} GB of {:.1f} GB with every component resident; diffusers' {} CPU offload keeps {} on it{}"),
+                   one_gpu, cap, p.offload == Offload::model ? "model" : "sequential",
+                   p.offload == Offload::model ? "one component at a time" : "one block at a time (slow: the denoiser crosses PCIe every step)",
+                   p.vae_tiling && !single.planned.vae_tiling ? " and the VAE decodes in tiles" : "");
+  } else if (p.offload != Offload::none) {
+    fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB; the optimizer states move to CPU memory (slow)"),
+                   opts.max_gpus, one_gpu, cap);
   } else if (chosen.gpus == 1) {
-    why = single.fits && savers.empty() ? "fits on one GPU" : fmt::format("fits on one GPU{} ({:.1f} GB without)", with, single.memory.device_peak / 1e9);
+    if (single.fits && savers.size() == 0) why.append(std::string_view("fits on one GPU"));
+    else fmt::format_to(to, FMT_COMPILE("fits on one GPU{}{} ({:.1f} GB without)"), with, with_savers, one_gpu);
+  } else if (single.fits) {
+    fmt::format_to(to, FMT_COMPILE("fits on one GPU, but {} GPUs{}"), chosen.gpus, opts.deadline_seconds ? " meet the deadline" : " finish the job for less");
   } else {
-    const std::string one = single.memory.vllm && !single.fit_reason.empty()
-                                ? "on one GPU " + single.fit_reason.text()
-                                : fmt::format("one GPU needs {:.1f} GB of {:.1f} GB", single.memory.device_peak / 1e9, cap);
-    why = single.fits ? fmt::format("fits on one GPU, but {} GPUs{}", chosen.gpus, opts.deadline_seconds ? " meet the deadline" : " finish the job for less")
-                      : fmt::format("{}; {} GPUs{} fit{}", one, chosen.gpus, chosen.nodes > 1 ? fmt::format(" in {} nodes", chosen.nodes) : "", with);
+    if (single.memory.vllm && !single.fit_reason.empty()) fmt::format_to(to, FMT_COMPILE("on one GPU {}"), single.fit_reason.text());
+    else fmt::format_to(to, FMT_COMPILE("one GPU needs {:.1f} GB of {:.1f} GB"), one_gpu, cap);
+    fmt::format_to(to, FMT_COMPILE("; {} GPUs"), chosen.gpus);
+    if (chosen.nodes > 1) fmt::format_to(to, FMT_COMPILE(" in {} nodes"), chosen.nodes);
+    fmt::format_to(to, FMT_COMPILE(" fit{}{}"), with, with_savers);
   }
   if (fitting > 1)
-    why += fmt::format("; the {} of {} plans that fit", order == RankBy::time ? "fastest" : order == RankBy::headroom ? "roomiest" : "best value", fitting);
-  return why;
+    fmt::format_to(to, FMT_COMPILE("; the {} of {} plans that fit"), order == RankBy::time ? "fastest" : order == RankBy::headroom ? "roomiest" : "best value",
+                   fitting);
+  return fmt::to_string(why);
 }
 
 // Keeps the plans no other plan beats on both time and cost (with a job size), else the best value per GPU count.
