@@ -5,6 +5,14 @@
 set -euo pipefail
 build=${1:-build}
 runs=${2:-200}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The two programs are timed as copies written the same way, one after the other: how a binary's file came into
+# the page cache (written by the linker minutes ago, copied, or read back from disk) moves its start-up by up to
+# 5 % here, which would otherwise fall on one program and not the other (docs/performance.md).
+cp "$build/gpuadvise" "$build/gpuadvise_bare" "$work/"
+bench=$build
+build=$work
 # The four commands run interleaved (bare, --version, estimate, headline, bare, ...), each timed on its own with
 # bash's clock (no extra process), so a slower stretch of a shared machine falls on all of them alike; the
 # figure is each command's median over the runs, in ms.
@@ -39,9 +47,7 @@ echo "  gpuadvise --model 7B --precision bf16 --mode finetune  $head  ($(awk -v 
 echo "start-up spawned directly (no shell), median of $runs interleaved runs, against the bare program:"
 python3 "$(dirname "$0")/startup.py" "$runs" "$build/gpuadvise_bare" "$build/gpuadvise --version" \
   "$build/gpuadvise estimate --model 7B --gpu h100-sxm-80gb" "$build/gpuadvise --model 7B --precision bf16 --mode finetune"
-"$build/gpuadvise_bench" 1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+"$bench/gpuadvise_bench" 1
 {
   echo "["
   for ((i = 0; i < 10000; i++)); do

@@ -2,7 +2,8 @@
 # Installs the Debian packages gpuadvise builds and tests with, when any is missing (run as root).
 set -euo pipefail
 # Extra packages may be named on the command line (scripts/fuzz.sh adds clang and its fuzzer runtime).
-packages=(g++ cmake make libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev catch2 python3 python3-jsonschema universal-ctags "$@")
+# lld links gpuadvise with its hot code laid out first (cmake/GpuadviseCodeOrder.cmake).
+packages=(g++ cmake make lld libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev catch2 python3 python3-jsonschema universal-ctags "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
