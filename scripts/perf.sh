@@ -11,8 +11,7 @@ trap 'rm -rf "$work"' EXIT
 # the page cache (written by the linker minutes ago, copied, or read back from disk) moves its start-up by up to
 # 5 % here, which would otherwise fall on one program and not the other (docs/performance.md).
 cp "$build/gpuadvise" "$build/gpuadvise_bare" "$work/"
-bench=$build
-build=$work
+bin=$work  # the copies timed below
 # The four commands run interleaved (bare, --version, estimate, headline, bare, ...), each timed on its own with
 # bash's clock (no extra process), so a slower stretch of a shared machine falls on all of them alike; the
 # figure is each command's median over the runs, in ms.
@@ -20,10 +19,10 @@ declare -A times
 commands=(bare version estimate headline)
 run_one() {
   case $1 in
-    bare) "$build/gpuadvise_bare" ;;
-    version) "$build/gpuadvise" --version ;;
-    estimate) "$build/gpuadvise" estimate --model 7B --gpu h100-sxm-80gb ;;
-    headline) "$build/gpuadvise" --model 7B --precision bf16 --mode finetune ;;
+    bare) "$bin/gpuadvise_bare" ;;
+    version) "$bin/gpuadvise" --version ;;
+    estimate) "$bin/gpuadvise" estimate --model 7B --gpu h100-sxm-80gb ;;
+    headline) "$bin/gpuadvise" --model 7B --precision bf16 --mode finetune ;;
   esac
 }
 for ((i = 0; i < runs; i++)); do
@@ -45,9 +44,9 @@ echo "  gpuadvise --version                              $ver"
 echo "  gpuadvise estimate --model 7B --gpu h100-sxm-80gb  $est"
 echo "  gpuadvise --model 7B --precision bf16 --mode finetune  $head  ($(awk -v h="$head" -v b="$bare" 'BEGIN { printf "%.2f", h / b }')x the bare program)"
 echo "start-up spawned directly (no shell), median of $runs interleaved runs, against the bare program:"
-python3 "$(dirname "$0")/startup.py" "$runs" "$build/gpuadvise_bare" "$build/gpuadvise --version" \
-  "$build/gpuadvise estimate --model 7B --gpu h100-sxm-80gb" "$build/gpuadvise --model 7B --precision bf16 --mode finetune"
-"$bench/gpuadvise_bench" 1
+python3 "$(dirname "$0")/startup.py" "$runs" "$bin/gpuadvise_bare" "$bin/gpuadvise --version" \
+  "$bin/gpuadvise estimate --model 7B --gpu h100-sxm-80gb" "$bin/gpuadvise --model 7B --precision bf16 --mode finetune"
+"$build/gpuadvise_bench" 1
 {
   echo "["
   for ((i = 0; i < 10000; i++)); do
@@ -58,6 +57,6 @@ python3 "$(dirname "$0")/startup.py" "$runs" "$build/gpuadvise_bare" "$build/gpu
   echo "]"
 } > "$work/w10k.json"
 start=$(date +%s%N)
-"$build/gpuadvise" check --workload "$work/w10k.json" --gpu h100-sxm-80gb -q || true
+"$bin/gpuadvise" check --workload "$work/w10k.json" --gpu h100-sxm-80gb -q || true
 end=$(date +%s%N)
 echo "check of 10,000 workloads on one GPU: $(( (end - start) / 1000000 )) ms"

@@ -66,15 +66,16 @@ struct MemoryEstimate {
 // `gpu` may be null (no --gpu): runtime overhead of a current data-centre GPU; for vLLM the pool needs a GPU.
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
 
+// What a serving engine's pool is sized from (method.md §6.2).
+struct ServingShape {
+  double f, h, act_b, V, tp, pp, s;  // FFN width and hidden size per rank, activation bytes, vocabulary, tp, pp, sequence
+};
+
 // A language model's estimate in its two parts, for a planner that tries the same layouts on many GPUs: the
 // tensors (weights, gradients, optimizer states, activations, KV cache, logits: method.md §2–6.3) depend on the
 // workload alone; the runtime, the allocator reserve, a serving engine's pool and the band (§6.4–6.5) on the GPU
 // too. For a model that is not a vision model, estimate_memory(w, m, gpu) is device_memory(tensor_memory(w, m), w,
 // m, gpu).
-// What a serving engine's pool is sized from (method.md §6.2).
-struct ServingShape {
-  double f, h, act_b, V, tp, pp, s;  // FFN width and hidden size per rank, activation bytes, vocabulary, tp, pp, sequence
-};
 struct TensorMemory {
   MemoryEstimate e;  // the tensor part; no runtime, reserve, pool or band yet
   ServingShape serving{};
