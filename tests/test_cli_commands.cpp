@@ -21,7 +21,7 @@ TEST_CASE("probe: the script measures the estimate's exact shapes and writes wha
   for (const char* line : {"hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32, num_key_value_heads=8",
                            "vocab_size=128256", "BATCH, SEQ = 2, 2048", "model.gradient_checkpointing_enable()",
                            "LoraConfig(r=8, lora_alpha=16, target_modules=['q_proj', 'v_proj']", "torch.cuda.max_memory_allocated()",
-                           "'estimate_args': \"--batch 2 --gradient-checkpointing full --lora-rank 8 --lora-targets q,v --mode lora --model llama-3.1-8b --seq-len 2048\""}) {
+                           "ESTIMATE_ARGS = \"--batch 2 --gradient-checkpointing full --lora-rank 8 --lora-targets q,v --mode lora --model llama-3.1-8b --seq-len 2048\"", "'estimate_args': ESTIMATE_ARGS"}) {
     INFO(line);
     CHECK(r.out.find(line) != std::string::npos);
   }

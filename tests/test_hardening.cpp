@@ -56,7 +56,8 @@ TEST_CASE("hardening: out-of-range and non-finite numbers are bad input naming t
       {{"--model", "0x1p33"}, "--model: unknown model '0x1p33'"},
       {{"--image-size", "4294967296", "--model", "resnet-50"}, "--image-size: expected pixels"},
       {{"--mode", "inference", "--requests", "1e19", "--output-tokens", "10"}, "--requests: expected a count from 1 to"},
-      {{"--price", "h100-sxm-80gb=nan"}, "--price: expected a USD amount"},
+      {{"--price", "h100-sxm-80gb=nan"}, "--price: expected USD per GPU-hour"},
+      {{"--price", "h100-sxm-80gb=1e308"}, "--price: expected USD per GPU-hour after '=', more than 0 and at most 1000"},
       {{"--max-gpus", "9e18"}, "--max-gpus: expected an integer from 1 to 4,096"},
   };
   for (const auto& [args, message] : cases) {

@@ -24,6 +24,7 @@
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/error.hpp"
 #include "gpuadvise/ranking.hpp"
+#include "gpuadvise/escape.hpp"
 #include "gpuadvise/probe.hpp"
 #include "gpuadvise/report.hpp"
 
@@ -406,10 +407,10 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
     const CommandContext ctx{in, of.quiet ? &*quiet_sink : &out_stream, of, style};
     return dispatch(c, app, lazy, ctx);
   } catch (const UserError& e) {
-    err << "gpuadvise: error: " << e.message << "\n";
+    err << "gpuadvise: error: " << printable(e.message) << "\n";  // one line, whatever the input held
     return e.code;
   } catch (const InputError& e) {
-    err << "gpuadvise: error: " << e.what() << "\n";
+    err << "gpuadvise: error: " << printable(e.what()) << "\n";
     return 2;
   } catch (const std::exception& e) {
     err << "gpuadvise: internal error: " << e.what() << " (please report this)\n";

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <sstream>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -20,7 +21,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "gpuadvise/bounds.hpp"
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/escape.hpp"
 #include "gpuadvise/framework.hpp"
 
 namespace gpuadvise::cli {
@@ -228,37 +231,6 @@ void name_placeholders(CLI::App& app) {
   }
 }
 
-namespace {
-// A whole file into one string, read in blocks (a stringstream copies it twice more).
-std::optional<std::string> slurp(const std::filesystem::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::string text;
-  std::error_code ec;
-  if (const auto size = std::filesystem::file_size(path, ec); !ec && size < (std::uintmax_t{1} << 30)) text.reserve(static_cast<std::size_t>(size));
-  char block[1 << 16];
-  while (f.read(block, sizeof block) || f.gcount() > 0) text.append(block, static_cast<std::size_t>(f.gcount()));
-  if (f.bad()) return std::nullopt;
-  return text;
-}
-}  // namespace
-
-std::optional<std::string> read_file(const std::string& path, std::istream& in) {
-  if (path == "-") {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    // A model snapshot folder: its config.json. Any other folder is not a file to read.
-    const auto config = std::filesystem::path(path) / "config.json";
-    if (!std::filesystem::is_regular_file(config, ec)) return std::nullopt;
-    return slurp(config);
-  }
-  return slurp(path);
-}
-
 // The terminal's width: $COLUMNS, else the TTY's; 0 when stdout is not a terminal (pipes get full tables).
 int terminal_width() {
   if (const char* c = std::getenv("COLUMNS"); c && *c) {
@@ -337,23 +309,6 @@ std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, c
   return count;
 }
 
-// A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).
-std::string config_path(const char* env, const std::string& name) {
-  if (const char* p = std::getenv(env); p && *p) return p;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return std::string(x) + "/gpuadvise/" + name;
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/gpuadvise/" + name;
-  return "";
-}
-
-// Its text, or nothing when there is no such file; a file that exists but cannot be read is bad input.
-std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy) {
-  std::error_code ec;
-  if (path.empty() || !std::filesystem::exists(path, ec)) return std::nullopt;
-  auto text = slurp(path);
-  if (!text) throw UserError{2, what + " '" + path + "' cannot be read (" + remedy + ")"};
-  return text;
-}
-
 GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provenance) {
   GpuCatalog cat;
   if (of.catalog.empty()) {
@@ -365,6 +320,9 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provena
     cat = parse_gpu_catalog(*text, of.catalog);
   }
   const std::string user = user_catalog_path();
+  std::error_code ec;
+  if (const char* named = std::getenv("GPUADVISE_CATALOG"); named && *named && !std::filesystem::exists(user, ec))
+    throw UserError{2, "GPUADVISE_CATALOG: no such file '" + printable(user) + "' (point it at a catalogue in data/gpus.json's schema, or unset it)"};
   const auto text = read_config_file(user, "user catalogue", "unset GPUADVISE_CATALOG or remove the file");
   if (!text) return cat;
   const GpuCatalog mine = parse_gpu_catalog(*text, user);
@@ -452,7 +410,11 @@ std::pair<std::string, double> parse_id_usd(const std::string& text, const std::
   const std::string id = text.substr(0, eq);
   const GpuSpec& g = gpu_for(id, cat, flag);
   const std::string num = text.substr(eq + 1);
-  return {g.id, flag_number(num, flag, "a USD amount from 0 to 1e9 after '='", 0, 1e9)};
+  // The bounds of bounds.hpp: a GPU-hour, or for --purchase-price the card.
+  const bool purchase = flag == "--purchase-price";
+  const double hi = purchase ? k_max_purchase_usd : k_max_usd_per_gpu_hour;
+  return {g.id, flag_number(num, flag, fmt::format("USD {} after '=', more than 0 and at most {:g}", purchase ? "per card" : "per GPU-hour", hi), 0, hi,
+                            false, true)};
 }
 
 // The calibration file: $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else

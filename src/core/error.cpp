@@ -1,4 +1,5 @@
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/escape.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -78,7 +79,7 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 
 std::string quote_input(std::string_view text) {
   std::string out(1, '\'');
-  out.append(text.substr(0, text.size() <= 80 ? text.size() : 60));
+  out.append(printable(text.substr(0, text.size() <= 80 ? text.size() : 60)));
   if (text.size() <= 80) {
     out.push_back('\'');
     return out;

@@ -1,4 +1,5 @@
 // The bundled catalogues and user GPU catalogues: GPUs (data/gpus.json) and model presets (data/models.json).
+#include "gpuadvise/bounds.hpp"
 #include "gpuadvise/catalog.hpp"
 
 #include <algorithm>
@@ -6,10 +7,33 @@
 #include <charconv>
 #include <cmath>
 #include <set>
+#include <fmt/format.h>
 
 #include "json_read.hpp"
 
 namespace gpuadvise {
+
+namespace {
+// A rate the catalogue states: unknown (null) or within the physical bounds of bounds.hpp. A zero bandwidth or
+// peak would rank a GPU that does no work; a zero link (no link) is allowed where `zero_ok`.
+std::optional<double> physical(std::optional<double> v, const std::string& where, const char* key, double hi, bool zero_ok = false) {
+  if (v && !((zero_ok ? *v >= 0 : *v > 0) && *v <= hi))
+    throw InputError(where + "." + key + ": expected " + (zero_ok ? "0" : "more than 0") + " to " + fmt::format("{:g}", hi) + " or null (unknown), got " +
+                     fmt::format("{:g}", *v));
+  return v;
+}
+
+// An id is a word of lower-case letters, digits, '.', '_' and '-' (as the bundled ones): it is printed in CSV
+// cells, shell commands and file names unquoted.
+void check_id(const std::string& id, const std::string& where) {
+  const bool ok = !id.empty() && id.size() <= 64 && std::isalnum(static_cast<unsigned char>(id[0])) &&
+                  std::all_of(id.begin(), id.end(), [](char ch) {
+                    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+                  });
+  if (!ok) throw InputError(where + ".id: expected lower-case letters, digits, '.', '_' and '-' (at most 64, as h100-sxm-80gb), got " + quote_input(id));
+}
+}  // namespace
+
 
 using namespace jsonio;
 
@@ -101,7 +125,7 @@ void read_prices(GpuSpec& g, Obj& o, const std::string& where) {
     Obj p(prices[i], where + ".prices[" + std::to_string(i) + "]");
     PriceOffer offer;
     offer.provider = p.str("provider");
-    offer.usd_per_gpu_hour = p.opt_num("usd_per_gpu_hour");
+    offer.usd_per_gpu_hour = physical(p.opt_num("usd_per_gpu_hour"), p.where(), "usd_per_gpu_hour", k_max_usd_per_gpu_hour);
     // An ISO date (YYYY-MM-DD or YYYY-MM), or null when the source gives none (the note says what is known).
     offer.date_seen = p.opt_str("date_seen").value_or("");
     if (!offer.date_seen.empty()) {
@@ -142,23 +166,23 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   Obj o(j, where);
   GpuSpec g;
   g.id = o.str("id");
-  if (g.id.empty()) throw InputError(where + ".id: must not be empty");
+  check_id(g.id, where);
   g.vendor = o.str("vendor");
   g.name = o.str("name");
   g.architecture = o.str("architecture");
   g.segment = parse_segment(o.str("segment"), where);
   g.form_factor = o.str("form_factor");
   read_memory(g, o, where);
-  g.bandwidth_gb_per_s = o.opt_num("memory_bandwidth_gb_per_s");
+  g.bandwidth_gb_per_s = physical(o.opt_num("memory_bandwidth_gb_per_s"), where, "memory_bandwidth_gb_per_s", k_max_bandwidth_gb_per_s);
   {
     Obj tf(o.raw("dense_tflops"), where + ".dense_tflops");
-    for (std::size_t i = 0; i < DenseTflops::keys.size(); ++i) g.dense_tflops.values[i] = tf.opt_num(std::string(DenseTflops::keys[i]));
+    for (std::size_t i = 0; i < DenseTflops::keys.size(); ++i) g.dense_tflops.values[i] = physical(tf.opt_num(std::string(DenseTflops::keys[i])), where + ".dense_tflops", DenseTflops::keys[i].data(), k_max_dense_tflops);
     tf.done();
   }
   {
     Obj ic(o.raw("interconnect"), where + ".interconnect");
     g.interconnect = ic.str("kind");
-    g.interconnect_gb_per_s = ic.opt_num("gb_per_s");
+    g.interconnect_gb_per_s = physical(ic.opt_num("gb_per_s"), where + ".interconnect", "gb_per_s", k_max_link_gb_per_s, true);
     ic.done();
   }
   // optional in user catalogues: without it the segment's usual server is assumed
@@ -176,7 +200,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   if (auto v = o.opt_integer("nvdec_engines", 0, 64)) g.nvdec_engines = static_cast<int>(*v);
   if (o.has("decode_streams_1080p30"))  // optional: most cards publish no whole-card figure
     if (auto v = o.opt_num("decode_streams_1080p30")) g.decode_streams_1080p30 = *v;
-  g.purchase_usd = o.opt_num("purchase_usd");
+  g.purchase_usd = physical(o.opt_num("purchase_usd"), where, "purchase_usd", k_max_purchase_usd);
   read_prices(g, o, where);
   read_sources(g, o, where);
   g.notes = o.str("notes");

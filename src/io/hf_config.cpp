@@ -1,5 +1,6 @@
 // Hugging Face config.json files (and preset configs) to a model shape: every supported model_type, with the
 // checks that refuse shapes no model can have (method.md §1).
+#include "gpuadvise/bounds.hpp"
 #include <algorithm>
 #include <cmath>
 
@@ -23,6 +24,19 @@ void check_config_shape(const ModelSpec& m, const std::string& origin) {
   bound("vocab_size", m.vocab, 100000000);
   bound("max_position_embeddings", m.context, 100000000);
   bound("num_local_experts", m.experts, 65536);
+  // Every field a product is formed of (memory.cpp's layer shape multiplies widths by counts in 64-bit
+  // integers): bounded here so that no product of two of them can overflow (bounds.hpp).
+  bound("num_experts_per_tok", m.experts_per_token, 65536);
+  bound("moe_intermediate_size", m.expert_ffn, 10000000);
+  bound("n_shared_experts", m.shared_experts, static_cast<std::int64_t>(k_max_shared_experts));
+  bound("shared_expert_intermediate_size", m.shared_expert_ffn, 10000000);
+  bound("q_lora_rank", m.q_lora_rank, static_cast<std::int64_t>(k_max_attention_lora_rank));
+  bound("kv_lora_rank", m.kv_lora_rank, static_cast<std::int64_t>(k_max_attention_lora_rank));
+  bound("qk_nope_head_dim", m.qk_nope_head_dim, 4096);
+  bound("qk_rope_head_dim", m.qk_rope_head_dim, 4096);
+  bound("v_head_dim", m.v_head_dim, 4096);
+  bound("first_k_dense_replace", m.dense_layers, 10000);
+  bound("sliding_window", m.sliding_window, 100000000);
   if (m.kv_heads < 1 || m.kv_heads > m.heads)
     throw InputError(origin + ": field 'num_key_value_heads' = " + std::to_string(m.kv_heads) + " must be from 1 to num_attention_heads (" +
                      std::to_string(m.heads) + ")");

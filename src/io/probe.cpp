@@ -4,24 +4,15 @@
 #include <fmt/format.h>
 
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/escape.hpp"
 
 namespace gpuadvise {
 
 namespace {
 
-std::string py_str(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out.push_back('\\');
-    if (ch == '\n') {
-      out.append("\\n");
-      continue;
-    }
-    out.push_back(ch);
-  }
-  out.push_back('"');
-  return out;
-}
+// Every value that came from the user (the estimate's flags, a config's model_type) enters the script as a
+// Python string literal (escape.hpp): never in a comment, never as code.
+std::string py_str(const std::string& s) { return python_literal(s); }
 
 // transformers config fields for the decoder families whose configs share Llama's names.
 std::string decoder_config(const ModelSpec& m) {
@@ -74,10 +65,11 @@ std::string probe_header(const Workload& w, const std::string& estimate_args, in
   std::string s;
   s += "#!/usr/bin/env python3\n";
   s += "# Written by `gpuadvise probe` (docs/method.md §15). It measures, on this machine's first GPU, what this estimate\n";
-  s += "# predicts:\n#   gpuadvise estimate " + estimate_args + "\n";
+  s += "# predicts: the estimate whose flags are ESTIMATE_ARGS below (gpuadvise estimate ESTIMATE_ARGS).\n";
   s += "# Random weights from the model's shape and a synthetic batch of the exact shape; no download, no data.\n";
   s += "# Then: gpuadvise calibrate probe_result.json\n";
   s += "import json, sys, time\nimport torch\n\n";
+  s += "ESTIMATE_ARGS = " + py_str(estimate_args) + "\n";
   s += fmt::format("STEPS = {}\nOUT = sys.argv[1] if len(sys.argv) > 1 else \"probe_result.json\"\n", steps);
   s += "assert torch.cuda.is_available(), 'the probe needs a CUDA or ROCm GPU'\ndev = torch.device('cuda')\n";
   s += fmt::format("DTYPE = {}\n", dtype_of(w.precision));
@@ -232,7 +224,7 @@ std::string probe_language_model(const Workload& w, const ModelSpec& m, const Me
 }
 
 // Warm up, time the steps, and write the measurement beside the prediction.
-std::string probe_measure(const MemoryEstimate& predicted, const std::string& estimate_args) {
+std::string probe_measure(const MemoryEstimate& predicted) {
   std::string s;
 
   s += "\n# Warm up once, then time STEPS steps.\nstep(); torch.cuda.synchronize()\ntorch.cuda.reset_peak_memory_stats()\n";
@@ -240,7 +232,7 @@ std::string probe_measure(const MemoryEstimate& predicted, const std::string& es
   s += "free, total = torch.cuda.mem_get_info()\n";
   s += "result = {\n";
   s += "    'schema': 'gpuadvise-probe/1',\n";
-  s += "    'estimate_args': " + py_str(estimate_args) + ",\n";
+  s += "    'estimate_args': ESTIMATE_ARGS,\n";
   s += "    'gpu_name': torch.cuda.get_device_name(0),\n";
   s += "    'torch': torch.__version__,\n";
   s += "    'measured': {\n";
@@ -271,7 +263,7 @@ std::string probe_script(const Workload& w, const ModelSpec& m, const MemoryEsti
   if (m.vision && m.vision->task == "generation") s += probe_denoiser(w, m, training);
   else if (m.vision) s += probe_image_model(w, m, training);
   else s += probe_language_model(w, m, predicted, training);
-  return s + probe_measure(predicted, estimate_args);
+  return s + probe_measure(predicted);
 }
 
 }  // namespace gpuadvise

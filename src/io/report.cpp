@@ -1,3 +1,4 @@
+#include "gpuadvise/escape.hpp"
 #include "gpuadvise/report.hpp"
 
 #include <algorithm>
@@ -37,10 +38,10 @@ std::string hours(double secs) {
 std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem) {
   if (m.vision) {
     const auto [W, H] = image_size(w, m);
-    return fmt::format("{} ({:.1f}M params, {}), {}, {}, batch {}, {:.0f}x{:.0f}, framework {}", m.id, mem.params_total / 1e6, m.vision->task,
+    return fmt::format("{} ({:.1f}M params, {}), {}, {}, batch {}, {:.0f}x{:.0f}, framework {}", printable(m.id), mem.params_total / 1e6, m.vision->task,
                        to_string(w.mode), to_string(w.precision), w.batch, W, H, to_string(w.framework.value_or(Framework::pytorch)));
   }
-  return fmt::format("{} ({:.2f}B params{}), {}, {}, batch {}, seq {}, framework {}", m.id, mem.params_total / 1e9,
+  return fmt::format("{} ({:.2f}B params{}), {}, {}, batch {}, seq {}, framework {}", printable(m.id), mem.params_total / 1e9,
                      m.is_moe() ? fmt::format(", {:.2f}B active", mem.params_active / 1e9) : "", to_string(w.mode),
                      to_string(w.precision), w.batch, mem.seq_len, to_string(w.effective_framework()));
 }
@@ -170,10 +171,10 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     else if (!on_gpu->fits && on_gpu->video && on_gpu->headroom_bytes >= 0) verdict = paint(style, "cannot sustain one stream", "31");
     if (on_gpu->memory.vllm) {
       // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
-      out += fmt::format("\nOn {} ({} {} usable): {}{}\n", g.name, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
+      out += fmt::format("\nOn {} ({} {} usable): {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
                          on_gpu->fit_reason.empty() ? "" : ": " + on_gpu->fit_reason.text());
     } else {
-      out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}\n", g.name, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
+      out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
                          mib(static_cast<double>(g.memory_bytes)), verdict, gbs(on_gpu->headroom_bytes, style), mem_unit(style));
     }
     const auto& t = on_gpu->time;

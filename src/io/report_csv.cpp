@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvise/model.hpp"
+#include "gpuadvise/escape.hpp"
 #include "gpuadvise/report.hpp"
 #include "report_detail.hpp"
 
@@ -12,16 +13,8 @@ namespace gpuadvise {
 namespace {
 using detail::bytes_int;
 
-std::string quoted(const std::string& s) {
-  std::string o = "\"";
-  for (char ch : s) {
-    if (ch == '"') o.append("\"\"");
-    else if (ch == '\n') o.push_back(' ');
-    else o.push_back(ch);
-  }
-  o.push_back('"');
-  return o;
-}
+// escape.hpp's csv_text: RFC 4180 quoting, control characters escaped, a leading formula character defused.
+std::string quoted(const std::string& s) { return csv_text(s); }
 std::string num(const std::optional<double>& v) { return v ? fmt::format("{:.6g}", *v) : std::string(); }
 std::string usd(const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : std::string(); }
 const char* boolean(bool b) { return b ? "true" : "false"; }

@@ -7,10 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuadvise/model.hpp"
+#include "gpuadvise/escape.hpp"
 #include "gpuadvise/report.hpp"
 #include "gpuadvise/units.hpp"
 #include "report_detail.hpp"
 #include "report_json_detail.hpp"
+#include "gpuadvise/bounds.hpp"
+#include "gpuadvise/error.hpp"
 
 namespace gpuadvise {
 
@@ -50,7 +53,7 @@ std::string gpus_table(const GpuCatalog& cat, const Style& style) {
 
 
 std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
-  std::string out = fmt::format("{} ({})\n", g.name, g.id);
+  std::string out = fmt::format("{} ({})\n", printable(g.name), g.id);
   out += fmt::format("  vendor          {}\n  architecture    {}\n  segment         {} ({})\n", g.vendor, g.architecture, to_string(g.segment), g.form_factor);
   out += fmt::format("  memory          {} bytes = {:.2f} {} = {} ({}), {} {:.0f} GB nominal\n", g.memory_bytes, static_cast<double>(g.memory_bytes) / mem_div(style),
                      mem_unit(style), mib(static_cast<double>(g.memory_bytes)),
@@ -108,7 +111,8 @@ std::string models_table(const ModelCatalog& cat) {
 
 std::string calibration_view_table(const CalibrationView& v, const Style& style) {
   auto err = [](double measured, double est) { return fmt::format("{:+.1f}%", 100.0 * (est / measured - 1.0)); };
-  std::string out = fmt::format("Probe of: gpuadvise estimate {} --gpu {} ({}, torch run)\n\n", v.probe.estimate_args, v.gpu_id, v.probe.gpu_name);
+  std::string out = fmt::format("Probe of: gpuadvise estimate {} --gpu {} ({}, torch run)\n\n", printable(v.probe.estimate_args), v.gpu_id,
+                                printable(v.probe.gpu_name));
   out += fmt::format("{:<14} {:>14} {:>14} {:>9}\n", "", "measured", "estimated", "error");
   const double u = mem_div(style);
   const std::string un = mem_unit(style);
@@ -222,7 +226,14 @@ CalibrationView calibration_view(const std::string& estimate_json_text, const Pr
   CalibrationView v;
   v.probe = probe;
   v.gpu_id = g.id;
-  const nlohmann::json e = nlohmann::json::parse(estimate_json_text);
+  nlohmann::json e;
+  try {
+    e = nlohmann::json::parse(estimate_json_text);
+  } catch (const nlohmann::json::exception&) {
+    throw InputError("calibrate: the estimate of estimate_args wrote no JSON object");
+  }
+  if (!e.is_object() || !e.contains("workload") || !e.contains("memory") || !e.contains("time"))
+    throw InputError("calibrate: the estimate of estimate_args wrote no estimate (workload, memory and time)");
   v.framework = e["workload"]["framework"].is_string() ? e["workload"]["framework"].get<std::string>() : "";
   v.training = e["workload"]["mode"].get<std::string>() != "inference";
   v.est_tensor_peak = e["memory"]["tensor_peak_bytes"].get<double>();
@@ -237,8 +248,19 @@ CalibrationView calibration_view(const std::string& estimate_json_text, const Pr
   v.correction.gpu = g.id;
   v.correction.framework = v.framework;
   v.correction.training = v.training;
-  v.correction.memory_factor = std::clamp(probe.max_allocated_bytes / v.est_tensor_peak, 0.2, 5.0);
-  v.correction.speed_factor = v.est_per_second && *v.est_per_second > 0 ? std::clamp(probe.per_second / *v.est_per_second, 0.1, 10.0) : 1.0;
+  // A measurement far from the estimate is another workload or a lie, not a correction: refused, not clamped
+  // (docs/method.md §15; the factors a calibration file may hold are the same).
+  const double memory_ratio = probe.max_allocated_bytes / v.est_tensor_peak;
+  if (!(memory_ratio >= k_calibration_memory_min && memory_ratio <= k_calibration_memory_max))
+    throw InputError(fmt::format("calibrate: the measured tensor peak is {:.3g}x the estimate's; a probe of this estimate measures within "
+                                 "{:g}x to {:g}x of it (another workload, another GPU, or a result edited by hand): refused",
+                                 memory_ratio, k_calibration_memory_min, k_calibration_memory_max));
+  const double speed_ratio = v.est_per_second && *v.est_per_second > 0 ? probe.per_second / *v.est_per_second : 1.0;
+  if (!(speed_ratio >= k_calibration_speed_min && speed_ratio <= k_calibration_speed_max))
+    throw InputError(fmt::format("calibrate: the measured throughput is {:.3g}x the estimate's; a probe of this estimate measures within "
+                                 "{:g}x to {:g}x of it: refused", speed_ratio, k_calibration_speed_min, k_calibration_speed_max));
+  v.correction.memory_factor = memory_ratio;
+  v.correction.speed_factor = speed_ratio;
   return v;
 }
 
@@ -261,11 +283,11 @@ std::string check_table(const std::vector<CheckResult>& results, const Style& st
   for (const auto& r : results) {
     const CheckedPlan& c = r.plan;
     const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
-    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, r.workload, c.gpu->id,
+    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, printable(r.workload), c.gpu->id,
                        c.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,
                        100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
                        c.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.total_usd, c.wall_hours) : "");
-    for (const auto& f : r.failures) out += "      " + f + "\n";
+    for (const auto& f : r.failures) out += "      " + printable(f) + "\n";  // one line each, whatever the name held
     failed += r.passed() ? 0 : 1;
   }
   out += fmt::format("{} of {} checks passed\n", results.size() - failed, results.size());

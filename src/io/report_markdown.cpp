@@ -3,20 +3,14 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "gpuadvise/escape.hpp"
 #include "gpuadvise/report.hpp"
 #include "report_detail.hpp"
 
 namespace gpuadvise {
 
-std::string markdown_cell(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '|') out.append("\\|");
-    else if (ch == '\n') out.push_back(' ');
-    else out.push_back(ch);
-  }
-  return out;
-}
+// escape.hpp's markdown_text: no cell can end early, open a link, a code span or HTML, or hold a control character.
+std::string markdown_cell(const std::string& s) { return markdown_text(s); }
 
 namespace {
 using detail::gbs;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <fmt/format.h>
 
+#include "gpuadvise/bounds.hpp"
 #include "gpuadvise/catalog.hpp"
 #include "json_read.hpp"
 
@@ -16,8 +18,9 @@ std::vector<std::pair<std::string, double>> parse_price_file_unguarded(std::stri
   if (!j.is_object()) throw InputError(origin + ": expected an object of GPU id -> USD per GPU-hour");
   std::vector<std::pair<std::string, double>> out;
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!it.value().is_number() || it.value().get<double>() < 0)
-      throw InputError(origin + "." + it.key() + ": expected a non-negative number of USD per GPU-hour");
+    if (!it.value().is_number() || !(it.value().get<double>() > 0 && it.value().get<double>() <= k_max_usd_per_gpu_hour))
+      throw InputError(origin + "." + it.key() + ": expected USD per GPU-hour, more than 0 and at most " + fmt::format("{:g}", k_max_usd_per_gpu_hour) +
+                       ", got " + it.value().dump());
     out.emplace_back(it.key(), it.value().get<double>());
   }
   return out;
@@ -160,6 +163,15 @@ ProbeResult parse_probe_result_unguarded(std::string_view text, const std::strin
   r.step_seconds = need_number(m, "step_seconds", mw, 1e-9, 1e9);
   r.per_second = need_number(m, "per_second", mw, 1e-9, 1e15);
   r.unit = need_string(m, "unit", mw);
+  // What one allocator can report (PyTorch's caching allocator): the device holds at least what is reserved,
+  // which holds at least what was allocated. A result that breaks this is not a measurement.
+  if (r.max_reserved_bytes < r.max_allocated_bytes)
+    throw InputError(mw + ".max_memory_reserved_bytes: " + fmt::format("{:.0f}", r.max_reserved_bytes) +
+                     " is below max_memory_allocated_bytes (" + fmt::format("{:.0f}", r.max_allocated_bytes) +
+                     "): PyTorch reserves at least what it allocates; not a probe's measurement");
+  if (r.device_used_bytes < r.max_reserved_bytes)
+    throw InputError(mw + ".device_used_bytes: " + fmt::format("{:.0f}", r.device_used_bytes) + " is below max_memory_reserved_bytes (" +
+                     fmt::format("{:.0f}", r.max_reserved_bytes) + "): the device holds at least what PyTorch reserved; not a probe's measurement");
   return r;
 }
 
@@ -177,8 +189,8 @@ std::vector<LocalCorrection> parse_calibration_unguarded(std::string_view text, 
     k.framework = need_string(c, "framework", where);
     if (!c.contains("training") || !c.at("training").is_boolean()) throw InputError(where + ".training: expected true or false");
     k.training = c.at("training").get<bool>();
-    k.memory_factor = need_number(c, "memory_factor", where, 0.2, 5.0);
-    k.speed_factor = need_number(c, "speed_factor", where, 0.1, 10.0);
+    k.memory_factor = need_number(c, "memory_factor", where, k_calibration_memory_min, k_calibration_memory_max);
+    k.speed_factor = need_number(c, "speed_factor", where, k_calibration_speed_min, k_calibration_speed_max);
     k.source = c.contains("source") && c.at("source").is_string() ? c.at("source").get<std::string>() : "";
     k.saved = c.contains("saved") && c.at("saved").is_string() ? c.at("saved").get<std::string>() : "";
     out.push_back(std::move(k));
