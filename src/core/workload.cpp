@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "gpuadvise/error.hpp"
 
 namespace gpuadvise {
@@ -218,7 +220,7 @@ double parse_count(const std::string& text, const std::string& origin, double hi
     body.pop_back();
   }
   const double v = parse_number(body, origin, "a count such as 100M or 2B") * mult;
-  if (!(v > 0) || !std::isfinite(v) || v > hi)
+  if (!(v >= 1) || !std::isfinite(v) || v > hi)  // the message's range is the one enforced
     throw InputError(origin + ": expected a count from 1 to " + fmt_limit(hi) + " (suffixes k, M, B, T), got '" + text + "'");
   return v;
 }
@@ -233,7 +235,7 @@ double parse_duration(const std::string& text, const std::string& origin) {
     body.pop_back();
   }
   const double v = parse_number(body, origin, "a duration such as 90m, 36h or 2d") * mult;
-  if (!(v > 0) || !std::isfinite(v) || v > k_max_duration_s)
+  if (!(v >= 1) || !std::isfinite(v) || v > k_max_duration_s)
     throw InputError(origin + ": expected a duration from 1s to 100 years (such as 90m, 36h or 2d), got '" + text + "'");
   return v;
 }
@@ -310,8 +312,8 @@ void read_layout_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
   if (auto* v = f.get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = f.get("gpu_memory_utilization")) {
-    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
-    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    const double u = parse_number(v->value, v->origin, "a fraction from 0.01 to 1");
+    if (!(u >= 0.01 && u <= 1)) throw InputError(v->origin + ": expected a fraction from 0.01 to 1, got '" + v->value + "'");
     w.gpu_memory_utilization = u;
     w.gpu_memory_utilization_given = true;
   }
@@ -341,6 +343,13 @@ void read_job_fields(Workload& w, const Fields& f) {
     if (!(e > 0 && e <= 1e6)) throw InputError(v->origin + ": expected a number of epochs in (0, 1,000,000], got '" + v->value + "'");
     w.epochs = e;
   }
+  // The product is a job size too: within --tokens' own range.
+  if (w.dataset_tokens && w.epochs) {
+    const double total = *w.dataset_tokens * *w.epochs;
+    if (!(total >= 1 && total <= k_max_job_tokens))
+      throw InputError(f.get("epochs")->origin + ": dataset tokens x epochs = " + fmt::format("{:.3g}", total) + " tokens, outside a job's 1 to " +
+                       fmt_limit(k_max_job_tokens));
+  }
   if (auto* v = f.get("steps")) w.steps = parse_positive_int(*v, 1e12);
   if (auto* v = f.get("images")) w.images = parse_count(v->value, v->origin, 1e12);
   auto non_negative = [&](const char* key, const char* what) -> std::optional<double> {
@@ -356,13 +365,13 @@ void read_job_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("checkpoint_every")) w.checkpoint_every_hours = parse_duration(v->value, v->origin) / 3600.0;
   if (auto* v = f.get("owned")) w.owned = parse_bool(*v);
   if (auto* v = f.get("amortize_years")) {
-    const double y = parse_number(v->value, v->origin, "years > 0");
-    if (!(y > 0 && y <= 100)) throw InputError(v->origin + ": expected years in (0, 100], got '" + v->value + "'");
+    const double y = parse_number(v->value, v->origin, "years from 0.01 to 100");
+    if (!(y >= 0.01 && y <= 100)) throw InputError(v->origin + ": expected years from 0.01 to 100, got '" + v->value + "'");
     w.amortize_years = y;
   }
   if (auto* v = f.get("utilization")) {
-    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
-    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    const double u = parse_number(v->value, v->origin, "a fraction from 0.01 to 1");
+    if (!(u >= 0.01 && u <= 1)) throw InputError(v->origin + ": expected a fraction from 0.01 to 1, got '" + v->value + "'");
     w.utilization = u;
   }
   if (auto x = non_negative("power_price", "USD per kWh >= 0")) w.power_usd_per_kwh = *x;
@@ -376,8 +385,8 @@ void read_job_fields(Workload& w, const Fields& f) {
 void read_video_and_serving_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("streams")) w.streams = parse_positive_int(*v, 100000);
   if (auto* v = f.get("fps")) {
-    const double fps = parse_number(v->value, v->origin, "frames per second > 0");
-    if (!(fps > 0 && fps <= 1000)) throw InputError(v->origin + ": expected frames per second in (0, 1000], got '" + v->value + "'");
+    const double fps = parse_number(v->value, v->origin, "frames per second from 0.01 to 1000");
+    if (!(fps >= 0.01 && fps <= 1000)) throw InputError(v->origin + ": expected frames per second from 0.01 to 1000, got '" + v->value + "'");
     w.fps = fps;
   }
   if (auto* v = f.get("resolution")) {
@@ -424,8 +433,10 @@ void read_video_and_serving_fields(Workload& w, const Fields& f) {
     throw InputError(f.get("framework")->origin + ": tensorrt is an inference engine (valid with --mode inference; for training: pytorch, detectron2, mmdet, ultralytics)");
   if (w.streams && is_training(w.mode)) throw InputError(f.get("streams")->origin + ": video streams are an inference workload (--mode inference)");
   if (auto* v = f.get("mfu")) {
-    const double u = parse_number(v->value, v->origin, "a fraction in (0, 1]");
-    if (!(u > 0 && u <= 1)) throw InputError(v->origin + ": expected a fraction in (0, 1], got '" + v->value + "'");
+    // No training run reported in the literature sits below 1 % of peak (docs/method.md, "Input ranges"); below it
+    // the job time runs to astronomical figures.
+    const double u = parse_number(v->value, v->origin, "a fraction from 0.01 to 1");
+    if (!(u >= 0.01 && u <= 1)) throw InputError(v->origin + ": expected a fraction from 0.01 to 1, got '" + v->value + "'");
     w.mfu = u;
   }
 }

@@ -401,7 +401,9 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
     const auto slash = name.find_last_of('/');
     if (slash != std::string::npos) name = name.substr(slash + 1);
     if (name.ends_with(".json")) name.resize(name.size() - 5);
-    return parse_hf_config(*text, arg, name);
+    ModelSpec m = parse_hf_config(*text, arg, name);
+    m.local_path = arg;  // a launch hint serves the folder, not the file's stem
+    return m;
   }
   // A bare size.
   std::string body = id;

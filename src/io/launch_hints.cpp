@@ -4,18 +4,44 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "gpuadvise/escape.hpp"
+
 namespace gpuadvise {
 
 namespace {
 
+// What the engine loads, as one shell word: a local config.json's folder (vLLM and SGLang take the folder with
+// the config and weights), else the Hugging Face repository of the preset's source, else its id.
 std::string hf_repo(const ModelSpec& m) {
+  if (!m.local_path.empty()) {
+    std::string folder = m.local_path;
+    if (folder.ends_with(".json")) {
+      const auto slash = folder.find_last_of('/');
+      folder = slash == std::string::npos ? "." : slash == 0 ? "/" : folder.substr(0, slash);
+    }
+    return shell_word(folder);
+  }
   const std::string prefix = "https://huggingface.co/";
   if (m.source.rfind(prefix, 0) == 0) {
     std::string rest = m.source.substr(prefix.size());
     const auto blob = rest.find("/blob/");
-    if (blob != std::string::npos) return rest.substr(0, blob);
+    if (blob != std::string::npos) return shell_word(rest.substr(0, blob));
   }
-  return m.id;
+  return shell_word(m.id);
+}
+
+// A command as the body of a YAML literal block: every line indented, so no line of it can end the block.
+std::string yaml_block(const std::string& text, const char* indent) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t nl = text.find('\n', start);
+    const std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    out += indent + line + "\n";
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
 }
 
 // SkyPilot accelerator names (`sky show-gpus`) of the catalogue GPUs that have one.
@@ -62,7 +88,10 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
                                   w.tp, c.memory.seq_len, w.gpu_memory_utilization);
     if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
     if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
-    if (w.precision == Precision::int4) cmd += " --quantization awq  # or gptq: the checkpoint's format";
+    if (w.precision == Precision::int4) {
+      cmd += " --quantization awq";
+      h.notes.push_back("int4: --quantization awq (or gptq) names the checkpoint's format: serve a pre-quantized AWQ or GPTQ repository");
+    }
     else if (w.precision == Precision::fp8) cmd += " --quantization fp8";
     else if (w.precision == Precision::bf16) cmd += " --dtype bfloat16";
     else if (w.precision == Precision::fp16) cmd += " --dtype float16";
@@ -95,8 +124,8 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     if (fsdp) args += " --fsdp \"full_shard auto_wrap\"";
     if (deepspeed) args += " --deepspeed ds_config.json";
     if (w.mode == Mode::lora || w.mode == Mode::qlora)
-      args += fmt::format("  # PEFT LoraConfig(r={}, target_modules=\"{}\"){}", w.lora_rank, w.lora_targets.spec,
-                          w.mode == Mode::qlora ? ", BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_compute_dtype=torch.bfloat16)" : "");
+      h.notes.push_back(fmt::format("PEFT: LoraConfig(r={}, target_modules={}){}", w.lora_rank, python_literal(w.lora_targets.spec),
+                                    w.mode == Mode::qlora ? "; BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_compute_dtype=torch.bfloat16)" : ""));
     h.hf_trainer = args;
     if (deepspeed || w.sharding != Sharding::none) {
       DeepSpeedConfig ds;
@@ -126,8 +155,8 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
   }
   if (h.skypilot_accelerator) {
     std::string run = h.vllm ? *h.vllm : *h.torchrun;
-    h.skypilot = fmt::format("resources:\n  accelerators: {}:{}\n{}run: |\n  {}\n", *h.skypilot_accelerator, per_node,
-                             nodes > 1 ? fmt::format("num_nodes: {}\n", nodes) : "", run);
+    h.skypilot = fmt::format("resources:\n  accelerators: {}:{}\n{}run: |\n{}", *h.skypilot_accelerator, per_node,
+                             nodes > 1 ? fmt::format("num_nodes: {}\n", nodes) : "", yaml_block(run, "  "));
   } else {
     h.notes.push_back("no SkyPilot accelerator name known for " + c.gpu->id);
   }

@@ -29,13 +29,14 @@ void byte_quantity(std::string& out, const char* section, const char* name, doub
 }  // namespace
 
 std::string ranking_csv(const Ranking& r) {
-  std::string out = "rank,gpu,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_bytes,usd_per_gpu_hour,price_provider,price_date,job_seconds,job_usd,"
+  std::string out = "rank,gpu,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_bytes,usd_per_gpu_hour,price_provider,price_date,job_seconds,wall_seconds,job_usd,"
                     "supported,train_tokens_per_second_per_gpu,decode_tokens_per_second,ttft_seconds,tpot_seconds,images_per_second\n";
   std::size_t i = 0;
   for (const auto& c : r.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},", ++i, c.gpu->id, boolean(c.fits), c.gpus, quoted(c.layout),
+    // job_seconds is the JSON's time.job_seconds (the compute); wall_seconds the billed wall time (cost.hours.wall).
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},", ++i, c.gpu->id, boolean(c.fits), c.gpus, quoted(c.layout),
                        bytes_int(c.memory.device_peak), c.gpu->memory_bytes, bytes_int(c.headroom_bytes), num(c.usd_per_gpu_hour()),
-                       quoted(c.cost.price.provider), quoted(c.cost.price.date_seen),
+                       quoted(c.cost.price.provider), quoted(c.cost.price.date_seen), num(c.time.job_seconds),
                        c.cost.wall_hours > 0 ? fmt::format("{:.0f}", c.cost.wall_hours * 3600) : "", usd(c.cost.total_usd));
     out += fmt::format("{},{},{},{},{},{}\n", boolean(c.supported), num(c.time.train_tokens_per_second_per_gpu), num(c.time.decode_tokens_per_second),
                        num(c.time.ttft_seconds), num(c.time.tpot_seconds), num(c.time.images_per_second));
