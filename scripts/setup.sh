@@ -3,7 +3,7 @@
 set -euo pipefail
 # Extra packages may be named on the command line (scripts/fuzz.sh adds clang and its fuzzer runtime).
 # lld links gpuadvise with its hot code laid out first (cmake/GpuadviseCodeOrder.cmake).
-packages=(g++ cmake make lld libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev catch2 python3 python3-jsonschema universal-ctags "$@")
+packages=(g++ cmake make lld libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev catch2 python3 python3-jsonschema python3-yaml universal-ctags "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
