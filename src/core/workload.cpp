@@ -119,6 +119,14 @@ std::int64_t parse_positive_int(const RawValue& raw, double hi, const std::strin
   throw InputError(raw.origin + ": expected " + (what.empty() ? range : what + ", " + range) + ", got '" + raw.value + "'");
 }
 
+// A fraction from 0.01 to 1 (--mfu, --utilization, --gpu-memory-utilization): below 1 % no run reported in the
+// literature sits, and the job's time and cost run to astronomical figures (docs/method.md, "Input ranges").
+double parse_fraction(const RawValue& raw) {
+  const double u = parse_number(raw.value, raw.origin, "a fraction from 0.01 to 1");
+  if (!(u >= 0.01 && u <= 1)) throw InputError(raw.origin + ": expected a fraction from 0.01 to 1, got '" + raw.value + "'");
+  return u;
+}
+
 bool parse_bool(const RawValue& raw) {
   const std::string v = lower(raw.value);
   if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
@@ -312,9 +320,7 @@ void read_layout_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
   if (auto* v = f.get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = f.get("gpu_memory_utilization")) {
-    const double u = parse_number(v->value, v->origin, "a fraction from 0.01 to 1");
-    if (!(u >= 0.01 && u <= 1)) throw InputError(v->origin + ": expected a fraction from 0.01 to 1, got '" + v->value + "'");
-    w.gpu_memory_utilization = u;
+    w.gpu_memory_utilization = parse_fraction(*v);
     w.gpu_memory_utilization_given = true;
   }
   if (auto* v = f.get("gpu")) {
@@ -343,8 +349,7 @@ void read_job_fields(Workload& w, const Fields& f) {
     if (!(e > 0 && e <= 1e6)) throw InputError(v->origin + ": expected a number of epochs in (0, 1,000,000], got '" + v->value + "'");
     w.epochs = e;
   }
-  // The product is a job size too: within --tokens' own range.
-  if (w.dataset_tokens && w.epochs) {
+  if (w.dataset_tokens && w.epochs) {  // the product is a job size too: within --tokens' own range
     const double total = *w.dataset_tokens * *w.epochs;
     if (!(total >= 1 && total <= k_max_job_tokens))
       throw InputError(f.get("epochs")->origin + ": dataset tokens x epochs = " + fmt::format("{:.3g}", total) + " tokens, outside a job's 1 to " +
@@ -369,11 +374,7 @@ void read_job_fields(Workload& w, const Fields& f) {
     if (!(y >= 0.01 && y <= 100)) throw InputError(v->origin + ": expected years from 0.01 to 100, got '" + v->value + "'");
     w.amortize_years = y;
   }
-  if (auto* v = f.get("utilization")) {
-    const double u = parse_number(v->value, v->origin, "a fraction from 0.01 to 1");
-    if (!(u >= 0.01 && u <= 1)) throw InputError(v->origin + ": expected a fraction from 0.01 to 1, got '" + v->value + "'");
-    w.utilization = u;
-  }
+  if (auto* v = f.get("utilization")) w.utilization = parse_fraction(*v);
   if (auto x = non_negative("power_price", "USD per kWh >= 0")) w.power_usd_per_kwh = *x;
   if (w.tokens && (w.dataset_tokens || w.steps))
     throw InputError(f.get("tokens")->origin + ": give the job size once: --tokens, or --dataset-tokens with --epochs, or --steps");
@@ -432,13 +433,7 @@ void read_video_and_serving_fields(Workload& w, const Fields& f) {
   if (w.framework == Framework::tensorrt && is_training(w.mode))
     throw InputError(f.get("framework")->origin + ": tensorrt is an inference engine (valid with --mode inference; for training: pytorch, detectron2, mmdet, ultralytics)");
   if (w.streams && is_training(w.mode)) throw InputError(f.get("streams")->origin + ": video streams are an inference workload (--mode inference)");
-  if (auto* v = f.get("mfu")) {
-    // No training run reported in the literature sits below 1 % of peak (docs/method.md, "Input ranges"); below it
-    // the job time runs to astronomical figures.
-    const double u = parse_number(v->value, v->origin, "a fraction from 0.01 to 1");
-    if (!(u >= 0.01 && u <= 1)) throw InputError(v->origin + ": expected a fraction from 0.01 to 1, got '" + v->value + "'");
-    w.mfu = u;
-  }
+  if (auto* v = f.get("mfu")) w.mfu = parse_fraction(*v);
 }
 
 // Rules across fields: layouts that divide, steps that fit any accelerator, precisions that suit the mode.
