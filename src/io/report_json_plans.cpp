@@ -296,6 +296,10 @@ void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool 
   o.member("gradient_checkpointing", to_string(c.planned.checkpointing));
   o.member("micro_batch", c.planned.batch);
   o.member("grad_accum", c.planned.grad_accum);
+  // Every setting the planner chose, so that `check` and `estimate` given this plan reproduce the row.
+  o.member("ep", c.planned.ep);
+  o.member("precision", to_string(c.planned.precision));
+  o.member("vae_tiling", c.planned.vae_tiling);
   o.key("links");
   o.begin_object();
   link("tensor_parallel", c.links.tp_link);
