@@ -69,7 +69,8 @@ Examples:
   gpuadvise estimate --model mixtral-8x7b --mode inference --engine vllm --gpus 2 --tp 2 --gpu h100-sxm-80gb
   gpuadvise gpus                 gpuadvise gpus h100-sxm-80gb          gpuadvise models
 
-Exit status: 0 ok (also when nothing fits: the output says so), 1 a check failed, 2 bad input.
+Exit status: 0 ok (also when nothing fits: the output says so), 1 a check failed, 2 bad input, 3 the output could not be written
+(a full disk or a closed pipe) or an internal error.
 )";
 
 // Each subcommand's options are registered only when that subcommand is run (CLI11 calls its pre-parse
@@ -174,7 +175,7 @@ void register_workload_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
     c.chk->add_option("--max-hours", c.chk_flags.max_hours, "billed hours of the job")->group("Assertions");
     c.chk->add_option("--max-gpus", c.chk_flags.max_gpus, "GPUs the plan may use [as the workload says]")->group("Assertions");
     c.chk->footer("\nExample:\n  gpuadvise check --workload plans.json --gpu rtx-4090-24gb --min-headroom 10 --max-cost 200\n"
-                "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input.\n");
+                "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input, 3 the output could not be written.\n");
   });
 
   c.fitc = app.add_subcommand("fit", "the largest batch, sequence length or concurrency that fits a GPU");

@@ -172,7 +172,8 @@ std::string man_page(CLI::App& app) {
     }
   }
   out += ".SH EXIT STATUS\n0 success (also when nothing fits: the output says so); 1 a \\fBcheck\\fR assertion failed; 2 bad input "
-         "(one line on stderr naming the flag or field and what it accepts).\n";
+         "(one line on stderr naming the flag or field and what it accepts); 3 the output could not be written (a full disk or a closed pipe) "
+         "or an internal error.\n";
   out += ".SH ENVIRONMENT\n.TP\n.B NO_COLOR\nno colour in tables.\n.TP\n.B GPUADVISE_CALIBRATION\nthe calibration file "
          "(else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else ~/.config/gpuadvise/calibration.json).\n";
   out += ".SH SEE ALSO\nREADME.md, docs/method.md (every formula with its source), docs/cli.md.\n";

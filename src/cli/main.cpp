@@ -1,8 +1,11 @@
+#include <csignal>
 #include <iostream>
 
 #include "app.hpp"
 
 int main(int argc, char** argv) {
+  // A closed pipe is a write error (exit 3, one line), not a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   const int code = gpuadvise::cli::run(argc, argv, std::cin, std::cout, std::cerr);
   // A full disk or a closed pipe must not look like success.
   std::cout.flush();
