@@ -16,7 +16,7 @@ if [ "${FUZZ_PROFILE:-sanitizers}" = throughput ]; then
   dir=build-fuzz-fast san=undefined type=Release flags=-fno-sanitize-coverage=trace-cmp extra=(-entropic=0)
 fi
 [ -n "${FUZZ_RUNS:-}" ] && extra+=("-runs=$FUZZ_RUNS")
-read -r -a targets <<< "${FUZZ_TARGETS:-workload config catalog units pipeline}"
+read -r -a targets <<< "${FUZZ_TARGETS:-workload config catalog units pipeline output}"
 ./scripts/setup.sh clang libclang-rt-14-dev
 cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE="$type" -DGPUADVISE_FUZZ=ON -DGPUADVISE_BUILD_TESTS=ON \
   "-DGPUADVISE_SANITIZE=$san" "-DCMAKE_CXX_FLAGS=$flags" >/dev/null

@@ -40,9 +40,10 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   std::vector<CheckResult> results;
   std::vector<std::size_t> unnamed;  // results whose workload has no name: labelled by position
   std::map<std::string, ModelSpec> models_seen;
+  std::size_t checked = 0, failed = 0;
   // The workloads are checked as they are read: a file of 10,000 is never held whole.
   const std::size_t count = for_each_given_workload(flags.chk_wf, ctx.in, [&](RawWorkload&& raw) {
-    const std::size_t i = results.size() / std::max<std::size_t>(1, targets.size());
+    const std::size_t i = checked / std::max<std::size_t>(1, targets.size());
     const Workload w = build_workload(std::move(raw));
     // Each distinct --model is resolved (and its file read) once; every workload is checked against it.
     auto seen = models_seen.find(w.model);
@@ -51,8 +52,12 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
     const ModelSpec& model = seen->second;
     const std::string label = w.name ? *w.name : "workload[" + std::to_string(i) + "]";
     for (const GpuSpec* g : targets) {
+      CheckResult r = check_workload(w, label, model, *g, a, co);
+      checked += 1;
+      failed += r.passed() ? 0 : 1;
+      if (ctx.of.quiet) continue;  // -q keeps no result: memory stays flat whatever the file's size
       if (!w.name) unnamed.push_back(results.size());
-      results.push_back(check_workload(w, label, model, *g, a, co));
+      results.push_back(std::move(r));
     }
   });
   // A lone workload is just "workload".
@@ -61,9 +66,7 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   // -q: the exit status is the answer; nothing is rendered for the sink.
   if (!ctx.of.quiet)
     (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md() ? check_markdown(results, ctx.style) : check_table(results, ctx.style));
-  for (const auto& r : results)
-    if (!r.passed()) return 1;
-  return 0;
+  return failed > 0 ? 1 : 0;
 }
 
 int run_fit(const FitFlags& flags, const CommandContext& ctx) {
