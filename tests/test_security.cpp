@@ -232,3 +232,47 @@ TEST_CASE("security: launch hints quote a model path as one shell word", "[secur
   CHECK((*words)[2] == dir);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("security: every ranked row's JSON plan, given back to estimate and check, reproduces the row", "[security][plan]") {
+  // The plan carries every setting the planner chose (layout, EP, savers, batch, precision, VAE tiling): a
+  // script that feeds it back gets the same memory, time and verdict.
+  const std::vector<std::vector<std::string>> asks{{"--model", "mixtral-8x7b", "--mode", "finetune", "--tokens", "1B"},
+                                                   {"--model", "llama-3.1-8b", "--mode", "lora", "--tokens", "100M"},
+                                                   {"--model", "llama-3.1-70b", "--mode", "inference", "--requests", "10k", "--output-tokens", "200"}};
+  std::size_t rows = 0;
+  for (const auto& ask : asks) {
+    auto rank = ask;
+    rank.insert(rank.end(), {"--format", "json"});
+    const auto ranking = test::run(rank).json();
+    for (const auto& row : ranking["ranking"]) {
+      if (!row["fits"].get<bool>()) continue;
+      const auto& p = row["plan"];
+      const std::string gpu = row["gpu"].is_object() ? row["gpu"]["id"].get<std::string>() : row["gpu"].get<std::string>();
+      std::vector<std::string> plan{"--gpu", gpu, "--gpus", std::to_string(p["gpus"].get<int>()), "--tp", std::to_string(p["tp"].get<int>()), "--pp",
+                                    std::to_string(p["pp"].get<int>()), "--precision", p["precision"].get<std::string>(), "--batch",
+                                    std::to_string(p["micro_batch"].get<int>())};
+      if (ask[3] != "inference")
+        plan.insert(plan.end(), {"--sharding", p["sharding"].get<std::string>(), "--offload", p["offload"].get<std::string>(), "--gradient-checkpointing",
+                                 p["gradient_checkpointing"].get<std::string>(), "--grad-accum", std::to_string(p["grad_accum"].get<int>())});
+      if (p["ep"].get<int>() > 1) plan.insert(plan.end(), {"--ep", std::to_string(p["ep"].get<int>())});
+      if (p["nodes"].get<int>() > 1) plan.insert(plan.end(), {"--nodes", std::to_string(p["nodes"].get<int>())});
+      auto est = ask;
+      est.insert(est.begin(), "estimate");
+      est.insert(est.end(), plan.begin(), plan.end());
+      est.insert(est.end(), {"--format", "json"});
+      const auto e = test::run(est);
+      INFO(gpu << ": " << e.err);
+      REQUIRE(e.code == 0);
+      const auto j = e.json();
+      CHECK(j["memory"]["device_peak_bytes"].get<double>() == Approx(row["memory"]["device_peak_bytes"].get<double>()));
+      if (row["time"]["job_seconds"].is_number())
+        CHECK(j["time"]["job_seconds"].get<double>() == Approx(row["time"]["job_seconds"].get<double>()));
+      auto chk = est;
+      chk.front() = "check";
+      chk.resize(chk.size() - 2);
+      CHECK(test::run(chk).code == 0);  // the ranking said it fits; check with the same plan agrees
+      ++rows;
+    }
+  }
+  CHECK(rows >= 20);
+}
