@@ -92,7 +92,7 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
   // Everything is read and checked before anything is written or removed.
   std::optional<CalibrationView> view;
   if (!flags.cal_file.empty()) {
-    auto text = read_file(flags.cal_file, ctx.in);
+    auto text = read_file(flags.cal_file, ctx.in, "calibrate");
     if (!text) throw UserError{2, "calibrate: cannot read '" + printable(flags.cal_file) + "'"};
     const std::string origin = flags.cal_file == "-" ? "stdin" : flags.cal_file;
     const ProbeResult pr = parse_probe_result(*text, origin);

@@ -277,7 +277,7 @@ std::string workload_origin(const WorkloadFlags& wf) { return wf.workload_file =
 std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream& in) {
   std::vector<RawWorkload> base{RawWorkload{}};
   if (!wf.workload_file.empty()) {
-    auto text = read_file(wf.workload_file, in);
+    auto text = read_file(wf.workload_file, in, "--workload");
     if (!text) throw UserError{2, "--workload: cannot read '" + wf.workload_file + "'"};
     base = parse_workload_file(*text, workload_origin(wf));
   }
@@ -298,7 +298,7 @@ std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, c
     each(std::move(raw));
     return 1;
   }
-  auto text = read_file(wf.workload_file, in);
+  auto text = read_file(wf.workload_file, in, "--workload");
   if (!text) throw UserError{2, "--workload: cannot read '" + wf.workload_file + "'"};
   std::size_t count = 0;
   for_each_workload(*text, workload_origin(wf), [&](RawWorkload&& raw) {
@@ -314,7 +314,7 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provena
   if (of.catalog.empty()) {
     cat = make_bundled_gpus(provenance);  // data/gpus.json, turned into C++ at build time (src/gen/)
   } else {
-    auto text = read_file(of.catalog, in);
+    auto text = read_file(of.catalog, in, "--catalog");
     if (!text) throw UserError{2, "--catalog: cannot read '" + of.catalog + "'"};
     spdlog::info("catalogue replaced by {}", of.catalog);
     cat = parse_gpu_catalog(*text, of.catalog);
@@ -341,7 +341,7 @@ const ModelCatalog& load_models() { return bundled_models(); }  // data/models.j
 ModelSpec model_for(const Workload& w, std::istream& in) {
   const std::string where = w.where("model");
   try {
-    auto reader = [&](const std::string& p) { return read_file(p, in); };
+    auto reader = [&](const std::string& p) { return read_file(p, in, "--model"); };
     ModelSpec m;
     std::string id = w.model;
     for (auto& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -442,7 +442,7 @@ CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istrea
   o.corrections_file = calibration_path();
   o.corrections = load_corrections(o.corrections_file);
   if (!cf.prices_file.empty()) {
-    auto text = read_file(cf.prices_file, in);
+    auto text = read_file(cf.prices_file, in, "--prices");
     if (!text) throw UserError{2, "--prices: cannot read '" + cf.prices_file + "'"};
     for (const auto& [id, usd] : parse_price_file(*text, cf.prices_file)) o.price_overrides[gpu_for(id, cat, cf.prices_file).id] = usd;
   }

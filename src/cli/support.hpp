@@ -95,7 +95,8 @@ void add_job_flags(CLI::App* app, WorkloadFlags& wf, CostFlags& cf, OutputFlags&
 void name_placeholders(CLI::App& app);
 
 // A file's text ("-" reads the stream; a folder: its config.json); nothing when it cannot be read.
-std::optional<std::string> read_file(const std::string& path, std::istream& in);
+// `flag` names where the path came from in the errors (a device or FIFO, a file over the cap of bounds.hpp).
+std::optional<std::string> read_file(const std::string& path, std::istream& in, const std::string& flag);
 int terminal_width();
 bool use_color(const std::string& mode);
 void check_format(const std::string& f);
