@@ -12,7 +12,6 @@ namespace gpuadvise {
 inline constexpr double k_max_bandwidth_gb_per_s = 100000;   // memory bandwidth, GB/s
 inline constexpr double k_max_dense_tflops = 100000;         // any precision's dense peak, TFLOPS
 inline constexpr double k_max_link_gb_per_s = 20000;         // interconnect, GB/s per GPU
-inline constexpr double k_max_gpu_memory_gb = 10000;         // B300's 288 GB, with margin
 
 // Prices: the dearest on-demand GPU-hour listed in 2026 is below 20 USD (gpus.md); 1,000 leaves room for any
 // bundle while refusing a mistyped exponent. A purchase price up to 10 M USD (a whole NVL72 rack is ~3 M).

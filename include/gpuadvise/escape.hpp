@@ -2,9 +2,9 @@
 // User text as each output format must carry it (docs/testing.md, "Security"): one function per format, used by
 // every renderer, so a name from a workload, catalogue or probe file cannot move the cursor, forge a line,
 // open a markdown link, start a spreadsheet formula or become code or a shell word of its own.
+#include <optional>
 #include <string>
 #include <string_view>
-#include <optional>
 #include <vector>
 
 namespace gpuadvise {
@@ -27,10 +27,6 @@ std::string shell_word(std::string_view text);
 // A Python 3 string literal that evaluates to the text (printable ASCII as it is; every other code point as
 // \xNN, \uNNNN or \UNNNNNNNN; invalid UTF-8 as U+FFFD): never more than one line, never code.
 std::string python_literal(std::string_view text);
-
-}  // namespace gpuadvise
-
-namespace gpuadvise {
 
 // The words of a POSIX shell command line without expansions: blanks separate, '…' and "…" quote, a backslash
 // escapes the next character (outside single quotes). The inverse of shell_word. nullopt for an unclosed quote.

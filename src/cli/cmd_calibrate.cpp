@@ -25,16 +25,20 @@ namespace gpuadvise::cli {
 
 namespace {
 
+// A workload key as its flag: "seq_len" -> "--seq-len" (flash_attention is written as --no-flash-attention).
+std::string workload_flag(const std::string& key) {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
 // The estimate a probe result names, as the words to run: workload flags only (a result file from another
 // machine must not turn into --help, -q, --catalog or --format), each given once, values as shell words.
 std::vector<std::string> estimate_words(const ProbeResult& pr, const std::string& origin) {
   const auto words = split_shell_words(pr.estimate_args);
   if (!words) throw UserError{2, origin + ".estimate_args: an unclosed quote; expected the flags a probe script carries"};
   std::vector<std::string> flags{"--no-flash-attention"};
-  for (std::string key : workload_keys()) {
-    std::replace(key.begin(), key.end(), '_', '-');
-    flags.push_back("--" + key);
-  }
+  for (const std::string& key : workload_keys()) flags.push_back(workload_flag(key));
   std::vector<std::string> seen;
   for (const auto& word : *words) {
     if (word.empty() || word[0] != '-') continue;  // a value
@@ -141,13 +145,11 @@ int run_probe(const ProbeFlags& flags, const CommandContext& ctx) {
   // The estimate the script checks, as flags (in the order given) so it can be run again.
   std::string args;
   for (const auto& [key, value] : raw) {
-    std::string flag = "--" + key;
-    std::replace(flag.begin(), flag.end(), '_', '-');
     if (key == "flash_attention") {
       if (value.value == "false") args += (args.empty() ? "" : " ") + std::string("--no-flash-attention");
       continue;
     }
-    args += (args.empty() ? "" : " ") + flag;
+    args += (args.empty() ? "" : " ") + workload_flag(key);
     if (value.value != "true") args += " " + shell_word(value.value);  // a shell word: the line runs as it reads
   }
   (*ctx.out_ptr) << probe_script(w, model, estimate_memory(w, model, nullptr), args, steps);

@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sys/stat.h>
 #include <sstream>
 #include <sys/ioctl.h>
 #include <unistd.h>

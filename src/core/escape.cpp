@@ -141,10 +141,6 @@ std::string python_literal(std::string_view text) {
   return out;
 }
 
-}  // namespace gpuadvise
-
-namespace gpuadvise {
-
 std::optional<std::vector<std::string>> split_shell_words(std::string_view line) {
   std::vector<std::string> words;
   std::string word;

@@ -1,9 +1,9 @@
 // Hugging Face config.json files (and preset configs) to a model shape: every supported model_type, with the
 // checks that refuse shapes no model can have (method.md §1).
-#include "gpuadvise/bounds.hpp"
 #include <algorithm>
 #include <cmath>
 
+#include "gpuadvise/bounds.hpp"
 #include "gpuadvise/catalog.hpp"
 #include "json_read.hpp"
 

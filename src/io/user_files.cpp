@@ -87,7 +87,9 @@ public:
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
     if (error.empty() && e.id == 406 && m_in_object) {
       // A number beyond a double (1e400): the key it belongs to, not only the parser's words.
-      error = field() + ": a number beyond any finite value (" + std::string(e.what()).substr(std::string(e.what()).find("number")) + ")";
+      const std::string what = e.what();
+      const auto pos = what.find("number");
+      error = field() + ": a number beyond any finite value (" + (pos == std::string::npos ? what : what.substr(pos)) + ")";
       return false;
     }
     if (error.empty()) {
