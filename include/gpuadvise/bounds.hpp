@@ -29,6 +29,16 @@ inline constexpr double k_max_attention_lora_rank = 65536;
 inline constexpr double k_calibration_memory_min = 0.2, k_calibration_memory_max = 5.0;
 inline constexpr double k_calibration_speed_min = 0.1, k_calibration_speed_max = 10.0;
 
+// The workloads a saved correction applies to (docs/method.md §15): a model within 2x of the measured one's
+// parameters (a step of the preset ladder, 8B to 14B or 3B to 7B, stays inside; 8B to 70B does not) and a step
+// within 4x of its elements per GPU (batch x sequence or pixels). Past these the shares of weights, optimizer
+// state and activations in the peak, and the kernels' shapes, are no longer the measured ones.
+inline constexpr double k_scope_params_factor = 2.0;
+inline constexpr double k_scope_step_factor = 4.0;
+// A saved scope's sizes: past the largest published models (2T parameters) and any step a GPU holds.
+inline constexpr double k_max_scope_params = 1e14;
+inline constexpr double k_max_scope_step_elements = 1e12;
+
 // Files read: the largest bundled-schema file a user writes is a catalogue of a few hundred KB; 64 MiB holds
 // 100,000 workloads and any config.json, and stops /dev/zero or a 2 GB file before it is read.
 inline constexpr std::size_t k_max_input_file_bytes = std::size_t{64} << 20;

@@ -22,14 +22,25 @@ struct PriceChoice {
   std::string basis;  // "catalogue", "override", "owned"
 };
 
+// The workload a correction was measured on, as far as it decides what the ratio means (docs/method.md §15):
+// a correction applies only to workloads like it (include/gpuadvise/correction.hpp).
+struct CorrectionScope {
+  std::string mode, precision, checkpointing;
+  std::string layout;        // "data parallel" (any GPU count: each holds the model) or the sharded layout
+  double params = 0;         // the model's parameters
+  double step_elements = 0;  // per GPU and micro-batch: batch x sequence (language) or batch x pixels (vision)
+};
+
 // A local correction from a measurement (`gpuadvise calibrate --save`, docs/method.md §15): for one GPU,
-// framework and kind of work, the measured over the estimated tensor peak and throughput.
+// framework and kind of work, the measured over the estimated tensor peak and throughput, and the workload
+// measured (absent in files saved before scopes: such a correction applies to nothing and the answer says so).
 struct LocalCorrection {
   std::string gpu, framework;
   bool training = true;
   double memory_factor = 1.0;   // measured / estimated tensor peak
   double speed_factor = 1.0;    // measured / estimated throughput
   std::string source, saved;    // the probe result it came from, and when it was saved
+  std::optional<CorrectionScope> scope;
 };
 
 // User settings that shape every evaluation: prices, owned hardware, local corrections.

@@ -84,7 +84,8 @@ void save_correction(const std::string& path, LocalCorrection k, const CommandCo
     (*ctx.out_ptr) << fmt::format("replaced the correction for {} with {} ({}) of {} from {}: memory x{:.3f}, throughput x{:.3f} (kept in {}.bak)\n", old.gpu,
                                   old.framework, old.training ? "training" : "inference", old.saved.empty() ? "an earlier day" : old.saved,
                                   old.source.empty() ? "an earlier probe" : printable(old.source), old.memory_factor, old.speed_factor, path);
-  (*ctx.out_ptr) << "saved to " << path << ": later answers on " << k.gpu << " with " << k.framework << " say so; gpuadvise calibrate --reset removes it\n";
+  (*ctx.out_ptr) << "saved to " << path << ": later answers like this one on " << k.gpu << " with " << k.framework
+                 << " are corrected and say so, others on it say why not; gpuadvise calibrate --reset removes it\n";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuadvise/correction.hpp"
 #include "gpuadvise/units.hpp"
 #include "ranking_common.hpp"
 
@@ -190,19 +191,6 @@ std::size_t ranking_detail::TensorMemo::Hash::operator()(const PlanShape& s) con
   return h;
 }
 
-namespace {
-
-// A local correction for this GPU, framework and kind of work (method.md §15), if the user saved one.
-const LocalCorrection* correction_for(const CostOptions& cost, const GpuSpec& g, Framework fw, bool training) {
-  if (cost.corrections.empty()) return nullptr;
-  const std::string fw_name = to_string(fw);
-  for (const auto& k : cost.corrections)
-    if (k.gpu == g.id && k.framework == fw_name && k.training == training) return &k;
-  return nullptr;
-}
-
-}  // namespace
-
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
   Candidate c;
   const LocalCorrection* k = ranking_detail::assess_fit(c, w_in, m, g, cost);
@@ -239,7 +227,14 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   c.memory = memo && !m.vision ? device_memory(memo->of(c.planned, w, m), w, m, &g) : estimate_memory(w, m, &g);
   // A local correction scales the tensor peak and the throughput, and says so in every answer it touches. A
   // serving engine's pool takes its share of the card whatever the tensors need: only the speed applies there.
-  const LocalCorrection* k = correction_for(cost, g, fw, is_training(w.mode));
+  // Only a correction measured on a workload like this one applies (correction.hpp); one saved for this GPU
+  // that does not is named in a note.
+  const LocalCorrection* k = nullptr;
+  if (!cost.corrections.empty()) {
+    const CorrectionMatch match = find_correction(cost, g, fw, is_training(w.mode), correction_scope(w, m, c.memory.params_total));
+    k = match.applied;
+    if (!match.skipped.empty()) c.notes.push_back(match.skipped);
+  }
   if (k && !c.memory.vllm) {
     const double delta = c.memory.tensor_peak * (k->memory_factor - 1.0);
     c.memory.tensor_peak += delta;
@@ -277,9 +272,9 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
       c.time.band->low *= k->speed_factor;
       c.time.band->high *= k->speed_factor;
     }
-    c.notes.push_back(Note::format("corrected by your calibration of {} with {} ({}; memory x{:.3f}, throughput x{:.3f}) from {}; "
-                                  "remove it with gpuadvise calibrate --reset",
-                                  g.id, k->framework, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file));
+    c.notes.push_back(Note(fmt::format("corrected by your calibration of {} with {} ({}; memory x{:.3f}, throughput x{:.3f}) from {}, which "
+                                       "applies to {}; remove it with gpuadvise calibrate --reset",
+                                       g.id, k->framework, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file, scope_text(*k->scope))));
   }
   if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) {
     meet_latency_targets(c, w, m, g);

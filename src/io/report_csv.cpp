@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvise/model.hpp"
+#include "gpuadvise/correction.hpp"
 #include "gpuadvise/escape.hpp"
 #include "gpuadvise/report.hpp"
 #include "report_detail.hpp"
@@ -128,6 +129,7 @@ std::string calibration_view_csv(const CalibrationView& v) {
   out += fmt::format("device_peak,{:.0f},{:.0f},bytes\n", v.probe.device_used_bytes, v.est_device_peak);
   out += fmt::format("per_second,{:.6g},{},{}\n", v.probe.per_second, num(v.est_per_second), quoted(v.probe.unit + "/s"));
   out += fmt::format("memory_factor,,{:.4f},ratio\nspeed_factor,,{:.4f},ratio\n", v.correction.memory_factor, v.correction.speed_factor);
+  if (v.correction.scope) out += "applies_to,," + quoted(scope_text(*v.correction.scope)) + ",workloads\n";
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpuadvise/correction.hpp"
 #include "gpuadvise/model.hpp"
 #include "gpuadvise/escape.hpp"
 #include "gpuadvise/report.hpp"
@@ -124,8 +125,9 @@ std::string calibration_view_table(const CalibrationView& v, const Style& style)
   if (v.est_per_second)
     out += fmt::format("{:<14} {:>14.4g} {:>14.4g} {:>9}   {} per second\n", "throughput", v.probe.per_second, *v.est_per_second,
                        err(v.probe.per_second, *v.est_per_second), v.probe.unit);
-  out += fmt::format("\nCorrection for {} with {} ({}): memory x{:.3f}, throughput x{:.3f} (--save keeps it for later answers)\n", v.gpu_id,
-                     v.framework, v.training ? "training" : "inference", v.correction.memory_factor, v.correction.speed_factor);
+  out += fmt::format("\nCorrection for {} with {} ({}): memory x{:.3f}, throughput x{:.3f} (--save keeps it for later answers like this one)\n",
+                     v.gpu_id, v.framework, v.training ? "training" : "inference", v.correction.memory_factor, v.correction.speed_factor);
+  if (v.correction.scope) out += "It applies to " + scope_text(*v.correction.scope) + "; other workloads keep the plain estimate.\n";
   return out;
 }
 
@@ -248,6 +250,14 @@ CalibrationView calibration_view(const std::string& estimate_json_text, const Pr
   v.correction.gpu = g.id;
   v.correction.framework = v.framework;
   v.correction.training = v.training;
+  // The workload measured, from the estimate's own fields: the same formula as a later estimate's (correction.hpp).
+  const auto& wk = e["workload"];
+  double per_sample = wk["seq_len"].get<double>();
+  if (wk.contains("image_size")) per_sample = wk["image_size"]["width"].get<double>() * wk["image_size"]["height"].get<double>();
+  v.correction.scope = make_correction_scope(wk["mode"].get<std::string>(), wk["precision"].get<std::string>(),
+                                             wk["gradient_checkpointing"].get<std::string>(), wk["sharding"].get<std::string>(),
+                                             wk["gpus"].get<std::int64_t>(), wk["tp"].get<std::int64_t>(), wk["pp"].get<std::int64_t>(),
+                                             e["model"]["params"].get<double>(), wk["batch"].get<double>(), per_sample);
   // A measurement far from the estimate is another workload or a lie, not a correction: refused, not clamped
   // (docs/method.md §15; the factors a calibration file may hold are the same).
   const double memory_ratio = probe.max_allocated_bytes / v.est_tensor_peak;
@@ -273,7 +283,8 @@ std::string calibration_view_json(const CalibrationView& v) {
                    {"device_used_bytes", v.probe.device_used_bytes}, {"per_second", v.probe.per_second}, {"unit", v.probe.unit}};
   j["estimated"] = {{"tensor_peak_bytes", v.est_tensor_peak}, {"device_peak_bytes", v.est_device_peak}, {"per_second", opt(v.est_per_second)}};
   j["correction"] = {{"gpu", v.correction.gpu}, {"framework", v.correction.framework}, {"training", v.correction.training},
-                     {"memory_factor", v.correction.memory_factor}, {"speed_factor", v.correction.speed_factor}};
+                     {"memory_factor", v.correction.memory_factor}, {"speed_factor", v.correction.speed_factor},
+                     {"applies_to", v.correction.scope ? scope_text(*v.correction.scope) : ""}};
   return j.dump(2) + "\n";
 }
 

@@ -200,6 +200,20 @@ std::vector<LocalCorrection> parse_calibration_unguarded(std::string_view text, 
     k.speed_factor = need_number(c, "speed_factor", where, k_calibration_speed_min, k_calibration_speed_max);
     k.source = c.contains("source") && c.at("source").is_string() ? c.at("source").get<std::string>() : "";
     k.saved = c.contains("saved") && c.at("saved").is_string() ? c.at("saved").get<std::string>() : "";
+    // Files saved before scopes have none: the correction then applies to nothing, and answers say so.
+    if (c.contains("scope")) {
+      const json& s = c.at("scope");
+      const std::string sw = where + ".scope";
+      if (!s.is_object()) throw InputError(sw + ": expected an object as gpuadvise calibrate --save writes it");
+      CorrectionScope scope;
+      scope.mode = need_string(s, "mode", sw);
+      scope.precision = need_string(s, "precision", sw);
+      scope.checkpointing = need_string(s, "checkpointing", sw);
+      scope.layout = need_string(s, "layout", sw);
+      scope.params = need_number(s, "params", sw, 1, k_max_scope_params);
+      scope.step_elements = need_number(s, "step_elements", sw, 1, k_max_scope_step_elements);
+      k.scope = std::move(scope);
+    }
     out.push_back(std::move(k));
   }
   return out;
@@ -207,11 +221,16 @@ std::vector<LocalCorrection> parse_calibration_unguarded(std::string_view text, 
 
 std::string calibration_json(const std::vector<LocalCorrection>& corrections) {
   json arr = json::array();
-  for (const auto& k : corrections)
-    arr.push_back({{"gpu", k.gpu}, {"framework", k.framework}, {"training", k.training}, {"memory_factor", k.memory_factor},
-                   {"speed_factor", k.speed_factor}, {"source", k.source}, {"saved", k.saved}});
+  for (const auto& k : corrections) {
+    json entry = {{"gpu", k.gpu}, {"framework", k.framework}, {"training", k.training}, {"memory_factor", k.memory_factor},
+                  {"speed_factor", k.speed_factor}, {"source", k.source}, {"saved", k.saved}};
+    if (k.scope)
+      entry["scope"] = {{"mode", k.scope->mode}, {"precision", k.scope->precision}, {"checkpointing", k.scope->checkpointing},
+                        {"layout", k.scope->layout}, {"params", k.scope->params}, {"step_elements", k.scope->step_elements}};
+    arr.push_back(std::move(entry));
+  }
   json j;
-  j["note"] = "local corrections from gpuadvise calibrate --save; every answer they change says so; gpuadvise calibrate --reset removes them";
+  j["note"] = "local corrections from gpuadvise calibrate --save, each for workloads like the one measured (its scope); every answer they change says so; gpuadvise calibrate --reset removes them";
   j["corrections"] = arr;
   return j.dump(2) + "\n";
 }
