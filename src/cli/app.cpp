@@ -218,7 +218,7 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
     c.cal->add_flag("--reset", c.cal_flags.cal_reset, "remove every stored correction")->group("Calibrate");
     add_output_flags(c.cal, c.cal_of, false);
     c.cal->footer("\nExamples:\n  gpuadvise calibrate probe_result.json            # measured beside estimated, and the correction\n"
-                "  gpuadvise calibrate probe_result.json --save     # later answers on that GPU and framework use it\n\n"
+                "  gpuadvise calibrate probe_result.json --save     # later answers like it on that GPU use it\n\n"
                 "The corrections live in $GPUADVISE_CALIBRATION, else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else\n"
                 "~/.config/gpuadvise/calibration.json; every answer they change says so.\n");
   });
