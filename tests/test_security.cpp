@@ -276,3 +276,33 @@ TEST_CASE("security: every ranked row's JSON plan, given back to estimate and ch
   }
   CHECK(rows >= 20);
 }
+
+TEST_CASE("security: check streams its results, and bad input anywhere in the file writes no partial answer", "[security][check]") {
+  // Three workloads, the third with a typo: nothing reaches stdout in any format, the error names the field.
+  const std::string file = R"([{"model": "llama-3.1-8b", "mode": "lora"}, {"model": "llama-3.1-8b", "mode": "lora", "batch": 2},
+                               {"model": "llama-3.1-8b", "mode": "lora", "bach": 2}])";
+  for (const char* format : {"table", "json", "csv", "markdown"}) {
+    INFO(format);
+    const auto r = test::run({"check", "--workload", "-", "--gpu", "h100-sxm-80gb", "--format", format}, file);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("stdin[2].bach: unknown field 'bach'") != std::string::npos);
+  }
+  // The same file without the typo: one row per workload and GPU in file order, the totals after the results,
+  // and every line of a lone unnamed workload labelled "workload" (its failures too).
+  const std::string good = R"([{"model": "llama-3.1-8b", "mode": "lora"}, {"model": "llama-3.1-8b", "mode": "lora", "batch": 2}])";
+  const auto j = test::run({"check", "--workload", "-", "--gpu", "h100-sxm-80gb", "--gpu", "rtx-4090-24gb", "--format", "json"}, good);
+  REQUIRE(j.code == 1);  // 8B LoRA in bf16 does not fit a 24 GB card
+  const auto doc = j.json();
+  REQUIRE(doc["results"].size() == 4);
+  CHECK(doc["results"][0]["workload"] == "workload[0]");
+  CHECK(doc["results"][3]["workload"] == "workload[1]");
+  CHECK(doc["checks"] == 4);
+  CHECK(doc["failed"] == 2);
+  CHECK(doc["passed"] == false);
+  const auto lone = test::run({"check", "--model", "llama-3.1-8b", "--mode", "lora", "--gpu", "rtx-4090-24gb"});
+  CHECK(lone.code == 1);
+  CHECK(lone.out.find("FAIL  workload on rtx-4090-24gb") != std::string::npos);
+  CHECK(lone.out.find("workload[0]") == std::string::npos);
+  CHECK(lone.out.find("0 of 1 checks passed") != std::string::npos);
+}

@@ -1,5 +1,7 @@
 #pragma once
 // Rendering results as JSON, tables and CSV: strings out, no streams.
+#include <cstddef>
+#include <memory>
 #include <string>
 
 #include "gpuadvise/catalog.hpp"
@@ -34,15 +36,23 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
 // CSV (report_csv.cpp): one header row; units in the column names; an unknown is an empty field.
 std::string ranking_csv(const Ranking& r);
 std::string estimate_csv(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem);
-std::string check_csv(const std::vector<CheckResult>& results);
 
-std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a);
-std::string check_table(const std::vector<CheckResult>& results, const Style& style);
+// `check`'s output (report_check.cpp), written as the results come: head(), a row() per result, then tail()
+// with the count of checks and failures (JSON's verdict follows its results). check_text renders a list whole.
+enum class CheckFormat { table, markdown, csv, json };
+class CheckWriter {
+ public:
+  virtual ~CheckWriter() = default;
+  virtual std::string head() { return ""; }
+  virtual std::string row(const CheckResult& r) = 0;
+  virtual std::string tail(std::size_t checks, std::size_t failed) = 0;
+};
+std::unique_ptr<CheckWriter> check_writer(CheckFormat format, const Style& style, const CheckAssertions& a);
+std::string check_text(const std::vector<CheckResult>& results, CheckFormat format, const Style& style, const CheckAssertions& a);
 // Markdown for CI comments and notes: real tables for the ranking, an estimate and checks; any other text
 // output fenced as a code block.
 std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
 std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem, const Style& style);
-std::string check_markdown(const std::vector<CheckResult>& results, const Style& style);
 std::string fenced_markdown(const std::string& title, const std::string& text);
 // A markdown table cell: pipes escaped, newlines flattened.
 std::string markdown_cell(const std::string& s);

@@ -37,35 +37,43 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   const CostOptions co = cost_options(flags.chk_cf, cat, ctx.in);
   std::vector<const GpuSpec*> targets;
   for (const auto& id : flags.chk_gpus) targets.push_back(&gpu_for(id, cat));
-  std::vector<CheckResult> results;
-  std::vector<std::size_t> unnamed;  // results whose workload has no name: labelled by position
+  const CheckFormat format = ctx.of.format == "json" ? CheckFormat::json : ctx.of.format == "csv" ? CheckFormat::csv
+                             : ctx.md() ? CheckFormat::markdown : CheckFormat::table;
+  // Each result is written as it is checked (-q writes nothing): memory stays flat whatever the file's size.
+  const auto writer = check_writer(format, ctx.style, a);
+  std::ostream& out = *ctx.out_ptr;
+  bool started = false;
+  auto start = [&] {
+    if (!started && !ctx.of.quiet) out << writer->head();
+    started = true;
+  };
+  // Every workload is built and its model resolved (each distinct --model once, its file read once) before
+  // the first result is written: bad input writes nothing but its error.
   std::map<std::string, ModelSpec> models_seen;
-  std::size_t checked = 0, failed = 0;
-  // The workloads are checked as they are read: a file of 10,000 is never held whole.
-  const std::size_t count = for_each_given_workload(flags.chk_wf, ctx.in, [&](RawWorkload&& raw) {
-    const std::size_t i = checked / std::max<std::size_t>(1, targets.size());
+  std::size_t count = 0;
+  auto validate = [&](RawWorkload&& raw) {
     const Workload w = build_workload(std::move(raw));
-    // Each distinct --model is resolved (and its file read) once; every workload is checked against it.
     auto seen = models_seen.find(w.model);
-    if (seen == models_seen.end()) seen = models_seen.emplace(w.model, model_for(w, ctx.in)).first;
+    if (seen == models_seen.end()) models_seen.emplace(w.model, model_for(w, ctx.in));
     else check_workload_fits_model(w, seen->second);
-    const ModelSpec& model = seen->second;
-    const std::string label = w.name ? *w.name : "workload[" + std::to_string(i) + "]";
+    count += 1;
+  };
+  std::size_t checked = 0, failed = 0, index = 0;
+  for_each_given_workload(flags.chk_wf, ctx.in, [&](RawWorkload&& raw) {
+    start();
+    const Workload w = build_workload(std::move(raw));
+    // A workload without a name is labelled by its position, and a lone one is just "workload".
+    const std::string label = w.name ? *w.name : count == 1 ? "workload" : "workload[" + std::to_string(index) + "]";
+    index += 1;
     for (const GpuSpec* g : targets) {
-      CheckResult r = check_workload(w, label, model, *g, a, co);
+      const CheckResult r = check_workload(w, label, models_seen.at(w.model), *g, a, co);
       checked += 1;
       failed += r.passed() ? 0 : 1;
-      if (ctx.of.quiet) continue;  // -q keeps no result: memory stays flat whatever the file's size
-      if (!w.name) unnamed.push_back(results.size());
-      results.push_back(std::move(r));
+      if (!ctx.of.quiet) out << writer->row(r);
     }
-  });
-  // A lone workload is just "workload".
-  if (count == 1)
-    for (std::size_t r : unnamed) results[r].workload = "workload";
-  // -q: the exit status is the answer; nothing is rendered for the sink.
-  if (!ctx.of.quiet)
-    (*ctx.out_ptr) << (ctx.of.format == "json" ? check_json(results, a) : ctx.of.format == "csv" ? check_csv(results) : ctx.md() ? check_markdown(results, ctx.style) : check_table(results, ctx.style));
+  }, validate);
+  start();
+  if (!ctx.of.quiet) out << writer->tail(checked, failed);
   return failed > 0 ? 1 : 0;
 }
 

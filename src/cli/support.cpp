@@ -290,16 +290,23 @@ RawWorkload one_workload(const WorkloadFlags& wf, std::istream& in, const std::s
   return std::move(raws[0]);
 }
 
-std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each) {
+std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each,
+                                    const std::function<void(RawWorkload&&)>& check_all) {
   if (wf.workload_file.empty()) {
     RawWorkload raw;
     apply_workload_flags(raw, wf);
+    if (check_all) check_all(RawWorkload(raw));
     each(std::move(raw));
     return 1;
   }
   auto text = read_file(wf.workload_file, in, "--workload");
   if (!text) throw UserError{2, "--workload: cannot read '" + wf.workload_file + "'"};
   std::size_t count = 0;
+  if (check_all)
+    for_each_workload(*text, workload_origin(wf), [&](RawWorkload&& raw) {
+      apply_workload_flags(raw, wf);
+      check_all(std::move(raw));
+    });
   for_each_workload(*text, workload_origin(wf), [&](RawWorkload&& raw) {
     apply_workload_flags(raw, wf);
     ++count;

@@ -105,7 +105,10 @@ std::vector<RawWorkload> collect_workloads(const WorkloadFlags& wf, std::istream
 // The one workload of a command that takes one (`command` names it in the error when a file holds several).
 RawWorkload one_workload(const WorkloadFlags& wf, std::istream& in, const std::string& command);
 // The same one at a time, each handed to `each` as it is read (check streams a file of thousands); the count.
-std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each);
+// With `check_all`, every workload goes through it before the first goes to `each` (the file is read once):
+// bad input stops the command before anything is written.
+std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, const std::function<void(RawWorkload&&)>& each,
+                                    const std::function<void(RawWorkload&&)>& check_all = {});
 // A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).
 std::string config_path(const char* env, const std::string& name);
 std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy);

@@ -74,20 +74,6 @@ std::string estimate_csv(const Workload& w, const ModelSpec& m, const Candidate*
   return out;
 }
 
-std::string check_csv(const std::vector<CheckResult>& results) {
-  std::string out = "workload,gpu,passed,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_pct,job_hours,job_usd,failures\n";
-  for (const auto& r : results) {
-    const CheckedPlan& c = r.plan;
-    std::string failures;
-    for (const auto& f : r.failures) failures += (failures.empty() ? "" : "; ") + f;
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.2f},{},{},{}\n", quoted(r.workload), c.gpu->id, boolean(r.passed()), boolean(c.fits), c.gpus,
-                       quoted(c.layout), bytes_int(c.device_peak), c.gpu->memory_bytes,
-                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
-                       c.wall_hours > 0 ? fmt::format("{:.4g}", c.wall_hours) : "", usd(c.total_usd), quoted(failures));
-  }
-  return out;
-}
-
 std::string fit_csv(const GpuSpec& g, const FitResult& r) {
   std::string out = "gpu,maximize,value,device_peak_bytes,headroom_bytes,next_device_peak_bytes,capacity_bytes,limited_by\n";
   out += fmt::format("{},{},{},{},{},{},{},{}\n", g.id, to_string(r.what), r.value, r.at ? std::to_string(bytes_int(r.at->memory.device_peak)) : "",

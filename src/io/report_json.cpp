@@ -106,46 +106,6 @@ ojson gpu_to_json(const GpuSpec& g) {
 
 }  // namespace
 
-std::string check_json(const std::vector<CheckResult>& results, const CheckAssertions& a) {
-  std::string out;
-  out.reserve(512 + 384 * results.size());
-  JsonWriter o(out);
-  o.begin_object();
-  detail::write_command_header(o, "check");
-  o.key("assertions");
-  o.begin_object();
-  o.member("min_headroom_pct", a.min_headroom_pct);
-  o.member("max_cost_usd", a.max_cost_usd);
-  o.member("max_hours", a.max_hours);
-  o.member("max_gpus", a.max_gpus);
-  o.end_object();
-  o.member("passed", std::all_of(results.begin(), results.end(), [](const CheckResult& r) { return r.passed(); }));
-  o.key("results");
-  o.begin_array();
-  for (const auto& r : results) {
-    const CheckedPlan& c = r.plan;
-    o.begin_object();
-    o.member("workload", r.workload);
-    o.member("gpu", c.gpu->id);
-    o.member("passed", r.passed());
-    o.member("fits", c.fits);
-    o.member("gpus", c.gpus);
-    o.member("layout", c.layout);
-    o.member("device_peak_bytes", bytes_int(c.device_peak));
-    o.member("capacity_bytes", c.gpu->memory_bytes);
-    o.member("headroom_pct", 100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes));
-    o.key("job_hours");
-    if (c.wall_hours > 0) o.value(c.wall_hours);
-    else o.null();
-    o.member("job_usd", c.total_usd);
-    o.member("failures", r.failures);
-    o.end_object();
-  }
-  o.end_array();
-  o.end_object();
-  return out + "\n";
-}
-
 std::string gpus_json(const GpuCatalog& cat) {
   ojson j = command_header("gpus");
   j["catalog_version"] = cat.version;

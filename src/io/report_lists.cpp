@@ -288,21 +288,4 @@ std::string calibration_view_json(const CalibrationView& v) {
   return j.dump(2) + "\n";
 }
 
-std::string check_table(const std::vector<CheckResult>& results, const Style& style) {
-  std::string out;
-  std::size_t failed = 0;
-  for (const auto& r : results) {
-    const CheckedPlan& c = r.plan;
-    const std::string mark = r.passed() ? paint(style, "PASS", "32") : paint(style, "FAIL", "31");
-    out += fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {} GPU(s), headroom {:.1f}%{}\n", mark, printable(r.workload), c.gpu->id,
-                       c.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style), mem_unit(style), c.gpus,
-                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes),
-                       c.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.total_usd, c.wall_hours) : "");
-    for (const auto& f : r.failures) out += "      " + printable(f) + "\n";  // one line each, whatever the name held
-    failed += r.passed() ? 0 : 1;
-  }
-  out += fmt::format("{} of {} checks passed\n", results.size() - failed, results.size());
-  return out;
-}
-
 }  // namespace gpuadvise

@@ -76,24 +76,6 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
   return out;
 }
 
-std::string check_markdown(const std::vector<CheckResult>& results, const Style& style) {
-  const std::string un = mem_unit(style);
-  std::string out = "| result | workload | GPU | GPUs | peak/GPU (" + un + ") | capacity (" + un + ") | headroom | job cost | failures |\n"
-                    "|---|---|---|--:|--:|--:|--:|--:|---|\n";
-  std::size_t failed = 0;
-  for (const auto& r : results) {
-    const CheckedPlan& c = r.plan;
-    std::string fails;
-    for (const auto& f : r.failures) fails += (fails.empty() ? "" : "; ") + cell(f);
-    out += fmt::format("| {} | {} | `{}` | {} | {:.2f} | {:.2f} | {:.1f}% | {} | {} |\n", r.passed() ? "✅ pass" : "❌ fail", cell(r.workload), c.gpu->id,
-                       c.gpus, c.device_peak / mem_div(style), static_cast<double>(c.gpu->memory_bytes) / mem_div(style),
-                       100.0 * c.headroom_bytes / static_cast<double>(c.gpu->memory_bytes), md_money(c.total_usd), fails.empty() ? "—" : fails);
-    failed += r.passed() ? 0 : 1;
-  }
-  out += fmt::format("\n{} of {} checks passed.\n", results.size() - failed, results.size());
-  return out;
-}
-
 std::string fenced_markdown(const std::string& title, const std::string& text) { return "**" + title + "**\n\n```text\n" + text + "```\n"; }
 
 }  // namespace gpuadvise
