@@ -118,6 +118,10 @@ inline constexpr Coefficient band_decode_overheads{
 inline constexpr Coefficient link_efficiency{
     "link_efficiency", 0.8, "share of the one-way link rate (NCCL bus bandwidth)", Basis::published,
     "an H100 SXM pair measured 749 of 900 GB/s (NVIDIA/nccl#1264), rounded down for larger groups", "§8.4"};
+inline constexpr Coefficient network_efficiency{
+    "network_efficiency", 0.94, "share of a NIC's line rate (NCCL, per NIC)", Basis::published,
+    "46-48 GB/s per 400 Gb/s NDR NIC (NVIDIA/nccl-tests#290, an NCCL maintainer); 4x HDR per 8 A100 peaked at 96 of 100 GB/s bus bandwidth (NVIDIA/nccl-tests#119)",
+    "§8.4"};
 inline constexpr Coefficient dp_overlap_window{
     "dp_overlap_window", 2.0 / 3.0, "share of the last micro-batch's compute", Basis::assumed,
     "the backward's share of a forward + backward (2 of 3 FLOP units), where the gradient all-reduce runs", "§8.4"};
@@ -176,7 +180,7 @@ inline constexpr Coefficient restart_hours{
 inline constexpr Coefficient checkpoint_write_bytes_per_s{
     "checkpoint_write_bytes_per_s", 2e9, "bytes per second", Basis::assumed, "a shared-storage write rate", "§10"};
 
-inline constexpr std::array<const Coefficient*, 52> all{
+inline constexpr std::array<const Coefficient*, 53> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
@@ -184,7 +188,7 @@ inline constexpr std::array<const Coefficient*, 52> all{
     &decode_compute_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
-    &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &dp_overlap_window,
+    &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &dp_overlap_window,
     &overlap_slowdown,     &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,

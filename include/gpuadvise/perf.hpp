@@ -59,6 +59,8 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
 // Collective bandwidth per GPU for a group of GPUs inside one node, and between nodes (method.md §8.4).
 double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group);
 double inter_node_bytes_per_s(const GpuSpec& g);
+// A ring collective's bus bandwidth over several nodes with `in_node` of the group's GPUs in each (§8.4).
+double ring_bytes_per_s_across_nodes(const GpuSpec& g, std::int64_t in_node);
 
 // Which link: the GPU's scale-up fabric (NVLink, xGMI), PCIe, or the network between nodes; none where the plan has
 // no such collective. link_name says which, from the GPU's catalogue entry, when it is printed.
@@ -67,6 +69,9 @@ enum class Link : std::uint8_t { none, fast, pcie, network };
 // pipeline stages across nodes when the plan spans them.
 struct LinkPlan {
   double tp_bytes_per_s = 0, dp_bytes_per_s = 0, pp_bytes_per_s = 0;
+  // Expert parallelism: the routed experts' gradients and weights are reduced and gathered over the data-parallel
+  // ranks that hold the same experts (data parallel / ep of them, every ep-th rank), a sparser group.
+  double expert_dp_bytes_per_s = 0;
   Link tp_link = Link::none, dp_link = Link::none, pp_link = Link::none;
 };
 LinkPlan plan_links(const GpuSpec& g, const Workload& w);

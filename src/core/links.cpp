@@ -23,9 +23,19 @@ double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group) {
   return one_way * coef::link_efficiency.value;
 }
 
-// Between nodes: the network per GPU (rail-optimised NICs, one per GPU on HGX/OAM nodes) at 80 %; 0 when the
-// catalogue knows none.
-double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * coef::link_efficiency.value; }
+// Between nodes: the network per GPU (rail-optimised NICs, one per GPU on HGX/OAM nodes) at what NCCL reaches
+// per NIC (coef::network_efficiency); 0 when the catalogue knows none.
+double inter_node_bytes_per_s(const GpuSpec& g) { return g.node.network_gbit_per_gpu.value_or(0) / 8.0 * 1e9 * coef::network_efficiency.value; }
+
+// The bus bandwidth of a ring collective (all-reduce, reduce-scatter, all-gather) over a group with `in_node`
+// of its GPUs in each of several nodes (method.md §8.4). NCCL runs a ring per channel and a channel per NIC;
+// each ring leaves every node once, so everything a node sends to the next goes over the NICs of the group's
+// GPUs in it (rails: every GPU drives its own NIC, and the other groups of the layout use theirs at the same
+// time): in_node x the network per GPU, or the node's own links if they are slower. Eight 400 Gb/s rails carry
+// 376 GB/s, about NVSwitch's achieved rate: an all-reduce over two HGX H100 nodes runs as fast as inside one.
+double ring_bytes_per_s_across_nodes(const GpuSpec& g, std::int64_t in_node) {
+  return std::min(intra_node_bytes_per_s(g, in_node), static_cast<double>(std::max<std::int64_t>(1, in_node)) * inter_node_bytes_per_s(g));
+}
 
 void perf_detail::append_link_name(fmt::memory_buffer& out, const GpuSpec& g, Link link) {
   auto to = std::back_inserter(out);
@@ -55,19 +65,27 @@ LinkPlan links_of(const GpuSpec& g, const Layout& w) {
   l.dp_bytes_per_s = intra_node_bytes_per_s(g, per_node);
   if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra(per_node);
   l.pp_bytes_per_s = l.dp_bytes_per_s;
+  l.expert_dp_bytes_per_s = l.dp_bytes_per_s;
   if (w.pp > 1) l.pp_link = intra(per_node);
   if (w.nodes > 1) {
-    // Pipeline plans put their stages across nodes (the point-to-point sends cross the network, data
-    // parallelism stays inside); otherwise the data-parallel collectives span the nodes and run at the
-    // slower of the node's links and the network.
+    // Megatron's rank order (tensor parallel fastest, then data parallel, then pipeline): a data-parallel group
+    // has per_node / tp of its ranks in each node and leaves the node once tp x dp exceeds it; pipeline stages
+    // sit in different nodes, each boundary a send from every tensor-parallel rank over its own NIC.
     const double net = inter_node_bytes_per_s(g);
-    const double across = net > 0 ? std::min(l.dp_bytes_per_s, net) : 0.0;
-    if (w.pp > 1) {
-      l.pp_bytes_per_s = across;
-      l.pp_link = Link::network;
-    } else {
-      l.dp_bytes_per_s = across;
+    const std::int64_t dp = w.data_parallel();
+    const std::int64_t dp_in_node = std::clamp<std::int64_t>(per_node / std::max<std::int64_t>(1, w.tp), 1, dp);
+    if (dp > dp_in_node) {
+      l.dp_bytes_per_s = net > 0 ? ring_bytes_per_s_across_nodes(g, dp_in_node) : 0.0;
       l.dp_link = Link::network;
+    }
+    // Expert parallel groups are consecutive data-parallel ranks, so the ranks holding the same experts are
+    // every ep-th one: dp_in_node / ep of them in a node (at least one), across nodes once dp / ep exceeds it.
+    const std::int64_t ep = std::max<std::int64_t>(1, w.ep);
+    const std::int64_t edp = std::max<std::int64_t>(1, dp / ep), edp_in_node = std::max<std::int64_t>(1, dp_in_node / ep);
+    l.expert_dp_bytes_per_s = edp > edp_in_node ? (net > 0 ? ring_bytes_per_s_across_nodes(g, edp_in_node) : 0.0) : l.dp_bytes_per_s;
+    if (w.pp > 1) {
+      l.pp_bytes_per_s = net > 0 ? std::min(l.pp_bytes_per_s, net) : 0.0;
+      l.pp_link = Link::network;
     }
   }
   return l;

@@ -213,8 +213,15 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
   const double dp = lay.dp, accum = lay.accum, ep = lay.ep, local_params = lay.local_params, grad_bytes = lay.grad_bytes;
   double exposed = 0;
   if (dp > 1) {
-    const double frac = (dp - 1.0) / dp;
-    const double bw = links.dp_bytes_per_s;
+    // A ring over n ranks moves (n−1)/n of the bytes per rank per pass. With expert parallelism the routed
+    // experts a rank holds are shared by dp/ep ranks only, on their own (sparser) group's links.
+    const double expert_share = ep > 1 ? in.pc.routed_experts / ep / local_params : 0.0;
+    const double edp = dp / ep;
+    auto ring_seconds = [&](double bytes, double share) {
+      const double dense = (1.0 - share) * bytes * (dp - 1.0) / dp / links.dp_bytes_per_s;
+      return edp > 1 ? dense + share * bytes * (edp - 1.0) / edp / links.expert_dp_bytes_per_s : dense;
+    };
+    const double grad_share = lay.adapters ? 0.0 : expert_share;  // adapters: only their own gradients
     if (w.sharding == Sharding::zero3) {
       // FSDP/ZeRO-3 all-gathers the weights for the forward and again for the backward (the frozen base
       // too: LoRA under FSDP gathers the whole model) and reduce-scatters the gradients, every micro-batch
@@ -222,13 +229,11 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       const double weight_bytes = (w.mode == Mode::qlora ? local_params * 0.5 : local_params * 2.0) / model_par;
       // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
       // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
-      const double volume = frac * (2.0 * weight_bytes + grad_bytes);
-      exposed += overlapped_cost(volume / bw, t_compute);
+      exposed += overlapped_cost(ring_seconds(2.0 * weight_bytes, expert_share) + ring_seconds(grad_bytes, grad_share), t_compute);
     } else {
       // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
       // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
-      const double volume = 2.0 * frac * grad_bytes;
-      exposed += overlapped_cost(volume / bw, coef::dp_overlap_window.value * t_compute) / accum;
+      exposed += overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share), coef::dp_overlap_window.value * t_compute) / accum;
     }
   }
   if (w.tp > 1) {
