@@ -80,6 +80,10 @@ struct Workload {
   std::int64_t nodes = 1;       // servers the GPUs are spread over (gpus / nodes in each)
   std::int64_t ep = 1;          // expert parallelism: the routed experts split over this many data-parallel ranks
   std::int64_t grad_accum = 1;  // micro-batches of `batch` per optimizer step
+  // Sequences per optimizer step over all data-parallel ranks (--global-batch, or pre-training's default from
+  // the batch-size law: global_batch.hpp); each layout reaches it with its micro-batch and accumulation.
+  std::optional<std::int64_t> global_batch;
+  bool global_batch_from_law = false;
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   bool rope_scaling = false;         // a --seq-len beyond the model's trained context is meant (RoPE scaling)

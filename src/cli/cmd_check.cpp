@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/planning.hpp"
 #include "gpuadvise/probe.hpp"
 #include "gpuadvise/ranking.hpp"
@@ -61,12 +62,14 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   std::size_t checked = 0, failed = 0, index = 0;
   for_each_given_workload(flags.chk_wf, ctx.in, [&](RawWorkload&& raw) {
     start();
-    const Workload w = build_workload(std::move(raw));
+    Workload w = build_workload(std::move(raw));
+    const ModelSpec& model = models_seen.at(w.model);
+    w = with_global_batch(std::move(w), model);
     // A workload without a name is labelled by its position, and a lone one is just "workload".
     const std::string label = w.name ? *w.name : count == 1 ? "workload" : "workload[" + std::to_string(index) + "]";
     index += 1;
     for (const GpuSpec* g : targets) {
-      const CheckResult r = check_workload(w, label, models_seen.at(w.model), *g, a, co);
+      const CheckResult r = check_workload(w, label, model, *g, a, co);
       checked += 1;
       failed += r.passed() ? 0 : 1;
       if (!ctx.of.quiet) out << writer->row(r);
@@ -86,10 +89,11 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   else if (flags.maximize == "concurrency") what = Maximize::concurrency;
   else throw UserError{2, "--maximize: unknown value '" + flags.maximize + "' (valid: batch, seq-len, concurrency)"};
   RawWorkload raw = one_workload(flags.fit_wf, ctx.in, "fit");
-  const Workload w = build_workload(std::move(raw));
-  if (what == Maximize::concurrency && is_training(w.mode))
+  const Workload built = build_workload(std::move(raw));
+  if (what == Maximize::concurrency && is_training(built.mode))
     throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
-  const ModelSpec model = model_for(w, ctx.in);
+  const ModelSpec model = model_for(built, ctx.in);
+  const Workload w = with_global_batch(built, model);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const GpuSpec& g = gpu_for(flags.fit_gpu, cat);
   const FitResult r = fit_max(w, model, g, what, CostOptions{});

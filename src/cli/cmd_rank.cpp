@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/ranking.hpp"
 #include "gpuadvise/report.hpp"
 
@@ -21,6 +22,7 @@ struct Job {
 Job load_job(RawWorkload raw, const CommandContext& ctx) {
   Job j{build_workload(std::move(raw)), {}, {}};
   j.model = model_for(j.w, ctx.in);
+  j.w = with_global_batch(std::move(j.w), j.model);  // pre-training's default global batch, the layout's accumulation
   j.cat = load_gpus(ctx.of, ctx.in);
   spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", j.model.id, j.model.layers, j.model.hidden, j.model.heads, j.model.kv_heads);
   return j;

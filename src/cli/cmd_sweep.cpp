@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/planning.hpp"
 #include "gpuadvise/probe.hpp"
 #include "gpuadvise/ranking.hpp"
@@ -50,8 +51,9 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   for (double v : values) {
     RawWorkload raw = given;
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
-    const Workload w = build_workload(raw);
-    const ModelSpec model = model_for(w, ctx.in);
+    const Workload built = build_workload(raw);
+    const ModelSpec model = model_for(built, ctx.in);
+    const Workload w = with_global_batch(built, model);
     if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
     SweepPoint p;
     p.value = v;

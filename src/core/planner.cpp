@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/units.hpp"
 #include "ranking_common.hpp"
 
@@ -42,6 +43,7 @@ Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, s
                      Offload off) {
   Workload p = w;
   set_layout(p, gpus, nodes, tp, pp, sh, off);
+  reach_global_batch(p, w.batch);  // offload layouts hold at most a node: fewer ranks than any global batch
   return p;
 }
 
@@ -61,9 +63,14 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   const std::int64_t layers = m.layers + m.encoder_layers;
   // One copy of the workload per count, its layout set in place for each try (try_layout copies what it keeps).
   Workload p = w;
+  // With a global batch each layout steps with it: its micro-batch and accumulation reach it, and a layout with
+  // more data-parallel ranks than sequences is not one (global_batch.hpp).
   auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1) {
     set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
     p.ep = ep;
+    p.batch = w.batch;
+    p.grad_accum = w.grad_accum;
+    if (!reach_global_batch(p, w.batch)) return;
     try_layout(std::as_const(p));
   };
   if (n == 1) return at(1, 1, 1, 1, Sharding::none);

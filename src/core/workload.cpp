@@ -188,14 +188,9 @@ bool is_gguf(Precision p) {
       return false;
   }
 }
-bool is_weight_only_quant(Precision p) {
-  return is_gguf(p) || p == Precision::int4 || p == Precision::nf4 || p == Precision::int8;
-}
+bool is_weight_only_quant(Precision p) { return is_gguf(p) || p == Precision::int4 || p == Precision::nf4 || p == Precision::int8; }
 
-MasterWeights Workload::effective_master_weights() const {
-  if (master_weights) return *master_weights;
-  return MasterWeights::fp32;
-}
+MasterWeights Workload::effective_master_weights() const { return master_weights.value_or(MasterWeights::fp32); }
 
 Framework Workload::effective_framework() const { return framework.value_or(Framework::hf); }
 
@@ -211,7 +206,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "virtual_stages", "ep", "nodes", "grad_accum", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "virtual_stages", "ep", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms"};
@@ -317,6 +312,7 @@ void read_layout_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
   if (auto* v = f.get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
+  if (auto* v = f.get("global_batch")) w.global_batch = parse_positive_int(*v, k_max_batch * k_max_gpus);
   if (auto* v = f.get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
   if (auto* v = f.get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = f.get("gpu_memory_utilization")) {
@@ -465,6 +461,9 @@ void check_cross_fields(const Workload& w, const Fields& f) {
     throw InputError((t ? t->origin : std::string("--tp")) + ": tensor parallelism stays inside a node; " + std::to_string(w.tp) +
                      " exceeds the " + std::to_string(w.gpus / w.nodes) + " GPUs of each node");
   }
+  if (const auto* gb = f.get("global_batch"); gb && (f.get("grad_accum") || !is_training(w.mode)))
+    throw InputError(gb->origin + (is_training(w.mode) ? ": give --global-batch or --grad-accum, not both (each layout's accumulation reaches the global batch)"
+                                                       : ": a global batch is for training modes (train, finetune, lora, qlora)"));
   if (w.mode == Mode::qlora && is_weight_only_quant(w.precision) && w.precision != Precision::nf4) {
     throw InputError(f.get("precision")->origin + ": for --mode qlora the precision is the compute precision (bf16, fp16 or fp32); the base is NF4 by definition");
   }

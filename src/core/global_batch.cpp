@@ -1,0 +1,42 @@
+// The global batch of a training job (docs/method.md §9.1; include/gpuadvise/global_batch.hpp).
+#include "gpuadvise/global_batch.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpuadvise/memory.hpp"
+
+namespace gpuadvise {
+
+double law_batch_tokens(double params, double tokens) { return 0.2920 * std::pow(6.0 * params * tokens, 0.3271); }
+
+bool reach_global_batch(Workload& w, std::int64_t micro_batch) {
+  if (!w.global_batch) return true;
+  const std::int64_t dp = w.data_parallel(), total = *w.global_batch;
+  if (dp > total) return false;
+  const std::int64_t per_rank = (total + dp - 1) / dp;  // sequences each data-parallel rank steps with
+  w.batch = std::clamp<std::int64_t>(micro_batch, 1, per_rank);
+  w.grad_accum = (per_rank + w.batch - 1) / w.batch;
+  return true;
+}
+
+Workload with_global_batch(Workload w, const ModelSpec& m) {
+  if (!is_training(w.mode) || m.vision) return w;
+  if (!w.global_batch && w.mode == Mode::train && w.grad_accum == 1) {
+    const std::int64_t seq = effective_seq_len(w, m);
+    const std::optional<double> tokens = w.tokens ? w.tokens : w.job_tokens(seq);
+    if (!tokens || seq <= 0 || (w.steps && !w.tokens && !w.dataset_tokens)) return w;  // --steps sizes the job by the batch
+    const double per_token = count_params(m).active;
+    const double sequences = std::round(law_batch_tokens(per_token, *tokens) / static_cast<double>(seq));
+    w.global_batch = static_cast<std::int64_t>(std::clamp(sequences, 1.0, 1e9));
+    w.global_batch_from_law = true;
+  }
+  if (w.global_batch && !reach_global_batch(w, w.batch)) {
+    // The layout asked has more data-parallel ranks than sequences: one sequence per rank and step.
+    w.batch = 1;
+    w.grad_accum = 1;
+  }
+  return w;
+}
+
+}  // namespace gpuadvise

@@ -1,0 +1,91 @@
+// The global batch (docs/method.md §9.1): DeepSeek LLM's law for pre-training's default, each layout's
+// accumulation reaching it, and no layout with more data-parallel ranks than sequences.
+#include <catch2/catch.hpp>
+
+#include "gpuadvise/global_batch.hpp"
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+
+TEST_CASE("global batch: DeepSeek LLM's law, B = 0.292 C^0.3271 tokens with C = 6 N D", "[global-batch]") {
+  // 7B on 1T tokens: C = 6 x 7e9 x 1e12 = 4.2e22 FLOPs; ln C = 52.092, x 0.3271 = 17.039, e^17.039 = 2.514e7,
+  // x 0.292 = 7.34e6 tokens: 3,582 sequences of 2,048 (Llama 2 7B stepped with 4M tokens).
+  CHECK(law_batch_tokens(7e9, 1e12) == Approx(7.34e6).epsilon(0.003));
+  // 1B on 100B tokens: C = 6e20, ln C = 47.843, x 0.3271 = 15.649, e^15.649 = 6.26e6, x 0.292 = 1.83e6 tokens.
+  CHECK(law_batch_tokens(1e9, 100e9) == Approx(1.83e6).epsilon(0.003));
+}
+
+TEST_CASE("global batch: each layout reaches it with its micro-batch and accumulation", "[global-batch]") {
+  // Megatron-Bridge's Llama 3 70B recipe: 1,024 GPUs, TP 4 x PP 8 leave 32 data-parallel ranks; a global batch
+  // of 256 sequences at micro-batch 1 is 8 accumulation steps.
+  Workload w;
+  w.mode = Mode::train;
+  w.gpus = 1024;
+  w.tp = 4;
+  w.pp = 8;
+  w.global_batch = 256;
+  REQUIRE(reach_global_batch(w, 1));
+  CHECK(w.batch == 1);
+  CHECK(w.grad_accum == 8);
+  // Micro-batch 4 asked: 8 sequences per rank are 2 steps of 4.
+  REQUIRE(reach_global_batch(w, 4));
+  CHECK(w.batch == 4);
+  CHECK(w.grad_accum == 2);
+  // 300 sequences over 32 ranks: 10 per rank (320, rounded up), micro-batch 4 x 3 steps = 12 (the ceiling).
+  w.global_batch = 300;
+  REQUIRE(reach_global_batch(w, 4));
+  CHECK(w.batch == 4);
+  CHECK(w.grad_accum == 3);
+  // 16 sequences cannot be spread over 32 data-parallel ranks.
+  w.global_batch = 16;
+  CHECK_FALSE(reach_global_batch(w, 1));
+}
+
+TEST_CASE("global batch: pre-training with a job size defaults to the law, fine-tuning and --grad-accum keep theirs", "[global-batch]") {
+  const ModelSpec& m = *test::models().find("llama-2-7b");
+  Workload w;
+  w.model = "llama-2-7b";
+  w.mode = Mode::train;
+  w.seq_len = 2048;
+  w.tokens = 1e12;
+  const Workload settled = with_global_batch(w, m);
+  REQUIRE(settled.global_batch);
+  CHECK(settled.global_batch_from_law);
+  // Llama 2 7B has 6.74B parameters: 0.292 x (6 x 6.74e9 x 1e12)^0.3271 = 7.25e6 tokens = 3,542 sequences.
+  const double expected = law_batch_tokens(count_params(m).active, 1e12) / 2048.0;
+  CHECK(static_cast<double>(*settled.global_batch) == Approx(expected).margin(0.5));
+  CHECK(*settled.global_batch == Approx(3542).margin(10));
+  CHECK(settled.grad_accum == *settled.global_batch);  // one GPU: every sequence is a micro-batch of its own
+  Workload ft = w;
+  ft.mode = Mode::finetune;
+  CHECK_FALSE(with_global_batch(ft, m).global_batch);
+  Workload accum = w;
+  accum.grad_accum = 4;
+  CHECK_FALSE(with_global_batch(accum, m).global_batch);
+}
+
+TEST_CASE("global batch: the planner never spreads data parallelism past it, and the flags say what they take", "[cli][global-batch]") {
+  // A global batch of 4 sequences: at most 4 data-parallel ranks, whatever --max-gpus allows.
+  const auto r = test::run({"--model", "1B", "--mode", "train", "--tokens", "10B", "--global-batch", "4", "--rank-by", "time", "--format", "json"});
+  REQUIRE(r.code == 0);
+  for (const auto& row : r.json()["ranking"]) {
+    if (!row["fits"].get<bool>()) continue;
+    const auto& plan = row["plan"];
+    const std::int64_t dp = plan["gpus"].get<std::int64_t>() / (plan["tp"].get<std::int64_t>() * plan["pp"].get<std::int64_t>());
+    INFO(row["gpu"]);
+    CHECK(dp <= 4);
+    CHECK(dp * plan["batch"].get<std::int64_t>() * plan["grad_accum"].get<std::int64_t>() >= 4);
+  }
+  const auto both = test::run({"estimate", "--model", "1B", "--mode", "train", "--global-batch", "64", "--grad-accum", "2"});
+  CHECK(both.code == 2);
+  CHECK(both.err.find("--global-batch: give --global-batch or --grad-accum, not both") != std::string::npos);
+  const auto serving = test::run({"estimate", "--model", "1B", "--mode", "inference", "--global-batch", "64"});
+  CHECK(serving.code == 2);
+  CHECK(serving.err.find("a global batch is for training modes") != std::string::npos);
+  // The estimate at a layout given (the recipe's, with its distributed optimizer): 8 micro-batches per step.
+  const auto recipe = test::run({"estimate", "--model", "llama-3.1-70b", "--mode", "train", "--gpus", "1024", "--tp", "4", "--pp", "8", "--virtual-stages", "5",
+                                 "--sharding", "zero1", "--global-batch",
+                                 "256", "--seq-len", "8192", "--gpu", "h100-sxm-80gb"});
+  REQUIRE(recipe.code == 0);
+  CHECK(recipe.out.find("micro-batch 1 x 8 accumulation steps x 32 data-parallel ranks") != std::string::npos);
+}
