@@ -231,7 +231,7 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
     if (!opts.deadline_seconds) pick = RankBy::time;
   }
   if (!opts.deadline_seconds && !opts.budget_usd) {
-    const std::int64_t limit = (w.has_job_size() || order == RankBy::time) && order != RankBy::gpus ? 4 * first_fit : first_fit;
+    const std::int64_t limit = order == RankBy::time ? opts.max_gpus : w.has_job_size() && order != RankBy::gpus ? 4 * first_fit : first_fit;
     for (auto* c : pool)
       if (c->gpus <= limit) eligible.push_back(c);
     if (order == RankBy::gpus) pick = RankBy::value;
@@ -353,7 +353,9 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     if (first_fit) {
       const bool deadline_unmet = opts.deadline_seconds &&
                                   std::none_of(fits.begin(), fits.end(), [&](const Candidate& c) { return meets_deadline(c, opts); });
-      if (!deadline_unmet && (!explore || n > 8 * first_fit)) break;
+      // The fastest plan is searched up to --max-gpus: scaling out is what --rank-by time asks for (the
+      // global batch caps data parallelism on the way).
+      if (!deadline_unmet && order != RankBy::time && (!explore || n > 8 * first_fit)) break;
     }
     const std::size_t before = fits.size();
     for_each_layout(w, m, g, n, try_layout);
