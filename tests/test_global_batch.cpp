@@ -91,7 +91,7 @@ TEST_CASE("global batch: the planner never spreads data parallelism past it, and
 }
 
 TEST_CASE("global batch: --rank-by time scales out to --max-gpus, as far as the global batch lets data parallelism go", "[cli][global-batch]") {
-  // 1B on 100B tokens: the law's global batch is 893 sequences of 2,048, so 64 B200s (8 nodes) are 64 ranks of
+  // 1B on 100B tokens: the law's global batch is 892 sequences of 2,048, so 64 B200s (8 nodes) are 64 ranks of
   // 14 steps each, faster than any smaller count; with --global-batch 16 no plan has more than 16 data-parallel
   // ranks (tensor parallelism adds GPUs beyond them: 32 B200s as TP 2 x 16), and the job is slower.
   auto fastest = [](std::vector<std::string> more) {
@@ -103,7 +103,7 @@ TEST_CASE("global batch: --rank-by time scales out to --max-gpus, as far as the 
   };
   const auto scaled = fastest({});
   CHECK(scaled["plan"]["gpus"] == 64);
-  CHECK(scaled["plan"]["grad_accum"] == 14);  // 893 / 64 = 13.95: 14 micro-batches of one sequence
+  CHECK(scaled["plan"]["grad_accum"] == 14);  // 892 / 64 = 13.9: 14 micro-batches of one sequence
   const auto capped = fastest({"--global-batch", "16"});
   const auto& plan = capped["plan"];
   CHECK(plan["gpus"].get<int>() / (plan["tp"].get<int>() * plan["pp"].get<int>()) <= 16);
