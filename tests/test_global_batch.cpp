@@ -109,3 +109,23 @@ TEST_CASE("global batch: --rank-by time scales out to --max-gpus, as far as the 
   CHECK(plan["gpus"].get<int>() / (plan["tp"].get<int>() * plan["pp"].get<int>()) <= 16);
   CHECK(capped["time"]["job_seconds"].get<double>() > scaled["time"]["job_seconds"].get<double>());
 }
+
+TEST_CASE("scale: Llama 3 405B's 126 layers over 16 stages, and a plan for it on H100s", "[cli][scale]") {
+  // Meta's layout (Llama 3 paper §3.3: TP 8, PP 16, DP 128 on 16,384 H100s, 2,048 sequences of 8,192 per step):
+  // the uneven split is accepted (the largest stage holds ceil(126/16) = 8 layers), each of the 128 data-parallel
+  // ranks steps with 16 micro-batches, and 1F1B idles (p-1)/(m+p-1) = 15/31 = 48 % of the step.
+  const auto meta = test::run({"estimate", "--model", "llama-3.1-405b", "--mode", "train", "--seq-len", "8192", "--gpu", "h100-sxm-80gb", "--gpus", "16384",
+                               "--tp", "8", "--pp", "16", "--sharding", "zero1", "--global-batch", "2048"});
+  REQUIRE(meta.code == 0);
+  CHECK(meta.out.find("pipeline bubble: 48% of each step idle with 16 micro-batches over 16 stages") != std::string::npos);
+  // The planner finds a 3-D layout of its own across nodes (it found none within 4,096 GPUs before it tried
+  // pipeline stages other than one per node).
+  const auto r = test::run({"--model", "llama-3.1-405b", "--mode", "train", "--tokens", "15T", "--seq-len", "8192", "--only", "h100-sxm-80gb",
+                            "--max-gpus", "16384", "--rank-by", "time", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto row = r.json()["ranking"][0];
+  CHECK(row["fits"] == true);
+  CHECK(row["plan"]["tp"] == 8);
+  CHECK(row["plan"]["pp"].get<int>() > 1);
+  CHECK(row["plan"]["gpus"].get<int>() > 4096);
+}

@@ -58,7 +58,7 @@ TEST_CASE("hardening: out-of-range and non-finite numbers are bad input naming t
       {{"--mode", "inference", "--requests", "1e19", "--output-tokens", "10"}, "--requests: expected a count from 1 to"},
       {{"--price", "h100-sxm-80gb=nan"}, "--price: expected USD per GPU-hour"},
       {{"--price", "h100-sxm-80gb=1e308"}, "--price: expected USD per GPU-hour after '=', more than 0 and at most 1000"},
-      {{"--max-gpus", "9e18"}, "--max-gpus: expected an integer from 1 to 4,096"},
+      {{"--max-gpus", "9e18"}, "--max-gpus: expected an integer from 1 to 32,768"},
   };
   for (const auto& [args, message] : cases) {
     const auto r = test::run(args);
@@ -105,12 +105,12 @@ TEST_CASE("hardening: workload-file errors name the file and key", "[hardening]"
   const auto twice = test::run({"check", "--workload", "-", "--gpu", "h100-sxm-80gb"}, R"({"batch": 1, "batch": 2})");
   CHECK(twice.code == 2);
   CHECK(twice.err.find("key 'batch' appears twice") != std::string::npos);
-  // Errors found only against the model (unknown model, a framework or offload of another domain, uneven
-  // training stages, vision-only keys) name the file and key too, not a flag the user never typed.
+  // Errors found only against the model (unknown model, a framework or offload of another domain, more
+  // pipeline stages than layers, vision-only keys) name the file and key too, not a flag the user never typed.
   for (const auto& [body, key] : std::vector<std::pair<std::string, std::string>>{
            {R"({"model": "no-such-model"})", "stdin.model:"},
            {R"({"model": "llama-2-7b", "framework": "detectron2"})", "stdin.framework:"},
-           {R"({"model": "llama-2-7b", "mode": "train", "gpus": 5, "pp": 5})", "stdin.pp:"},
+           {R"({"model": "llama-2-7b", "mode": "train", "gpus": 64, "pp": 64})", "stdin.pp:"},
            {R"({"model": "llama-2-7b", "classes": 10})", "stdin.classes:"},
            {R"({"model": "flux-1-dev", "offload": "optimizer"})", "stdin.offload:"}}) {
     const auto r = test::run({"estimate", "--workload", "-"}, body);

@@ -152,6 +152,6 @@ TEST_CASE("serving: a model whose layers the stages do not divide is split uneve
   CHECK(r["nodes"] == 2);
   CHECK(r["plan"]["tp"] == 8);
   CHECK(r["plan"]["pp"] == 2);
-  // Training splits evenly: an uneven --pp is bad input there.
-  CHECK(test::run({"estimate", "--model", "deepseek-v3", "--mode", "train", "--pp", "2", "--gpus", "2"}).code == 2);
+  // Training splits unevenly too (Megatron's first/last stage layer counts): the largest stage holds 31 layers.
+  CHECK(test::run({"estimate", "--model", "deepseek-v3", "--mode", "train", "--pp", "2", "--gpus", "2"}).code == 0);
 }

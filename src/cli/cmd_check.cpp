@@ -27,7 +27,7 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   CheckAssertions a;
   auto num = [](const std::string& text, const char* flag, bool integer) -> std::optional<double> {
     if (text.empty()) return std::nullopt;
-    return integer ? flag_number(text, flag, "an integer from 1 to 4,096", 1, 4096, true) : flag_number(text, flag, "a number from 0 to 1e12", 0, 1e12);
+    return integer ? flag_number(text, flag, "an integer from 1 to 32,768", 1, 32768, true) : flag_number(text, flag, "a number from 0 to 1e12", 0, 1e12);
   };
   a.min_headroom_pct = num(flags.min_headroom, "--min-headroom", false);
   if (a.min_headroom_pct && *a.min_headroom_pct >= 100) throw UserError{2, "--min-headroom: expected a percentage below 100, got '" + flags.min_headroom + "'"};

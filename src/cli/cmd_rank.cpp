@@ -45,7 +45,7 @@ RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCat
   if (!flags.min_headroom.empty())
     ro.min_headroom_pct = flag_number(flags.min_headroom, "--min-headroom", "a percentage from 0 to below 100", 0, 100, false, false, true);
   if (!flags.max_gpus.empty())
-    ro.max_gpus = static_cast<std::int64_t>(flag_number(flags.max_gpus, "--max-gpus", "an integer from 1 to 4,096", 1, 4096, true));
+    ro.max_gpus = static_cast<std::int64_t>(flag_number(flags.max_gpus, "--max-gpus", "an integer from 1 to 32,768", 1, 32768, true));
   for (const auto& id : flags.only) ro.only_gpus.push_back(gpu_for(id, cat, "--only/--gpu").id);
   if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);
   return ro;

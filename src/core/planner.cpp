@@ -80,8 +80,12 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
     for (std::int64_t tp = 2; tp <= in_node; tp *= 2) {
       if (!tp_divides(m, tp, true)) continue;
       at(n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none);
-      // Pipeline stages across the nodes, tensor parallel inside each.
-      if (nodes > 1 && tp == in_node && layers % nodes == 0) at(n, nodes, tp, nodes, Sharding::none);
+      // Across nodes, Megatron's 3-D layouts: tensor parallel over the node (or half of it), pipeline stages
+      // across nodes (unevenly where they do not divide the layers), data parallel with the distributed
+      // optimizer (ZeRO-1) over the rest.
+      if (nodes > 1 && tp * 2 >= in_node)
+        for (std::int64_t pp = 2; pp <= layers && tp * pp <= n; pp *= 2)
+          if (n % (tp * pp) == 0) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none);
     }
     for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
       if (layers % pp == 0 && nodes == 1) at(n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none);
