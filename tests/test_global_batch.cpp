@@ -129,3 +129,14 @@ TEST_CASE("scale: Llama 3 405B's 126 layers over 16 stages, and a plan for it on
   CHECK(row["plan"]["pp"].get<int>() > 1);
   CHECK(row["plan"]["gpus"].get<int>() > 4096);
 }
+
+TEST_CASE("scale: a deadline nothing meets says so, not that nothing fits", "[cli][scale]") {
+  // 70B on 1T tokens in an hour: H100s fit (FSDP over 64) but take thousands of hours.
+  const auto r = test::run({"--model", "70B", "--mode", "train", "--tokens", "1T", "--deadline", "1h"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("No plan meets the deadline or budget") != std::string::npos);
+  CHECK(r.out.find("Nothing in the catalogue fits") == std::string::npos);
+  CHECK(r.out.find("h100-sxm-80gb (dropped): the fastest plan within 64 GPUs") != std::string::npos);
+  const auto md = test::run({"--model", "70B", "--mode", "train", "--tokens", "1T", "--deadline", "1h", "--format", "markdown"});
+  CHECK(md.out.find("No plan meets the deadline or budget") != std::string::npos);
+}

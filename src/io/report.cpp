@@ -398,7 +398,10 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
     }
     out += "\n";
   }
-  if (fitting == 0) out += paint(style, "Nothing in the catalogue fits this workload within the searched layouts.", "31") + "\n";
+  if (fitting == 0 && !r.dropped.empty())
+    out += paint(style, fmt::format("No plan meets the deadline or budget: {} GPU type(s) fit the workload but are dropped, each with its closest plan below.",
+                                    r.dropped.size()), "31") + "\n";
+  else if (fitting == 0) out += paint(style, "Nothing in the catalogue fits this workload within the searched layouts.", "31") + "\n";
   else out += fmt::format("{} of {} GPU types can run it. Memory is per GPU at the peak (nvidia-smi view).\n", fitting, r.rows.size());
   // Every row that is not a plain fit says why; rows with the same reason, and notes that differ only in their
   // numbers, are said once with the GPUs they concern (and the numbers' range).
@@ -452,7 +455,9 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   out += "Order: " + r.order_text + "\n";
   for (const auto& rec : r.recommendations)
     out += fmt::format("{} {:<34} {}\n", paint(style, fmt::format("{:<11}", rec.label + ":"), "1"), rec.gpu, rec.reason);
-  if (r.recommendations.empty()) out += "No plan fits within the margin: see the reasons below.\n";
+  if (r.recommendations.empty())
+    out += r.dropped.empty() ? "No plan fits within the margin: see the reasons below.\n"
+                             : "No plan meets the deadline or budget: the GPUs dropped below say how close each came.\n";
   out += "\n";
   const RankColumns k = rank_columns(w, m, r, style);
   out += ranking_header(k, style);

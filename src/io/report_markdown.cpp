@@ -27,7 +27,8 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
   if (r.rows.empty()) return "No GPU selected.\n";
   out += "**Workload:** " + cell(workload_line(w, m, r.rows.front().memory)) + "\n\n";
   for (const auto& rec : r.recommendations) out += "- **" + rec.label + ":** `" + rec.gpu + "` " + cell(rec.reason) + "\n";
-  if (r.recommendations.empty()) out += "- No plan fits within the margin.\n";
+  if (r.recommendations.empty())
+    out += r.dropped.empty() ? "- No plan fits within the margin.\n" : "- No plan meets the deadline or budget: the GPUs dropped say how close each came.\n";
   const bool inference = !is_training(w.mode) && !m.vision;
   out += "\n| # | GPU | fits | GPUs | layout | peak/GPU (" + std::string(mem_unit(style)) + ") | usable (" + mem_unit(style) + ") | $/GPU-h | " +
          std::string(m.vision ? "img/s/GPU" : inference ? "output tok/s" : "tok/s/GPU") + " | job time | job cost |\n";
