@@ -68,7 +68,8 @@ TEST_CASE("global batch: the planner never spreads data parallelism past it, and
   // A global batch of 4 sequences: at most 4 data-parallel ranks, whatever --max-gpus allows.
   const auto r = test::run({"--model", "1B", "--mode", "train", "--tokens", "10B", "--global-batch", "4", "--rank-by", "time", "--format", "json"});
   REQUIRE(r.code == 0);
-  for (const auto& row : r.json()["ranking"]) {
+  const nlohmann::json doc = r.json();  // kept: a range over a part of a temporary would outlive it
+  for (const auto& row : doc["ranking"]) {
     if (!row["fits"].get<bool>()) continue;
     const auto& plan = row["plan"];
     const std::int64_t dp = plan["gpus"].get<std::int64_t>() / (plan["tp"].get<std::int64_t>() * plan["pp"].get<std::int64_t>());
