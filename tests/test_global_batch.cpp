@@ -75,7 +75,7 @@ TEST_CASE("global batch: the planner never spreads data parallelism past it, and
     const std::int64_t dp = plan["gpus"].get<std::int64_t>() / (plan["tp"].get<std::int64_t>() * plan["pp"].get<std::int64_t>());
     INFO(row["gpu"]);
     CHECK(dp <= 4);
-    CHECK(dp * plan["batch"].get<std::int64_t>() * plan["grad_accum"].get<std::int64_t>() >= 4);
+    CHECK(dp * plan["micro_batch"].get<std::int64_t>() * plan["grad_accum"].get<std::int64_t>() >= 4);
   }
   const auto both = test::run({"estimate", "--model", "1B", "--mode", "train", "--global-batch", "64", "--grad-accum", "2"});
   CHECK(both.code == 2);
