@@ -141,3 +141,13 @@ TEST_CASE("scale: a deadline nothing meets says so, not that nothing fits", "[cl
   const auto md = test::run({"--model", "70B", "--mode", "train", "--tokens", "1T", "--deadline", "1h", "--format", "markdown"});
   CHECK(md.out.find("No plan meets the deadline or budget") != std::string::npos);
 }
+
+TEST_CASE("scale: a cheapest plan of months says how to trade money for time", "[cli][scale]") {
+  // 7B on 1T tokens at the best value: 2 H100s, 664 days (8,839 tokens/s per GPU); the note points at --deadline
+  // and --rank-by time, which scale out.
+  const auto r = test::run({"--model", "7B", "--mode", "train", "--tokens", "1T", "--only", "h100-sxm-80gb"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("the cheapest plan takes 664 days: --deadline keeps the cheapest plan that meets one") != std::string::npos);
+  const auto fast = test::run({"--model", "7B", "--mode", "train", "--tokens", "1T", "--only", "h100-sxm-80gb", "--rank-by", "time"});
+  CHECK(fast.out.find("the cheapest plan takes") == std::string::npos);
+}

@@ -256,6 +256,10 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);
   out.fits_single = single.fits && !single.tight;
   out.why = describe_choice(out, single, fitting, pick, opts);
+  // The cheapest plan may be one nobody would wait for: say how to trade money for time.
+  if (pick != RankBy::time && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node() && out.gpus < opts.max_gpus)
+    out.notes.push_back(Note::format("the cheapest plan takes {:.0f} days: --deadline keeps the cheapest plan that meets one, --rank-by time the "
+                                     "fastest within --max-gpus ({})", out.cost.wall_hours / 24, opts.max_gpus));
   out.frontier = std::move(frontier);
   return out;
 }
