@@ -1,6 +1,7 @@
 // The global batch (docs/method.md §9.1): DeepSeek LLM's law for pre-training's default, each layout's
 // accumulation reaching it, and no layout with more data-parallel ranks than sequences.
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "gpuadvise/global_batch.hpp"
 #include "helpers.hpp"
@@ -150,4 +151,32 @@ TEST_CASE("scale: a cheapest plan of months says how to trade money for time", "
   CHECK(r.out.find("the cheapest plan takes 664 days: --deadline keeps the cheapest plan that meets one") != std::string::npos);
   const auto fast = test::run({"--model", "7B", "--mode", "train", "--tokens", "1T", "--only", "h100-sxm-80gb", "--rank-by", "time"});
   CHECK(fast.out.find("the cheapest plan takes") == std::string::npos);
+}
+
+TEST_CASE("scale: every chosen plan lies on its GPU's frontier, whose points are distinct", "[cli][scale]") {
+  // 70B on 1B tokens: 64 MI300Xs cost $548 for 5.7 h where 16 cost $551 for 22.9 h, so the 4x-the-first-fit
+  // limit no longer keeps the dominated 16 (a plan both cheaper and faster wins whatever its count).
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--model", "llama-3.1-70b", "--mode", "finetune", "--tokens", "1B"},
+                                               std::vector<std::string>{"--model", "8B", "--mode", "train", "--tokens", "100B"},
+                                               std::vector<std::string>{"--model", "1B", "--mode", "train", "--tokens", "100B", "--deadline", "7d"}}) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {"--format", "json"});
+    const auto r = test::run(a);
+    REQUIRE(r.code == 0);
+    const nlohmann::json doc = r.json();
+    for (const auto& row : doc["ranking"]) {
+      if (!row["fits"].get<bool>() || !row["cost"]["job_usd"].is_number()) continue;
+      INFO(args[1] << " on " << row["gpu"]);
+      const double usd = row["cost"]["job_usd"].get<double>(), hours = row["cost"]["hours"]["wall"].get<double>();
+      std::set<std::pair<double, double>> seen;
+      for (const auto& p : row["frontier"]) {
+        if (!p["usd"].is_number()) continue;
+        const double pu = p["usd"].get<double>(), ph = p["hours"].get<double>();
+        CHECK(seen.insert({pu, ph}).second);
+        CHECK_FALSE((pu < usd * (1 - 1e-9) && ph < hours * (1 - 1e-9)));
+      }
+    }
+  }
+  const auto mi300x = test::run({"--model", "llama-3.1-70b", "--mode", "finetune", "--tokens", "1B", "--only", "mi300x-192gb", "--format", "json"});
+  CHECK(mi300x.json()["ranking"][0]["plan"]["gpus"] == 64);
 }

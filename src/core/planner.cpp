@@ -251,6 +251,17 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
     const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
     best = *std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
   }
+  // A plan both cheaper and faster than the one chosen is better by any order (whatever its count, and it meets
+  // the same deadline and budget): the cheapest such plan is chosen, so the choice lies on the frontier.
+  if (best->cost.total_usd && best->time.job_seconds) {
+    const Candidate* better = nullptr;
+    for (auto* c : pool)
+      if (c->cost.total_usd && c->time.job_seconds && *c->cost.total_usd < *best->cost.total_usd && c->cost.wall_hours < best->cost.wall_hours &&
+          (!better || *c->cost.total_usd < *better->cost.total_usd ||
+           (*c->cost.total_usd == *better->cost.total_usd && c->cost.wall_hours < better->cost.wall_hours)))
+        better = c;
+    if (better) best = better;
+  }
   std::vector<FrontierPoint> frontier = frontier_of(pool);  // before the chosen plan leaves `fits`
   const std::size_t fitting = fits.size();
   Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);

@@ -114,9 +114,11 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
 // Keeps the plans no other plan beats on both time and cost (with a job size), else the best value per GPU count.
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
   std::vector<FrontierPoint> out;
+  // By count, then value, then the simpler sharding (ZeRO-1 before ZeRO-2 when both cost the same).
   std::sort(plans.begin(), plans.end(), [](const Candidate* a, const Candidate* b) {
     if (a->gpus != b->gpus) return a->gpus < b->gpus;
-    return score(*a, RankBy::value) < score(*b, RankBy::value);
+    if (score(*a, RankBy::value) != score(*b, RankBy::value)) return score(*a, RankBy::value) < score(*b, RankBy::value);
+    return a->planned.sharding < b->planned.sharding;
   });
   for (const Candidate* c : plans) {
     FrontierPoint f{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd};
@@ -128,7 +130,9 @@ std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
         if (o != c && o->cost.total_usd && o->time.job_seconds && o->cost.wall_hours <= c->cost.wall_hours &&
             *o->cost.total_usd <= *c->cost.total_usd && (o->cost.wall_hours < c->cost.wall_hours || *o->cost.total_usd < *c->cost.total_usd))
           dominated = true;
-      if (dominated) continue;
+      // A plan with the same hours and dollars as one kept is the same point (ZeRO-1 and ZeRO-2 often are).
+      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) { return k.hours == f.hours && k.usd == f.usd; });
+      if (dominated || same) continue;
     } else if (!out.empty() && out.back().gpus == c->gpus) {
       continue;  // without a job size: the best value at each count
     }
