@@ -96,6 +96,10 @@ double kv_tokens_avg(const ModelSpec& m, double tokens);
 // The sequence length used for a workload: --seq-len, else 2048 or the model's context if shorter.
 std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m);
 
+// How many ways `pp` pipeline stages split a model's layers: L / ceil(L/p), the largest stage's share (p when
+// p divides L; Megatron's first/last-stage counts in training, vLLM's get_pp_indices in serving). 1 without stages.
+double pipeline_split(const ModelSpec& m, std::int64_t pp);
+
 // Compute precision actually used on a GPU (e.g. fp8 on an A100 falls back to bf16); empty if unsupported.
 struct PrecisionSupport {
   bool supported = true;

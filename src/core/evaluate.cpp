@@ -292,14 +292,14 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
   const Workload w = c.planned.applied_to(asked);
   if (w.global_batch && c.fits) {
     // How the layout reaches the global batch, and where the number came from (method.md §9.1).
-    const double seq = static_cast<double>(effective_seq_len(w, m));
+    const std::int64_t seq = effective_seq_len(w, m);
     const std::int64_t stepped = w.batch * w.grad_accum * w.data_parallel();
     std::string source = "--global-batch";
     if (w.global_batch_from_law)
       source = fmt::format("DeepSeek LLM's B_opt = 0.292 x C^0.3271 tokens for C = 6 x N x D = {:.3g} FLOPs; --global-batch sets another",
-                           6.0 * count_params(m).active * w.job_tokens(effective_seq_len(w, m)).value_or(0));
+                           6.0 * count_params(m).active * w.job_tokens(seq).value_or(0));
     c.notes.push_back(Note(fmt::format("global batch {} sequences ({:.3g} tokens; {}): micro-batch {} x {} accumulation steps x {} data-parallel ranks{}",
-                                       *w.global_batch, static_cast<double>(*w.global_batch) * seq, source, w.batch, w.grad_accum,
+                                       *w.global_batch, static_cast<double>(*w.global_batch) * static_cast<double>(seq), source, w.batch, w.grad_accum,
                                        w.data_parallel(), stepped > *w.global_batch ? fmt::format(" = {} (rounded up)", stepped) : "")));
   }
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))

@@ -24,8 +24,9 @@ Workload with_global_batch(Workload w, const ModelSpec& m) {
   if (!is_training(w.mode) || m.vision) return w;
   if (!w.global_batch && w.mode == Mode::train && w.grad_accum == 1) {
     const std::int64_t seq = effective_seq_len(w, m);
-    const std::optional<double> tokens = w.tokens ? w.tokens : w.job_tokens(seq);
-    if (!tokens || seq <= 0 || (w.steps && !w.tokens && !w.dataset_tokens)) return w;  // --steps sizes the job by the batch
+    if (w.steps && !w.tokens && !w.dataset_tokens) return w;  // --steps sizes the job by the batch
+    const std::optional<double> tokens = w.job_tokens(seq);
+    if (!tokens || seq <= 0) return w;
     const double per_token = count_params(m).active;
     const double sequences = std::round(law_batch_tokens(per_token, *tokens) / static_cast<double>(seq));
     w.global_batch = static_cast<std::int64_t>(std::clamp(sequences, 1.0, 1e9));

@@ -380,11 +380,9 @@ TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
   if (w.seq_len && m.context > 0 && *w.seq_len > m.context && !m.relative_attention_bias)
     e.notes.push_back(Note::format("--seq-len {} is beyond the model's trained context of {} tokens: it needs RoPE scaling (e.g. YaRN){}",
                                   *w.seq_len, m.context, w.rope_scaling ? ", as --rope-scaling says" : "; --rope-scaling says it is meant"));
-  // Pipeline stages: vLLM splits layers that the stages do not divide unevenly (get_pp_indices); the largest
-  // stage holds ceil(L/p) layers, so the per-GPU split is L / ceil(L/p) ways (p when p divides L).
-  const double all_layers = d(std::max<std::int64_t>(1, m.layers + m.encoder_layers));
+  // Pipeline stages that do not divide the layers split them unevenly: the largest stage sets the memory.
   const double s = d(s_len), b = d(w.batch), tp = d(w.tp), dp = d(w.data_parallel());
-  const double pp = w.pp > 1 ? all_layers / std::ceil(all_layers / d(w.pp)) : 1.0;
+  const double pp = pipeline_split(m, w.pp);
   const bool training = is_training(w.mode);
   const double act_b = activation_bytes(w.precision);
   const double V = d(m.vocab);

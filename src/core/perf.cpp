@@ -369,11 +369,9 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
   const PrecisionSupport ps = precision_support(w, gpu);
   t.compute_key = ps.compute_key;
   if (!ps.note.empty()) t.notes.push_back(ps.note);
-  // Training's pipeline runs at the pace of its largest stage: ceil(L/p) layers when p does not divide the L
-  // layers (Megatron's decoder_first/last_pipeline_num_layers; Llama 3 405B's 126 layers over 16 stages hold 8
-  // on the largest), so the stages split the work L / ceil(L/p) ways, as the memory does (memory.cpp).
-  const double layers = d(std::max<std::int64_t>(1, m.layers + m.encoder_layers));
-  const double pp = is_training(w.mode) && w.pp > 1 ? layers / std::ceil(layers / d(w.pp)) : d(w.pp);
+  // Training's pipeline runs at the pace of its largest stage (Llama 3 405B's 126 layers over 16 stages hold 8
+  // on the largest), so the stages split the work as they split the memory (pipeline_split).
+  const double pp = is_training(w.mode) ? pipeline_split(m, w.pp) : d(w.pp);
   const TimeBasis in{{w, m, gpu, mem}, ps, gpu.peak_flops(ps.compute_key), d(mem.seq_len), count_params(m), d(w.tp), pp, d(w.tp) * pp};
   return is_training(w.mode) ? training_time(in, std::move(t)) : perf_detail::inference_time(in, std::move(t));
 }

@@ -30,6 +30,12 @@ double weight_bits(Precision p, bool double_quant) {
   return 16.0;
 }
 
+double pipeline_split(const ModelSpec& m, std::int64_t pp) {
+  if (pp <= 1) return 1.0;
+  const double layers = static_cast<double>(std::max<std::int64_t>(1, m.layers + m.encoder_layers));
+  return layers / std::ceil(layers / static_cast<double>(pp));
+}
+
 std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
   if (w.seq_len) return *w.seq_len;
   if (!is_training(w.mode) && w.input_tokens && w.output_tokens)

@@ -2,6 +2,7 @@
 #include "gpuadvise/ranking.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <cctype>
 #include <cmath>
 #include <fmt/compile.h>
@@ -116,9 +117,8 @@ std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
   std::vector<FrontierPoint> out;
   // By count, then value, then the simpler sharding (ZeRO-1 before ZeRO-2 when both cost the same).
   std::sort(plans.begin(), plans.end(), [](const Candidate* a, const Candidate* b) {
-    if (a->gpus != b->gpus) return a->gpus < b->gpus;
-    if (score(*a, RankBy::value) != score(*b, RankBy::value)) return score(*a, RankBy::value) < score(*b, RankBy::value);
-    return a->planned.sharding < b->planned.sharding;
+    const double va = score(*a, RankBy::value), vb = score(*b, RankBy::value);
+    return std::tie(a->gpus, va, a->planned.sharding) < std::tie(b->gpus, vb, b->planned.sharding);
   });
   for (const Candidate* c : plans) {
     FrontierPoint f{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd};
