@@ -1,4 +1,5 @@
 // The command line: exit codes, JSON keys of the contract, and one clear line for each bad input.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <filesystem>
@@ -316,7 +317,8 @@ TEST_CASE("cli: the ranking table fits a narrow terminal, and --wide shows every
     std::size_t longest = 0;
     std::istringstream lines(out);
     for (std::string line; std::getline(lines, line);)
-      if (line.rfind("  1  ", 0) == 0 || line.rfind("  #  ", 0) == 0) longest = std::max(longest, line.size());
+      if (line.rfind("  1  ", 0) == 0 || line.rfind("  #  ", 0) == 0)  // columns: UTF-8 characters, not bytes ("…" is 3)
+        longest = std::max(longest, static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; })));
     return longest;
   };
   CHECK(longest_row(narrow.out) > 0);

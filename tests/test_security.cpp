@@ -255,6 +255,7 @@ TEST_CASE("security: every ranked row's JSON plan, given back to estimate and ch
         plan.insert(plan.end(), {"--sharding", p["sharding"].get<std::string>(), "--offload", p["offload"].get<std::string>(), "--gradient-checkpointing",
                                  p["gradient_checkpointing"].get<std::string>(), "--grad-accum", std::to_string(p["grad_accum"].get<int>())});
       if (p["ep"].get<int>() > 1) plan.insert(plan.end(), {"--ep", std::to_string(p["ep"].get<int>())});
+      if (p["virtual_stages"].get<int>() > 1) plan.insert(plan.end(), {"--virtual-stages", std::to_string(p["virtual_stages"].get<int>())});
       if (p["nodes"].get<int>() > 1) plan.insert(plan.end(), {"--nodes", std::to_string(p["nodes"].get<int>())});
       auto est = ask;
       est.insert(est.begin(), "estimate");

@@ -13,6 +13,10 @@ inline constexpr double k_max_bandwidth_gb_per_s = 100000;   // memory bandwidth
 inline constexpr double k_max_dense_tflops = 100000;         // any precision's dense peak, TFLOPS
 inline constexpr double k_max_link_gb_per_s = 20000;         // interconnect, GB/s per GPU
 
+// The planner's reach: 2x Llama 3 405B's 16,384 H100s (arXiv:2407.21783 §3.3), the largest published run of
+// an open model; --max-gpus takes up to it, and a ranking with a job size searches up to it by default.
+inline constexpr long k_max_plan_gpus = 32768;
+
 // Prices: the dearest on-demand GPU-hour listed in 2026 is below 20 USD (gpus.md); 1,000 leaves room for any
 // bundle while refusing a mistyped exponent. A purchase price up to 10 M USD (a whole NVL72 rack is ~3 M).
 inline constexpr double k_max_usd_per_gpu_hour = 1000;

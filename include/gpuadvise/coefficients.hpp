@@ -122,6 +122,24 @@ inline constexpr Coefficient network_efficiency{
     "network_efficiency", 0.94, "share of a NIC's line rate (NCCL, per NIC)", Basis::published,
     "46-48 GB/s per 400 Gb/s NDR NIC (NVIDIA/nccl-tests#290, an NCCL maintainer); 4x HDR per 8 A100 peaked at 96 of 100 GB/s bus bandwidth (NVIDIA/nccl-tests#119)",
     "§8.4"};
+inline constexpr Coefficient nccl_base_latency_s{
+    "nccl_base_latency_s", 8.4e-6, "seconds per collective", Basis::published,
+    "NCCL's tuning model, ring and tree, Simple protocol (NVIDIA/nccl src/graph/tuning.cc, baseLat)", "§8.4"};
+inline constexpr Coefficient nccl_hop_nvlink_s{
+    "nccl_hop_nvlink_s", 3.4e-6, "seconds per ring step", Basis::published,
+    "NCCL's tuning model, ring over NVLink, Simple protocol (tuning.cc, hwLat)", "§8.4"};
+inline constexpr Coefficient nccl_hop_pcie_s{
+    "nccl_hop_pcie_s", 5.7e-6, "seconds per ring step", Basis::published, "NCCL's tuning model, ring over PCIe, Simple protocol (tuning.cc, hwLat)",
+    "§8.4"};
+inline constexpr Coefficient nccl_hop_network_s{
+    "nccl_hop_network_s", 14e-6, "seconds per step across nodes", Basis::published,
+    "NCCL's tuning model, ring and tree over the network, Simple protocol (tuning.cc, hwLat)", "§8.4"};
+inline constexpr Coefficient dp_bucket_params{
+    "dp_bucket_params", 4e7, "parameters per gradient bucket", Basis::published,
+    "Megatron-LM's DistributedDataParallelConfig.bucket_size default max(40000000, 1000000 * dp_size)", "§8.4"};
+inline constexpr Coefficient dp_bucket_params_per_rank{
+    "dp_bucket_params_per_rank", 1e6, "parameters per data-parallel rank", Basis::published,
+    "the same default: larger buckets with more ranks \"to ensure collectives do not become latency-bound\"", "§8.4"};
 inline constexpr Coefficient dp_overlap_window{
     "dp_overlap_window", 2.0 / 3.0, "share of the last micro-batch's compute", Basis::assumed,
     "the backward's share of a forward + backward (2 of 3 FLOP units), where the gradient all-reduce runs", "§8.4"};
@@ -178,9 +196,25 @@ inline constexpr Coefficient interruptions_per_gpu_hour{
 inline constexpr Coefficient restart_hours{
     "restart_hours", 0.25, "hours per interruption", Basis::assumed, "reschedule, reload, warm up", "§10"};
 inline constexpr Coefficient checkpoint_write_bytes_per_s{
-    "checkpoint_write_bytes_per_s", 2e9, "bytes per second", Basis::assumed, "a shared-storage write rate", "§10"};
+    "checkpoint_write_bytes_per_s", 2e9, "bytes per second per node", Basis::assumed,
+    "a node writing its shards of the model states to shared storage", "§10"};
+inline constexpr Coefficient checkpoint_storage_bytes_per_s{
+    "checkpoint_storage_bytes_per_s", 2e12, "bytes per second", Basis::published,
+    "Llama 3: Tectonic sustains 2 TB/s (7 TB/s peak) for the checkpoints of 16,384 H100s (arXiv:2407.21783 §3.3.1)", "§10"};
 
-inline constexpr std::array<const Coefficient*, 53> all{
+// The planner's choice (what the order means where the user names no target).
+inline constexpr Coefficient value_cost_slack{
+    "value_cost_slack", 0.10, "share above the cheapest job's cost", Basis::assumed,
+    "best value pays up to this much more for a plan that finishes sooner (cost per job is nearly flat as data parallelism scales out)",
+    "§9"};
+inline constexpr Coefficient value_target_hours{
+    "value_target_hours", 24, "hours", Basis::assumed,
+    "a job within the band that finishes within a day needs no more GPUs: the cheapest such plan is best value", "§9"};
+inline constexpr Coefficient finetune_global_batch{
+    "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
+    "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
+
+inline constexpr std::array<const Coefficient*, 63> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
@@ -188,10 +222,11 @@ inline constexpr std::array<const Coefficient*, 53> all{
     &decode_compute_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
-    &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &dp_overlap_window,
+    &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,
+    &nccl_hop_network_s, &dp_bucket_params, &dp_bucket_params_per_rank, &dp_overlap_window,
     &overlap_slowdown,     &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
-    &checkpoint_write_bytes_per_s};
+    &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &finetune_global_batch};
 
 }  // namespace gpuadvise::coef

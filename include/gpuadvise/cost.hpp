@@ -57,6 +57,7 @@ struct JobCost {
   double compute_hours = 0;      // wall time of the computation
   double setup_hours = 0;
   double checkpoint_hours = 0;   // synchronous checkpoint writes
+  double checkpoint_every_hours = 0;  // the interval they were written at (training)
   double rework_hours = 0;       // expected recomputation and restarts after interruptions
   double expected_interruptions = 0;
   double wall_hours = 0;         // everything billed, per GPU
@@ -76,7 +77,7 @@ struct JobCost {
 // (arXiv:2407.21783 §3.3.4).
 inline constexpr double k_interruptions_per_gpu_hour = coef::interruptions_per_gpu_hour.value;
 inline constexpr double k_restart_hours = coef::restart_hours.value;                              // reschedule, reload, warm up (assumed)
-inline constexpr double k_checkpoint_write_bytes_per_s = coef::checkpoint_write_bytes_per_s.value;  // shared-storage write rate (assumed)
+inline constexpr double k_checkpoint_write_bytes_per_s = coef::checkpoint_write_bytes_per_s.value;  // per node writing its shards (assumed)
 
 PriceChoice choose_price(const GpuSpec& g, const Workload& w, const CostOptions& opts);
 

@@ -72,6 +72,9 @@ struct LinkPlan {
   // Expert parallelism: the routed experts' gradients and weights are reduced and gathered over the data-parallel
   // ranks that hold the same experts (data parallel / ep of them, every ep-th rank), a sparser group.
   double expert_dp_bytes_per_s = 0;
+  // NCCL's latency of one collective over the data-parallel group (method.md §8.4): a ring all-gather or
+  // reduce-scatter, and an all-reduce (ring or tree, the lower).
+  double dp_gather_latency_s = 0, dp_allreduce_latency_s = 0;
   Link tp_link = Link::none, dp_link = Link::none, pp_link = Link::none;
 };
 LinkPlan plan_links(const GpuSpec& g, const Workload& w);

@@ -83,7 +83,8 @@ struct Workload {
   // Sequences per optimizer step over all data-parallel ranks (--global-batch, or pre-training's default from
   // the batch-size law: global_batch.hpp); each layout reaches it with its micro-batch and accumulation.
   std::optional<std::int64_t> global_batch;
-  bool global_batch_from_law = false;
+  bool global_batch_from_law = false;     // pre-training: DeepSeek LLM's batch-size law
+  bool global_batch_from_recipe = false;  // fine-tuning: the recipes' default (coef::finetune_global_batch)
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   bool rope_scaling = false;         // a --seq-len beyond the model's trained context is meant (RoPE scaling)
@@ -103,7 +104,9 @@ struct Workload {
   // What the bill contains besides compute (docs/method.md §10).
   double setup_hours = 0;            // provisioning, environment, data download, billed on every GPU
   double storage_usd = 0, egress_usd = 0;
-  double checkpoint_every_hours = 1;  // training: synchronous checkpoint interval
+  // Training: the synchronous checkpoint interval given (--checkpoint-every); else 1 h, or Young's optimal
+  // interval where interruptions come sooner (cost.cpp).
+  std::optional<double> checkpoint_every_hours;
   bool owned = false;                // costed as owned hardware instead of rented
   double amortize_years = 3;
   double utilization = 0.5;          // owned: share of the hardware's life it does useful work
@@ -162,7 +165,7 @@ struct PlanShape {
   Offload offload = Offload::none;
   bool vae_tiling = false;
   std::int64_t batch = 1, grad_accum = 1;
-  std::int64_t gpus = 1, nodes = 1, tp = 1, pp = 1, ep = 1;
+  std::int64_t gpus = 1, nodes = 1, tp = 1, pp = 1, ep = 1, virtual_stages = 1;
 
   static PlanShape of(const Workload& w);
   // The workload as planned: `asked` with this plan's choices.

@@ -1,6 +1,7 @@
 // Cost per completed job: docs/method.md §10.
 #include "gpuadvise/cost.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -55,13 +56,20 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
   c.setup_hours = w.setup_hours;
   if (is_training(w.mode)) {
     // Synchronous checkpoints of the model states (16-bit weights + fp32 master and Adam states for the
-    // trainable parameters) every interval, written to shared storage.
+    // trainable parameters), each node writing its shards (PyTorch DCP, Megatron's distributed checkpoints) up
+    // to what the storage sustains (method.md §10).
     const double ckpt_bytes = params_total * 2.0 + trainable_params * 12.0;
-    const double writes = std::floor(c.compute_hours / w.checkpoint_every_hours);
-    c.checkpoint_hours = writes * ckpt_bytes / k_checkpoint_write_bytes_per_s / 3600.0;
+    const double nodes = static_cast<double>(std::max<std::int64_t>(1, w.nodes));
+    const double write_hours = ckpt_bytes / std::min(nodes * k_checkpoint_write_bytes_per_s, coef::checkpoint_storage_bytes_per_s.value) / 3600.0;
+    const double interruptions_per_hour = k_interruptions_per_gpu_hour * n;
+    // Without --checkpoint-every: hourly, or Young's optimal interval sqrt(2 x write time x mean time between
+    // interruptions) where the job is interrupted more often than that pays for.
+    c.checkpoint_every_hours = w.checkpoint_every_hours.value_or(std::min(1.0, std::sqrt(2.0 * write_hours / interruptions_per_hour)));
+    const double writes = std::floor(c.compute_hours / c.checkpoint_every_hours);
+    c.checkpoint_hours = writes * write_hours;
     // Young/Daly: each interruption loses on average half an interval plus a restart.
-    c.expected_interruptions = k_interruptions_per_gpu_hour * n * c.compute_hours;
-    c.rework_hours = c.expected_interruptions * (w.checkpoint_every_hours / 2.0 + k_restart_hours);
+    c.expected_interruptions = interruptions_per_hour * c.compute_hours;
+    c.rework_hours = c.expected_interruptions * (c.checkpoint_every_hours / 2.0 + k_restart_hours);
   }
   c.wall_hours = c.compute_hours + c.setup_hours + c.checkpoint_hours + c.rework_hours;
   c.gpu_hours = c.wall_hours * n;

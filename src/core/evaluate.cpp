@@ -11,6 +11,7 @@
 
 #include "gpuadvise/correction.hpp"
 #include "gpuadvise/units.hpp"
+#include "gpuadvise/coefficients.hpp"
 #include "ranking_common.hpp"
 
 namespace gpuadvise {
@@ -20,7 +21,8 @@ namespace {
 // hashed by the ranking's tensor memo.
 template <class T>
 auto plan_fields(T& x) {
-  return std::tie(x.precision, x.checkpointing, x.sharding, x.offload, x.vae_tiling, x.batch, x.grad_accum, x.gpus, x.nodes, x.tp, x.pp, x.ep);
+  return std::tie(x.precision, x.checkpointing, x.sharding, x.offload, x.vae_tiling, x.batch, x.grad_accum, x.gpus, x.nodes, x.tp, x.pp, x.ep,
+                  x.virtual_stages);
 }
 }  // namespace
 
@@ -298,6 +300,8 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
     if (w.global_batch_from_law)
       source = fmt::format("DeepSeek LLM's B_opt = 0.292 x C^0.3271 tokens for C = 6 x N x D = {:.3g} FLOPs; --global-batch sets another",
                            6.0 * count_params(m).active * w.job_tokens(seq).value_or(0));
+    else if (w.global_batch_from_recipe)
+      source = fmt::format("fine-tuning recipes' {:.0f} (Stanford Alpaca); --global-batch sets another", coef::finetune_global_batch.value);
     c.notes.push_back(Note(fmt::format("global batch {} sequences ({:.3g} tokens; {}): micro-batch {} x {} accumulation steps x {} data-parallel ranks{}",
                                        *w.global_batch, static_cast<double>(*w.global_batch) * static_cast<double>(seq), source, w.batch, w.grad_accum,
                                        w.data_parallel(), stepped > *w.global_batch ? fmt::format(" = {} (rounded up)", stepped) : "")));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/memory.hpp"
 
 namespace gpuadvise {
@@ -31,6 +32,12 @@ Workload with_global_batch(Workload w, const ModelSpec& m) {
     const double sequences = std::round(law_batch_tokens(per_token, *tokens) / static_cast<double>(seq));
     w.global_batch = static_cast<std::int64_t>(std::clamp(sequences, 1.0, 1e9));
     w.global_batch_from_law = true;
+  }
+  // Fine-tuning with a job size steps with the recipes' global batch (or the batch asked, if larger), so adding
+  // data-parallel GPUs does not change what the optimizer sees.
+  if (!w.global_batch && w.mode != Mode::train && w.grad_accum == 1 && w.has_job_size() && !(w.steps && !w.tokens && !w.dataset_tokens)) {
+    w.global_batch = std::max<std::int64_t>(w.batch, static_cast<std::int64_t>(coef::finetune_global_batch.value));
+    w.global_batch_from_recipe = true;
   }
   if (w.global_batch && !reach_global_batch(w, w.batch)) {
     // The layout asked has more data-parallel ranks than sequences: one sequence per rank and step.

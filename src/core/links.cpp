@@ -54,6 +54,21 @@ std::string link_name(const GpuSpec& g, Link link) {
 }
 
 namespace {
+// NCCL's latency model (src/graph/tuning.cc, Simple protocol; method.md §8.4): a base per collective, then a hop
+// per ring step, the network's where the step leaves a node. A ring all-gather or reduce-scatter takes n−1 steps
+// (nodes−1 of them across nodes), an all-reduce twice that, or a tree's 2·(ranks per node − 1 + log2 nodes).
+void set_dp_latency(LinkPlan& l, std::int64_t dp, std::int64_t dp_in_node, bool fast) {
+  if (dp <= 1) return;
+  const double base = coef::nccl_base_latency_s.value, net = coef::nccl_hop_network_s.value;
+  const double intra = fast ? coef::nccl_hop_nvlink_s.value : coef::nccl_hop_pcie_s.value;
+  const std::int64_t nodes = dp > dp_in_node ? (dp + dp_in_node - 1) / dp_in_node : 1;
+  const double steps = static_cast<double>(dp - 1), across = static_cast<double>(nodes - 1);
+  const double ring = (steps - across) * intra + across * net;
+  l.dp_gather_latency_s = base + ring;
+  const double ppn = static_cast<double>(std::min(dp, dp_in_node));
+  l.dp_allreduce_latency_s = base + 2.0 * std::min(ring, (ppn - 1.0) * intra + std::log2(static_cast<double>(nodes)) * net);
+}
+
 // A workload's or a plan's layout: both have the same layout fields.
 template <class Layout>
 LinkPlan links_of(const GpuSpec& g, const Layout& w) {
@@ -87,6 +102,9 @@ LinkPlan links_of(const GpuSpec& g, const Layout& w) {
       l.pp_bytes_per_s = net > 0 ? std::min(l.pp_bytes_per_s, net) : 0.0;
       l.pp_link = Link::network;
     }
+    set_dp_latency(l, dp, dp_in_node, g.fast_link_joins(std::min(dp_in_node, per_node)));
+  } else {
+    set_dp_latency(l, w.data_parallel(), w.data_parallel(), g.fast_link_joins(per_node));
   }
   return l;
 }

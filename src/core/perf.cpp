@@ -229,11 +229,20 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       const double weight_bytes = (w.mode == Mode::qlora ? local_params * 0.5 : local_params * 2.0) / model_par;
       // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
       // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
-      exposed += overlapped_cost(ring_seconds(2.0 * weight_bytes, expert_share) + ring_seconds(grad_bytes, grad_share), t_compute);
+      // Each transformer block is a unit: two all-gathers and a reduce-scatter per block, each paying NCCL's
+      // latency, which grows with the ranks of the ring (FSDP over thousands of GPUs is latency-bound).
+      const double latency = 3.0 * d(m.layers) / pp * links.dp_gather_latency_s;
+      exposed += overlapped_cost(ring_seconds(2.0 * weight_bytes, expert_share) + ring_seconds(grad_bytes, grad_share) + latency, t_compute);
     } else {
       // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
       // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
-      exposed += overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share), coef::dp_overlap_window.value * t_compute) / accum;
+      // The gradients go in buckets of max(4e7, 1e6·dp) parameters (Megatron-LM's default, larger with more
+      // ranks so the collectives stay bandwidth-bound), each an all-reduce, or a reduce-scatter and an all-gather
+      // with ZeRO-1/2, paying NCCL's latency.
+      const double bucket = std::max(coef::dp_bucket_params.value, coef::dp_bucket_params_per_rank.value * dp);
+      const double buckets = std::ceil(grad_bytes / 2.0 / bucket);
+      const double latency = buckets * (w.sharding == Sharding::none ? links.dp_allreduce_latency_s : 2.0 * links.dp_gather_latency_s);
+      exposed += overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share) + latency, coef::dp_overlap_window.value * t_compute) / accum;
     }
   }
   if (w.tp > 1) {

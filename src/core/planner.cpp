@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/units.hpp"
 #include "ranking_common.hpp"
@@ -37,6 +38,7 @@ void set_layout(Workload& p, std::int64_t gpus, std::int64_t nodes, std::int64_t
   p.sharding = sh;
   p.offload = off;
   p.ep = 1;
+  p.virtual_stages = 1;
 }
 
 Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
@@ -65,9 +67,10 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   Workload p = w;
   // With a global batch each layout steps with it: its micro-batch and accumulation reach it, and a layout with
   // more data-parallel ranks than sequences is not one (global_batch.hpp).
-  auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1) {
+  auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1, std::int64_t vp = 1) {
     set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
     p.ep = ep;
+    p.virtual_stages = vp;
     p.batch = w.batch;
     p.grad_accum = w.grad_accum;
     if (!reach_global_batch(p, w.batch)) return;
@@ -83,9 +86,15 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
       // Across nodes, Megatron's 3-D layouts: tensor parallel over the node (or half of it), pipeline stages
       // across nodes (unevenly where they do not divide the layers), data parallel with the distributed
       // optimizer (ZeRO-1) over the rest.
+      // Each also with Megatron's interleaved schedule: v chunks per stage (v dividing the largest stage's
+      // layers), a bubble v times smaller for v times the pipeline sends.
       if (nodes > 1 && tp * 2 >= in_node)
-        for (std::int64_t pp = 2; pp <= layers && tp * pp <= n; pp *= 2)
-          if (n % (tp * pp) == 0) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none);
+        for (std::int64_t pp = 2; pp <= layers && tp * pp <= n; pp *= 2) {
+          if (n % (tp * pp) != 0) continue;
+          const std::int64_t per_stage = (layers + pp - 1) / pp;
+          for (std::int64_t vp = 1; vp <= per_stage; vp *= 2)
+            if (per_stage % vp == 0) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none, 1, vp);
+        }
     }
     for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
       if (layers % pp == 0 && nodes == 1) at(n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none);
@@ -210,66 +219,22 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
   return single;
 }
 
-// Which of the fitting plans to keep (method.md §9): those meeting the deadline (the cheapest wins), those within
-// the budget (the fastest wins), else the smallest count that fits (with a job size, up to 4x that count for a
-// cheaper job).
-// The chosen plan is moved out of `fits`.
+// The chosen plan (pick_plan, plan_choice.cpp), moved out of `fits`, with why it was chosen and its frontier.
 Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Candidate>& fits, std::int64_t first_fit, RankBy order,
                       const RankOptions& opts) {
   std::vector<const Candidate*> pool;
   for (const auto& c : fits) pool.push_back(&c);
-  // Which plans compete: those meeting the deadline (the cheapest wins), those within the budget (the fastest
-  // wins), else the smallest count that fits (and, with a job size, up to 4x that count for a cheaper job).
-  RankBy pick = order;
-  std::vector<const Candidate*> eligible;
-  if (opts.deadline_seconds) {
-    for (auto* c : pool)
-      if (meets_deadline(*c, opts)) eligible.push_back(c);
-    pick = RankBy::cost;
-  }
-  if (opts.budget_usd) {
-    std::vector<const Candidate*> base = opts.deadline_seconds ? eligible : pool, kept;
-    for (auto* c : base)
-      if (within_budget(*c, opts)) kept.push_back(c);
-    eligible = kept;
-    if (!opts.deadline_seconds) pick = RankBy::time;
-  }
-  if (!opts.deadline_seconds && !opts.budget_usd) {
-    const std::int64_t limit = order == RankBy::time ? opts.max_gpus : w.has_job_size() && order != RankBy::gpus ? 4 * first_fit : first_fit;
-    for (auto* c : pool)
-      if (c->gpus <= limit) eligible.push_back(c);
-    if (order == RankBy::gpus) pick = RankBy::value;
-  }
-  const Candidate* best = nullptr;
-  for (auto* c : eligible) {
-    // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
-    const double margin = (best && c->gpus > best->gpus) ? 0.98 : 1.0;
-    if (!best || score(*c, pick) < margin * score(*best, pick)) best = c;
-  }
-  if (!best) {
-    // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
-    const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
-    best = *std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
-  }
-  // A plan both cheaper and faster than the one chosen is better by any order (whatever its count, and it meets
-  // the same deadline and budget): the cheapest such plan is chosen, so the choice lies on the frontier.
-  if (best->cost.total_usd && best->time.job_seconds) {
-    const Candidate* better = nullptr;
-    for (auto* c : pool)
-      if (c->cost.total_usd && c->time.job_seconds && *c->cost.total_usd < *best->cost.total_usd && c->cost.wall_hours < best->cost.wall_hours &&
-          (!better || *c->cost.total_usd < *better->cost.total_usd ||
-           (*c->cost.total_usd == *better->cost.total_usd && c->cost.wall_hours < better->cost.wall_hours)))
-        better = c;
-    if (better) best = better;
-  }
+  const Pick chosen = pick_plan(pool, first_fit, w.has_job_size(), order, opts);
+  const Candidate* best = chosen.plan;
+  const RankBy pick = chosen.by;
   std::vector<FrontierPoint> frontier = frontier_of(pool);  // before the chosen plan leaves `fits`
   const std::size_t fitting = fits.size();
   Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);
   out.fits_single = single.fits && !single.tight;
-  out.why = describe_choice(out, single, fitting, pick, opts);
+  out.why = describe_choice(out, single, fitting, pick, opts, chosen.in_band);
   // The cheapest plan may be one nobody would wait for: say how to trade money for time.
   if (pick != RankBy::time && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node() && out.gpus < opts.max_gpus)
-    out.notes.push_back(Note::format("the cheapest plan takes {:.0f} days: --deadline keeps the cheapest plan that meets one, --rank-by time the "
+    out.notes.push_back(Note::format("this plan takes {:.0f} days: --deadline keeps the cheapest plan that meets one, --rank-by time the "
                                      "fastest within --max-gpus ({})", out.cost.wall_hours / 24, opts.max_gpus));
   out.frontier = std::move(frontier);
   return out;
@@ -369,13 +334,8 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     });
   };
   for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
-    if (first_fit) {
-      const bool deadline_unmet = opts.deadline_seconds &&
-                                  std::none_of(fits.begin(), fits.end(), [&](const Candidate& c) { return meets_deadline(c, opts); });
-      // The fastest plan is searched up to --max-gpus: scaling out is what --rank-by time asks for (the
-      // global batch caps data parallelism on the way).
-      if (!deadline_unmet && order != RankBy::time && (!explore || n > 8 * first_fit)) break;
-    }
+    if (!explore && first_fit) break;
+    if (!search_further(fits, n, first_fit, w.has_job_size(), order, opts)) break;
     const std::size_t before = fits.size();
     for_each_layout(w, m, g, n, try_layout);
     if (!first_fit && fits.size() > before) first_fit = n;

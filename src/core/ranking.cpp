@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/units.hpp"
 #include "ranking_common.hpp"
 
@@ -67,7 +68,7 @@ double score(const Candidate& c, RankBy order) {
 }
 
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order,
-                            const RankOptions& opts) {
+                            const RankOptions& opts, bool in_band) {
   // Written into one buffer with formats compiled ahead (fmt/compile.h): the planner writes one for every GPU.
   fmt::memory_buffer why;
   auto to = std::back_inserter(why);
@@ -98,7 +99,7 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
     if (single.fits && savers.size() == 0) why.append(std::string_view("fits on one GPU"));
     else fmt::format_to(to, FMT_COMPILE("fits on one GPU{}{} ({:.1f} GB without)"), with, with_savers, one_gpu);
   } else if (single.fits) {
-    fmt::format_to(to, FMT_COMPILE("fits on one GPU, but {} GPUs{}"), chosen.gpus, opts.deadline_seconds ? " meet the deadline" : " finish the job for less");
+    fmt::format_to(to, FMT_COMPILE("fits on one GPU, but {} GPUs{}"), chosen.gpus, opts.deadline_seconds ? " meet the deadline" : in_band ? " finish it sooner" : " finish the job for less");
   } else {
     if (single.memory.vllm && !single.fit_reason.empty()) fmt::format_to(to, FMT_COMPILE("on one GPU {}"), single.fit_reason.text());
     else fmt::format_to(to, FMT_COMPILE("one GPU needs {:.1f} GB of {:.1f} GB"), one_gpu, cap);
@@ -106,39 +107,14 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
     if (chosen.nodes > 1) fmt::format_to(to, FMT_COMPILE(" in {} nodes"), chosen.nodes);
     fmt::format_to(to, FMT_COMPILE(" fit{}{}"), with, with_savers);
   }
-  if (fitting > 1)
+  if (fitting > 1 && in_band)
+    fmt::format_to(to, FMT_COMPILE("; of {} plans that fit, the {} at most {:.0f}% dearer than the cheapest job"), fitting,
+                   chosen.cost.wall_hours <= coef::value_target_hours.value ? fmt::format("cheapest that finishes within {:.0f} h,", coef::value_target_hours.value) : "fastest",
+                   100 * coef::value_cost_slack.value);
+  else if (fitting > 1)
     fmt::format_to(to, FMT_COMPILE("; the {} of {} plans that fit"), order == RankBy::time ? "fastest" : order == RankBy::headroom ? "roomiest" : "best value",
                    fitting);
   return fmt::to_string(why);
-}
-
-// Keeps the plans no other plan beats on both time and cost (with a job size), else the best value per GPU count.
-std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
-  std::vector<FrontierPoint> out;
-  // By count, then value, then the simpler sharding (ZeRO-1 before ZeRO-2 when both cost the same).
-  std::sort(plans.begin(), plans.end(), [](const Candidate* a, const Candidate* b) {
-    const double va = score(*a, RankBy::value), vb = score(*b, RankBy::value);
-    return std::tie(a->gpus, va, a->planned.sharding) < std::tie(b->gpus, vb, b->planned.sharding);
-  });
-  for (const Candidate* c : plans) {
-    FrontierPoint f{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd};
-    if (c->cost.total_usd && c->time.job_seconds) {
-      f.hours = c->cost.wall_hours;
-      f.usd = c->cost.total_usd;
-      bool dominated = false;
-      for (const Candidate* o : plans)
-        if (o != c && o->cost.total_usd && o->time.job_seconds && o->cost.wall_hours <= c->cost.wall_hours &&
-            *o->cost.total_usd <= *c->cost.total_usd && (o->cost.wall_hours < c->cost.wall_hours || *o->cost.total_usd < *c->cost.total_usd))
-          dominated = true;
-      // A plan with the same hours and dollars as one kept is the same point (ZeRO-1 and ZeRO-2 often are).
-      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) { return k.hours == f.hours && k.usd == f.usd; });
-      if (dominated || same) continue;
-    } else if (!out.empty() && out.back().gpus == c->gpus) {
-      continue;  // without a job size: the best value at each count
-    }
-    out.push_back(f);
-  }
-  return out;
 }
 
 bool meets_deadline(const Candidate& c, const RankOptions& o) {
@@ -188,7 +164,10 @@ std::string order_description(RankBy order, const Workload& w, bool job) {
   switch (order) {
     case RankBy::value:
       if (w.streams) return "best value: lowest cost per stream-hour";
-      if (job) return "best value: lowest cost of the completed job";
+      if (job)
+        return fmt::format("best value: the cheapest job that finishes within {:.0f} h if it costs at most {:.0f}% more than the cheapest, else the "
+                           "fastest within {:.0f}% of it; then the lowest cost of the completed job",
+                           coef::value_target_hours.value, 100 * coef::value_cost_slack.value, 100 * coef::value_cost_slack.value);
       return is_training(w.mode) ? "best value: lowest cost per unit of work (no job size: --tokens N prices the whole job)"
                                  : "best value: lowest cost per unit of work (no job size: --requests N --output-tokens O prices the whole job)";
     case RankBy::cost: return job ? "lowest cost of the completed job" : "lowest hourly cost of the plan";
@@ -257,7 +236,8 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     if (c.fits && opts.deadline_seconds && !meets_deadline(c, opts)) {
       r.dropped.push_back({c.gpu->id, c.time.job_seconds
                                           ? fmt::format("the fastest plan within {} GPUs ({}) takes {:.1f} h, over the {:.1f} h deadline",
-                                                        opts.max_gpus, c.layout, c.cost.wall_hours, *opts.deadline_seconds / 3600.0)
+                                                        c.gpu->multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, c.gpu->gpus_per_node()), c.layout,
+                                                        c.cost.wall_hours, *opts.deadline_seconds / 3600.0)
                                           : "job time unknown (no throughput figure), so the deadline cannot be checked"});
       continue;
     }
@@ -286,11 +266,23 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, job) + "; unknown prices or throughputs after known ones";
   // The recommendation: best value, fastest, and the cheapest single card one can rent or buy.
   const Candidate* best_value = nullptr;
+  // Best value with a job size is the band's pick (method.md §9), across GPUs as within each: first in the table.
+  if (r.order == RankBy::value && job && !opts.deadline_seconds && !opts.budget_usd) {
+    std::vector<const Candidate*> pool;
+    for (const auto& c : r.rows)
+      if (c.fits && !c.tight && c.cost.total_usd) pool.push_back(&c);  // across GPUs only dollars compare
+    if (const Candidate* pick = pick_in_value_band(pool)) {
+      const auto at = r.rows.begin() + (pick - r.rows.data());
+      std::rotate(r.rows.begin(), at, at + 1);
+      best_value = &r.rows.front();
+    }
+  }
+  const bool banded = best_value != nullptr;
   const Candidate* fastest = nullptr;
   const Candidate* single_card = nullptr;
   for (const auto& c : r.rows) {
     if (!c.fits || c.tight) continue;
-    if (c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
+    if (!banded && c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
     if (score(c, RankBy::time) < 1e299 && (!fastest || score(c, RankBy::time) < score(*fastest, RankBy::time))) fastest = &c;
     if (c.gpus == 1 && c.planned.offload == Offload::none && !c.gpu->needs_server_chassis && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
       auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };

@@ -21,8 +21,27 @@ struct WorkRate {
 WorkRate work_rate(const Candidate& c);
 // The figure the order sorts by (lower is better), for a plan that fits.
 double score(const Candidate& c, RankBy order);
-// Each GPU count's best plan: time, cost and value, for the cost-time frontier in JSON.
+// The choice among the plans that fit one GPU (plan_choice.cpp, method.md §9). The plans no other plan beats
+// on both time and cost (with a job size), else the best value per GPU count, for the JSON's frontier.
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans);
+// What the value band compares: the job's dollars, or its GPU-hours where the GPU has no price; empty without a
+// known job time.
+std::optional<double> band_cost(const Candidate& c);
+// Best value with a job size, among plans of one GPU or the rows of a ranking: the cheapest plan that finishes
+// within value_target_hours, if it costs at most value_cost_slack more than the cheapest; else the fastest plan
+// within that slack. Nullptr where no plan has a known time.
+const Candidate* pick_in_value_band(const std::vector<const Candidate*>& pool);
+// The plan the order asks for: `by` is the order it was chosen by (a deadline picks by cost, a budget by time);
+// `in_band` when best value chose from its band (the fastest plan within value_cost_slack of the cheapest).
+struct Pick {
+  const Candidate* plan = nullptr;
+  RankBy by = RankBy::value;
+  bool in_band = false;
+};
+Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit, bool job, RankBy order, const RankOptions& opts);
+// Whether counts of n GPUs and more could change the choice, given the plans found below n (the first fit at
+// first_fit, 0 while nothing fits).
+bool search_further(const std::vector<Candidate>& fits, std::int64_t n, std::int64_t first_fit, bool job, RankBy order, const RankOptions& opts);
 bool meets_deadline(const Candidate& c, const RankOptions& o);
 bool within_budget(const Candidate& c, const RankOptions& o);
 // The tensors' memory of the layouts one ranking tries, shared by its GPUs: the same layouts come up on most of
@@ -55,6 +74,7 @@ void score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const
 // Nothing for a candidate already described.
 void describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g);
 // Why the planner chose this count and layout, in one line.
-std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o);
+std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o,
+                            bool in_band = false);
 
 }  // namespace gpuadvise::ranking_detail

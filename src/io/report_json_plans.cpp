@@ -208,6 +208,7 @@ void write_cost(JsonWriter& o, const Candidate& c) {
     o.member("compute", k.compute_hours);
     o.member("setup", k.setup_hours);
     o.member("checkpoint_writes", k.checkpoint_hours);
+    if (k.checkpoint_every_hours > 0) o.member("checkpoint_interval", k.checkpoint_every_hours);
     o.member("expected_rework", k.rework_hours);
     o.member("wall", k.wall_hours);
     o.member("gpu_hours", k.gpu_hours);
@@ -291,6 +292,7 @@ void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool 
   o.member("gpus_per_node", std::max<std::int64_t>(1, c.gpus / std::max<std::int64_t>(1, c.nodes)));
   o.member("tp", c.planned.tp);
   o.member("pp", c.planned.pp);
+  o.member("virtual_stages", c.planned.virtual_stages);
   o.member("sharding", to_string(c.planned.sharding));
   o.member("offload", to_string(c.planned.offload));
   o.member("gradient_checkpointing", to_string(c.planned.checkpointing));

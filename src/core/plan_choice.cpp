@@ -1,0 +1,154 @@
+// The choice among the plans that fit one GPU (method.md §9, "The choice per GPU"): which counts are worth
+// searching, which plan the order asks for, and the cost-time frontier the JSON carries.
+#include <algorithm>
+#include <tuple>
+#include <fmt/format.h>
+
+#include "gpuadvise/coefficients.hpp"
+#include "ranking_common.hpp"
+
+namespace gpuadvise::ranking_detail {
+
+std::optional<double> band_cost(const Candidate& c) {
+  if (!c.time.job_seconds) return std::nullopt;
+  if (c.cost.total_usd) return *c.cost.total_usd;
+  // No price: every plan of one GPU shares its hourly price, so GPU-hours order them as dollars would.
+  return static_cast<double>(c.gpus) * c.cost.wall_hours;
+}
+
+namespace {
+bool value_band_applies(bool job, RankBy order, const RankOptions& o) {
+  return job && order == RankBy::value && !o.deadline_seconds && !o.budget_usd;
+}
+
+std::optional<double> cheapest_band_cost(const std::vector<const Candidate*>& pool) {
+  std::optional<double> low;
+  for (const Candidate* c : pool)
+    if (auto v = band_cost(*c); v && (!low || *v < *low)) low = v;
+  return low;
+}
+
+}  // namespace
+
+const Candidate* pick_in_value_band(const std::vector<const Candidate*>& pool) {
+  const std::optional<double> low = cheapest_band_cost(pool);
+  if (!low) return nullptr;
+  const double ceiling = *low * (1.0 + coef::value_cost_slack.value);
+  const Candidate *in_time = nullptr, *fastest = nullptr;
+  for (const Candidate* c : pool) {
+    const auto v = band_cost(*c);
+    if (!v || *v > ceiling) continue;
+    auto cheaper = [&](const Candidate* o) { return *v < *band_cost(*o) || (*v == *band_cost(*o) && c->gpus < o->gpus); };
+    if (c->cost.wall_hours <= coef::value_target_hours.value && (!in_time || cheaper(in_time))) in_time = c;
+    if (!fastest || c->cost.wall_hours < fastest->cost.wall_hours || (c->cost.wall_hours == fastest->cost.wall_hours && cheaper(fastest)))
+      fastest = c;
+  }
+  return in_time ? in_time : fastest;
+}
+
+bool search_further(const std::vector<Candidate>& fits, std::int64_t n, std::int64_t first_fit, bool job, RankBy order, const RankOptions& o) {
+  if (!first_fit) return true;
+  if (o.deadline_seconds && std::none_of(fits.begin(), fits.end(), [&](const Candidate& c) { return meets_deadline(c, o); })) return true;
+  // The fastest plan, and the fastest within a budget, are searched up to --max-gpus (the global batch caps data
+  // parallelism on the way).
+  if (order == RankBy::time || o.budget_usd) return true;
+  if (!job && !o.deadline_seconds) return false;
+  if (n <= 8 * first_fit) return order != RankBy::gpus;
+  if (!value_band_applies(job, order, o)) return false;
+  // Best value: further while the last count searched still had a plan within the band and no plan of the
+  // band finishes within the target yet (more GPUs then only cost more).
+  std::vector<const Candidate*> pool;
+  for (const auto& c : fits) pool.push_back(&c);
+  const Candidate* pick = pick_in_value_band(pool);
+  if (!pick || pick->cost.wall_hours <= coef::value_target_hours.value) return false;
+  const double ceiling = *cheapest_band_cost(pool) * (1.0 + coef::value_cost_slack.value);
+  return std::any_of(fits.begin(), fits.end(), [&](const Candidate& c) {
+    const auto v = band_cost(c);
+    return c.gpus == n / 2 && v && *v <= ceiling;
+  });
+}
+
+Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit, bool job, RankBy order, const RankOptions& opts) {
+  // Which plans compete: those meeting the deadline (the cheapest wins), those within the budget (the fastest
+  // wins), else by the order: best value with a job size from its band, the cheapest or the fewest GPUs.
+  Pick out{nullptr, order};
+  std::vector<const Candidate*> eligible;
+  if (opts.deadline_seconds) {
+    for (auto* c : pool)
+      if (meets_deadline(*c, opts)) eligible.push_back(c);
+    out.by = RankBy::cost;
+  }
+  if (opts.budget_usd) {
+    std::vector<const Candidate*> base = opts.deadline_seconds ? eligible : pool, kept;
+    for (auto* c : base)
+      if (within_budget(*c, opts)) kept.push_back(c);
+    eligible = kept;
+    if (!opts.deadline_seconds) out.by = RankBy::time;
+  }
+  if (value_band_applies(job, order, opts)) {
+    out.plan = pick_in_value_band(pool);
+    // Said only where the band chose a dearer plan than the cheapest.
+    out.in_band = out.plan && *band_cost(*out.plan) > *cheapest_band_cost(pool);
+  }
+  if (!opts.deadline_seconds && !opts.budget_usd && !out.plan) {
+    const std::int64_t limit = order == RankBy::time || (job && order == RankBy::cost) ? opts.max_gpus : first_fit;
+    for (auto* c : pool)
+      if (c->gpus <= limit) eligible.push_back(c);
+    if (order == RankBy::gpus) out.by = RankBy::value;
+  }
+  for (auto* c : eligible) {
+    if (out.plan && value_band_applies(job, order, opts)) break;
+    // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
+    const double margin = (out.plan && c->gpus > out.plan->gpus) ? 0.98 : 1.0;
+    if (!out.plan || score(*c, out.by) < margin * score(*out.plan, out.by)) out.plan = c;
+  }
+  if (!out.plan) {
+    // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
+    const RankBy closest = opts.deadline_seconds ? RankBy::time : RankBy::cost;
+    out.plan = *std::min_element(pool.begin(), pool.end(), [&](const Candidate* a, const Candidate* b) { return score(*a, closest) < score(*b, closest); });
+  }
+  // A plan both cheaper and faster than the one chosen is better by any order (whatever its count, and it meets
+  // the same deadline and budget): the cheapest such plan is chosen, so the choice lies on the frontier.
+  const Candidate* best = out.plan;
+  if (best->cost.total_usd && best->time.job_seconds) {
+    const Candidate* better = nullptr;
+    for (auto* c : pool)
+      if (c->cost.total_usd && c->time.job_seconds && *c->cost.total_usd < *best->cost.total_usd && c->cost.wall_hours < best->cost.wall_hours &&
+          (!better || *c->cost.total_usd < *better->cost.total_usd ||
+           (*c->cost.total_usd == *better->cost.total_usd && c->cost.wall_hours < better->cost.wall_hours)))
+        better = c;
+    if (better) out.plan = better;
+  }
+  return out;
+}
+
+// Keeps the plans no other plan beats on both time and cost (with a job size), else the best value per GPU count.
+std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
+  std::vector<FrontierPoint> out;
+  // By count, then value, then the simpler sharding (ZeRO-1 before ZeRO-2 when both cost the same).
+  std::sort(plans.begin(), plans.end(), [](const Candidate* a, const Candidate* b) {
+    const double va = score(*a, RankBy::value), vb = score(*b, RankBy::value);
+    return std::tie(a->gpus, va, a->planned.sharding) < std::tie(b->gpus, vb, b->planned.sharding);
+  });
+  for (const Candidate* c : plans) {
+    FrontierPoint f{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd};
+    if (c->cost.total_usd && c->time.job_seconds) {
+      f.hours = c->cost.wall_hours;
+      f.usd = c->cost.total_usd;
+      bool dominated = false;
+      for (const Candidate* o : plans)
+        if (o != c && o->cost.total_usd && o->time.job_seconds && o->cost.wall_hours <= c->cost.wall_hours &&
+            *o->cost.total_usd <= *c->cost.total_usd && (o->cost.wall_hours < c->cost.wall_hours || *o->cost.total_usd < *c->cost.total_usd))
+          dominated = true;
+      // A plan with the same hours and dollars as one kept is the same point (ZeRO-1 and ZeRO-2 often are).
+      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) { return k.hours == f.hours && k.usd == f.usd; });
+      if (dominated || same) continue;
+    } else if (!out.empty() && out.back().gpus == c->gpus) {
+      continue;  // without a job size: the best value at each count
+    }
+    out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace gpuadvise::ranking_detail
