@@ -14,146 +14,15 @@
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/units.hpp"
+#include "layout_space.hpp"
 #include "ranking_common.hpp"
 
 namespace gpuadvise {
 
 using namespace ranking_detail;
+using namespace layout_space;
 
 namespace {
-// Tensor parallelism splits the attention heads: a degree must divide them, and divide the KV heads (or,
-// for inference, be a multiple of them: vLLM replicates KV heads then). method.md §9.
-bool tp_divides(const ModelSpec& m, std::int64_t tp, bool training) {
-  if (tp <= 1) return true;
-  if (m.heads <= 0 || m.heads % tp != 0) return false;
-  if (m.is_mla() || m.kv_heads <= 0) return true;
-  return m.kv_heads % tp == 0 || (!training && tp % m.kv_heads == 0);
-}
-
-void set_layout(Workload& p, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh, Offload off) {
-  p.gpus = gpus;
-  p.nodes = nodes;
-  p.tp = tp;
-  p.pp = pp;
-  p.sharding = sh;
-  p.offload = off;
-  p.ep = 1;
-  p.virtual_stages = 1;
-}
-
-Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
-                     Offload off) {
-  Workload p = w;
-  set_layout(p, gpus, nodes, tp, pp, sh, off);
-  reach_global_batch(p, w.batch);  // offload layouts hold at most a node: fewer ranks than any global batch
-  return p;
-}
-
-// The layouts worth trying at n GPUs (method.md §9). Inside one node: data parallel, ZeRO-1/2/3, tensor
-// parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
-// divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
-// family over every GPU, tensor parallel inside each node with data parallel or pipeline stages across.
-// Inference splits with tensor parallelism inside a node and pipeline stages across nodes (unevenly where the
-// stages do not divide the layers, as serving engines do).
-template <class Try>
-void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n, Try&& try_layout) {
-  const std::int64_t per_node = g.gpus_per_node();
-  const std::int64_t nodes = n <= per_node ? 1 : n / per_node;
-  if (n > per_node && (!g.multi_node() || n % per_node != 0)) return;
-  const std::int64_t in_node = std::min(n, per_node);
-  const bool training = is_training(w.mode);
-  const std::int64_t layers = m.layers + m.encoder_layers;
-  // One copy of the workload per count, its layout set in place for each try (try_layout copies what it keeps).
-  Workload p = w;
-  // With a global batch each layout steps with it: its micro-batch and accumulation reach it, and a layout with
-  // more data-parallel ranks than sequences is not one (global_batch.hpp).
-  auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1, std::int64_t vp = 1) {
-    set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
-    p.ep = ep;
-    p.virtual_stages = vp;
-    p.batch = w.batch;
-    p.grad_accum = w.grad_accum;
-    if (!reach_global_batch(p, w.batch)) return;
-    try_layout(std::as_const(p));
-  };
-  if (n == 1) return at(1, 1, 1, 1, Sharding::none);
-  if (training) {
-    for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) at(n, nodes, 1, 1, sh);
-    if (m.vision) return;
-    for (std::int64_t tp = 2; tp <= in_node; tp *= 2) {
-      if (!tp_divides(m, tp, true)) continue;
-      at(n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none);
-      // Across nodes, Megatron's 3-D layouts: tensor parallel over the node (or half of it), pipeline stages
-      // across nodes (unevenly where they do not divide the layers), data parallel with the distributed
-      // optimizer (ZeRO-1) over the rest.
-      // Each also with Megatron's interleaved schedule: v chunks per stage (v dividing the largest stage's
-      // layers), a bubble v times smaller for v times the pipeline sends.
-      if (nodes > 1 && tp * 2 >= in_node)
-        for (std::int64_t pp = 2; pp <= layers && tp * pp <= n; pp *= 2) {
-          if (n % (tp * pp) != 0) continue;
-          const std::int64_t per_stage = (layers + pp - 1) / pp;
-          for (std::int64_t vp = 1; vp <= per_stage; vp *= 2)
-            if (per_stage % vp == 0) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none, 1, vp);
-        }
-    }
-    for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
-      if (layers % pp == 0 && nodes == 1) at(n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none);
-    // Mixture of experts: the routed experts split over an expert-parallel group inside each node (degrees
-    // that divide the experts), the rest data parallel with ZeRO-1 or ZeRO-3.
-    if (m.is_moe())
-      for (std::int64_t ep = 2; ep <= in_node; ep *= 2)
-        if (m.experts % ep == 0)
-          for (Sharding sh : {Sharding::zero1, Sharding::zero3}) at(n, nodes, 1, 1, sh, ep);
-    return;
-  }
-  if (m.vision) return;
-  if (nodes == 1 && tp_divides(m, n, false)) at(n, 1, n, 1, Sharding::none);
-  // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
-  // layers over 2 nodes are 31 + 30.
-  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) at(n, nodes, per_node, nodes, Sharding::none);
-}
-
-// Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
-// checkpointing (unless the user chose one), then smaller micro-batches with gradient accumulation that keep
-// the asked batch per optimizer step. `try_one` gets each in that order until it returns true (the first that fits
-// is the plan for a layout); one copy of the workload is changed in place. Memory never rises as the micro-batch
-// shrinks or the checkpointing deepens (tests/test_hardening.cpp), so when `fits` says the most frugal saver (the
-// last one) does not fit, none would, and the layout costs one evaluation instead of one per saver.
-template <class Fits, class TryOne>
-void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one) {
-  Workload q = p;
-  if (!is_training(p.mode)) {
-    if (try_one(q)) return;
-    // Quantised weights only when the user allows them: 8-bit, then 4-bit (AWQ-style int4) on the same GPUs.
-    if (p.allow_quantization && (p.precision == Precision::bf16 || p.precision == Precision::fp16))
-      for (Precision x : {Precision::int8, Precision::int4}) {
-        q.precision = x;
-        if (try_one(q)) return;
-      }
-    return;
-  }
-  static constexpr std::array<Checkpointing, 3> every_level{Checkpointing::none, Checkpointing::selective, Checkpointing::full};
-  const std::span<const Checkpointing> levels = !p.checkpointing_given && p.checkpointing == Checkpointing::none
-                                                    ? std::span<const Checkpointing>(every_level)
-                                                    : std::span<const Checkpointing>(&p.checkpointing, 1);
-  if (levels.size() > 1 || p.batch > 1) {
-    q.checkpointing = levels.back();
-    q.batch = 1;
-    q.grad_accum = p.grad_accum * p.batch;
-    if (!fits(q)) return;
-  }
-  for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
-    if (p.batch % micro != 0) continue;
-    for (const Checkpointing c : levels) {
-      q.checkpointing = c;
-      q.batch = micro;
-      q.grad_accum = p.grad_accum * (p.batch / micro);
-      if (try_one(q)) return;
-    }
-    if (micro == 1) break;
-  }
-}
-
 std::string stage_of(const PlanShape& p) {
   if (p.offload != Offload::none) return "CPU offload";
   if (p.gpus == 1) return "one GPU";

@@ -1,0 +1,123 @@
+// The choice among one GPU's plans (src/core/plan_choice.cpp, method.md §9), on plans made by hand: the value
+// band, the orders, a deadline and a budget, and how far the search goes.
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include <algorithm>
+#include <tuple>
+
+#include "helpers.hpp"
+#include "layout_space.hpp"
+#include "ranking_common.hpp"
+
+using namespace gpuadvise;
+using namespace gpuadvise::ranking_detail;
+
+namespace {
+// A plan that fits on `gpus` GPUs, its job `usd` dollars and `hours` of wall time.
+Candidate plan_of(std::int64_t gpus, double usd, double hours) {
+  Candidate c;
+  c.fits = true;
+  c.gpus = gpus;
+  c.planned.gpus = gpus;
+  c.cost.total_usd = usd;
+  c.cost.wall_hours = hours;
+  c.time.job_seconds = hours * 3600.0;
+  c.value_usd = usd;
+  return c;
+}
+
+std::vector<const Candidate*> pointers(const std::vector<Candidate>& plans) {
+  std::vector<const Candidate*> out;
+  for (const auto& c : plans) out.push_back(&c);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("plan choice: best value is the cheapest plan within a day among those at most 10 % dearer than the cheapest", "[plan-choice]") {
+  // The cheapest is $100 on 8 GPUs for 500 h; $110 is the band's ceiling. 512 GPUs finish in 8 h for $109: in
+  // the band and within 24 h, so it is chosen; 1,024 GPUs are faster but $130, outside it.
+  const std::vector<Candidate> plans{plan_of(8, 100, 500), plan_of(64, 104, 62), plan_of(512, 109, 8), plan_of(1024, 130, 4.5)};
+  const RankOptions opts;
+  const Pick p = pick_plan(pointers(plans), 8, true, RankBy::value, opts);
+  REQUIRE(p.plan);
+  CHECK(p.plan->gpus == 512);
+  CHECK(p.in_band);
+  // By cost the cheapest wins; by time the fastest within --max-gpus.
+  CHECK(pick_plan(pointers(plans), 8, true, RankBy::cost, opts).plan->gpus == 8);
+  RankOptions wide;
+  wide.max_gpus = 2048;
+  CHECK(pick_plan(pointers(plans), 8, true, RankBy::time, wide).plan->gpus == 1024);
+  CHECK(pick_plan(pointers(plans), 8, true, RankBy::time, opts).plan->gpus == 64);  // --max-gpus 64
+}
+
+TEST_CASE("plan choice: where no plan of the band finishes within a day, its fastest, and a cheap fast plan needs no band", "[plan-choice]") {
+  // $105 (64 GPUs, 600 h) is within 10 % of $100, $120 is not: the fastest of the band is 64 GPUs.
+  const std::vector<Candidate> slow{plan_of(8, 100, 5000), plan_of(64, 105, 600), plan_of(128, 120, 300)};
+  const RankOptions opts;
+  const Pick p = pick_plan(pointers(slow), 8, true, RankBy::value, opts);
+  CHECK(p.plan->gpus == 64);
+  CHECK(p.in_band);
+  // One GPU finishes in 5 h and is the cheapest: it is chosen, and the band is not named.
+  const std::vector<Candidate> quick{plan_of(1, 10, 5), plan_of(8, 10.5, 0.7)};
+  const Pick q = pick_plan(pointers(quick), 1, true, RankBy::value, opts);
+  CHECK(q.plan->gpus == 1);
+  CHECK_FALSE(q.in_band);
+}
+
+TEST_CASE("plan choice: a deadline keeps the cheapest plan that meets it, a budget the fastest within it, and a plan both cheaper and faster wins", "[plan-choice]") {
+  const std::vector<Candidate> plans{plan_of(8, 100, 500), plan_of(64, 104, 62), plan_of(512, 109, 8), plan_of(1024, 130, 4.5)};
+  RankOptions deadline;
+  deadline.deadline_seconds = 70 * 3600.0;
+  CHECK(pick_plan(pointers(plans), 8, true, RankBy::value, deadline).plan->gpus == 64);
+  RankOptions budget;
+  budget.budget_usd = 120;
+  CHECK(pick_plan(pointers(plans), 8, true, RankBy::value, budget).plan->gpus == 512);
+  // Nothing meets a 1 h deadline: the closest (fastest) is reported so the row can say why.
+  RankOptions none;
+  none.deadline_seconds = 3600.0;
+  CHECK(pick_plan(pointers(plans), 8, true, RankBy::value, none).plan->gpus == 1024);
+  // Fewest GPUs: 2 GPUs for $50 in 10 h beat 1 GPU for $60 in 40 h on both, so they win whatever the order.
+  const std::vector<Candidate> dominated{plan_of(1, 60, 40), plan_of(2, 50, 10)};
+  CHECK(pick_plan(pointers(dominated), 1, true, RankBy::gpus, RankOptions{}).plan->gpus == 2);
+}
+
+TEST_CASE("plan choice: the search goes on while the last count still had a plan within the band and none finishes within a day", "[plan-choice]") {
+  const RankOptions opts;
+  std::vector<Candidate> fits;
+  CHECK(search_further(fits, 1, 0, true, RankBy::value, opts));  // nothing fits yet
+  fits = {plan_of(8, 100, 500), plan_of(16, 101, 250)};
+  CHECK(search_further(fits, 32, 8, true, RankBy::value, opts));    // within 8x the first fit
+  fits.push_back(plan_of(64, 104, 62));
+  CHECK(search_further(fits, 128, 8, true, RankBy::value, opts));   // 64 GPUs are in the band, 62 h is over a day
+  fits.push_back(plan_of(128, 125, 40));
+  CHECK_FALSE(search_further(fits, 256, 8, true, RankBy::value, opts));  // 128 GPUs left the band
+  std::vector<Candidate> done{plan_of(8, 100, 500), plan_of(64, 104, 62), plan_of(128, 106, 20)};
+  CHECK_FALSE(search_further(done, 256, 8, true, RankBy::value, opts));  // the band has a plan within a day
+  CHECK_FALSE(search_further(done, 16, 8, false, RankBy::value, opts));  // no job size: the first fit's count
+  CHECK(search_further(done, 256, 8, true, RankBy::time, opts));         // the fastest: up to --max-gpus
+}
+
+TEST_CASE("layout space: Llama 3 405B on 16,384 H100s offers Meta's TP 8 x PP 16, with interleaved chunks, and no tensor parallel across nodes", "[plan-choice][layout-space]") {
+  const ModelSpec m = test::model("llama-3.1-405b");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  Workload w;
+  w.model = "llama-3.1-405b";
+  w.mode = Mode::train;
+  w.seq_len = 8192;
+  w.global_batch = 2048;
+  std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> seen;  // tp, pp, v, dp
+  layout_space::for_each_layout(w, m, g, 16384, [&](const Workload& p) {
+    CHECK(p.tp <= 8);              // tensor parallelism stays in a node
+    CHECK(p.data_parallel() <= 2048);  // never more data-parallel ranks than the global batch has sequences
+    CHECK(p.nodes == 2048);
+    seen.emplace_back(p.tp, p.pp, p.virtual_stages, p.data_parallel());
+  });
+  // 126 layers over 16 stages: the largest holds 8, so 1, 2, 4 or 8 chunks each.
+  for (std::int64_t v : {1, 2, 4, 8}) CHECK(std::find(seen.begin(), seen.end(), std::make_tuple(8, 16, v, 128)) != seen.end());
+  CHECK(std::none_of(seen.begin(), seen.end(), [](const auto& t) { return std::get<0>(t) == 8 && std::get<1>(t) == 16 && std::get<2>(t) == 16; }));
+  // Each layout reaches the global batch: 2,048 sequences over 128 ranks are 16 micro-batches each.
+  layout_space::for_each_layout(w, m, g, 16384, [&](const Workload& p) {
+    if (p.tp == 8 && p.pp == 16) CHECK(p.batch * p.grad_accum == 16);
+  });
+}
