@@ -178,6 +178,16 @@ std::string order_description(RankBy order, const Workload& w, bool job) {
   return "";
 }
 
+// The fastest plan on the frontiers of the rows that fit (with a job size), and its row.
+std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vector<Candidate>& rows) {
+  std::pair<const FrontierPoint*, const Candidate*> best{nullptr, nullptr};
+  for (const auto& c : rows)
+    if (c.fits && !c.tight)
+      for (const auto& f : c.frontier)
+        if (f.hours && f.usd && (!best.first || *f.hours < *best.first->hours)) best = {&f, &c};
+  return best;
+}
+
 // Fits without a margin problem first, then tight plans, then what does not fit; unknown figures after known ones.
 int tier(const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; }
 
@@ -210,6 +220,65 @@ void sort_in_place(std::vector<T>& v, Less less) {
     done[i] = true;
   }
 }
+}  // namespace
+
+namespace {
+// The recommendation lines: best value, fastest, and the cheapest single card one can rent or buy.
+void recommend(Ranking& r, const RankOptions& opts, bool job) {
+  const Candidate* best_value = nullptr;
+  // Best value with a job size is the band's pick (method.md §9), across GPUs as within each: first in the table.
+  if (r.order == RankBy::value && job && !opts.deadline_seconds && !opts.budget_usd) {
+    std::vector<const Candidate*> pool;
+    for (const auto& c : r.rows)
+      if (c.fits && !c.tight && c.cost.total_usd) pool.push_back(&c);  // across GPUs only dollars compare
+    if (const Candidate* pick = pick_in_value_band(pool)) {
+      const auto at = r.rows.begin() + (pick - r.rows.data());
+      std::rotate(r.rows.begin(), at, at + 1);
+      best_value = &r.rows.front();
+    }
+  }
+  const bool banded = best_value != nullptr;
+  const Candidate* fastest = nullptr;
+  const Candidate* single_card = nullptr;
+  for (const auto& c : r.rows) {
+    if (!c.fits || c.tight) continue;
+    if (!banded && c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
+    if (score(c, RankBy::time) < 1e299 && (!fastest || score(c, RankBy::time) < score(*fastest, RankBy::time))) fastest = &c;
+    if (c.gpus == 1 && c.planned.offload == Offload::none && !c.gpu->needs_server_chassis && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
+      auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };
+      if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
+    }
+  }
+  auto money = [](double v) { return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v); };
+  if (best_value)
+    r.recommendations.push_back({"best value", best_value->gpu->id,
+                                 fmt::format("{} per {} on {}", money(*best_value->value_usd), best_value->value_unit, best_value->layout)});
+  if (fastest) {
+    const WorkRate rate = work_rate(*fastest);
+    const std::int64_t b = fastest->planned.batch;
+    const std::string what = rate.unit == "k images"            ? "images/s"
+                             : rate.unit == "M training tokens" ? "tokens/s"
+                                                                : fmt::format("output tokens/s ({} sequence{} at once)", b, b == 1 ? "" : "s");
+    std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job on {}", fastest->cost.wall_hours, fastest->layout)
+                                              : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
+    // With a job size, the fastest plan the searches found, which may be faster than any row's choice.
+    bool from_frontier = false;
+    if (const auto [point, owner] = fastest_point(r.rows); point && *point->hours < fastest->cost.wall_hours) {
+      fastest = owner;
+      from_frontier = true;
+      t = fmt::format("{:.1f} h for the job on {} (its row shows the best value; --rank-by time picks the fastest)", *point->hours, point->layout);
+    }
+    // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
+    const bool host_bound = !from_frontier && fastest->time.bound == k_host_bound;
+    r.recommendations.push_back({"fastest", fastest->gpu->id, host_bound ? t + "; host-bound: the framework's kernel launches, not the GPU, set this speed (a larger --batch uses the GPU)" : t});
+  }
+  if (single_card)
+    r.recommendations.push_back({"one card", single_card->gpu->id,
+                                 single_card->usd_per_gpu_hour() ? fmt::format("the cheapest single card that fits: {}/h to rent{}", money(*single_card->usd_per_gpu_hour()),
+                                                                               single_card->gpu->purchase_usd ? fmt::format(", about ${:.0f} to buy", *single_card->gpu->purchase_usd) : "")
+                                                                 : fmt::format("about ${:.0f} to buy", *single_card->gpu->purchase_usd)});
+}
+
 }  // namespace
 
 Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
@@ -264,52 +333,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
   r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, job) + "; unknown prices or throughputs after known ones";
-  // The recommendation: best value, fastest, and the cheapest single card one can rent or buy.
-  const Candidate* best_value = nullptr;
-  // Best value with a job size is the band's pick (method.md §9), across GPUs as within each: first in the table.
-  if (r.order == RankBy::value && job && !opts.deadline_seconds && !opts.budget_usd) {
-    std::vector<const Candidate*> pool;
-    for (const auto& c : r.rows)
-      if (c.fits && !c.tight && c.cost.total_usd) pool.push_back(&c);  // across GPUs only dollars compare
-    if (const Candidate* pick = pick_in_value_band(pool)) {
-      const auto at = r.rows.begin() + (pick - r.rows.data());
-      std::rotate(r.rows.begin(), at, at + 1);
-      best_value = &r.rows.front();
-    }
-  }
-  const bool banded = best_value != nullptr;
-  const Candidate* fastest = nullptr;
-  const Candidate* single_card = nullptr;
-  for (const auto& c : r.rows) {
-    if (!c.fits || c.tight) continue;
-    if (!banded && c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
-    if (score(c, RankBy::time) < 1e299 && (!fastest || score(c, RankBy::time) < score(*fastest, RankBy::time))) fastest = &c;
-    if (c.gpus == 1 && c.planned.offload == Offload::none && !c.gpu->needs_server_chassis && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
-      auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };
-      if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
-    }
-  }
-  auto money = [](double v) { return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v); };
-  if (best_value)
-    r.recommendations.push_back({"best value", best_value->gpu->id,
-                                 fmt::format("{} per {} on {}", money(*best_value->value_usd), best_value->value_unit, best_value->layout)});
-  if (fastest) {
-    const WorkRate rate = work_rate(*fastest);
-    const std::int64_t b = fastest->planned.batch;
-    const std::string what = rate.unit == "k images"            ? "images/s"
-                             : rate.unit == "M training tokens" ? "tokens/s"
-                                                                : fmt::format("output tokens/s ({} sequence{} at once)", b, b == 1 ? "" : "s");
-    const std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job on {}", fastest->cost.wall_hours, fastest->layout)
-                                                    : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
-    // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
-    const bool host_bound = fastest->time.bound == k_host_bound;
-    r.recommendations.push_back({"fastest", fastest->gpu->id, host_bound ? t + "; host-bound: the framework's kernel launches, not the GPU, set this speed (a larger --batch uses the GPU)" : t});
-  }
-  if (single_card)
-    r.recommendations.push_back({"one card", single_card->gpu->id,
-                                 single_card->usd_per_gpu_hour() ? fmt::format("the cheapest single card that fits: {}/h to rent{}", money(*single_card->usd_per_gpu_hour()),
-                                                                               single_card->gpu->purchase_usd ? fmt::format(", about ${:.0f} to buy", *single_card->gpu->purchase_usd) : "")
-                                                                 : fmt::format("about ${:.0f} to buy", *single_card->gpu->purchase_usd)});
+  recommend(r, opts, job);
   return r;
 }
 
