@@ -402,9 +402,20 @@ TEST_CASE("advice: a ranked plan keeps only its shape, and the shape rebuilds th
       CHECK(again.fits == c.fits);
       CHECK(again.layout == c.layout);
       CHECK(again.planned == c.planned);
-      CHECK(again.time.job_seconds.has_value() == c.time.job_seconds.has_value());
-      CHECK(again.time.train_tokens_per_second_per_gpu.value_or(0) == Approx(c.time.train_tokens_per_second_per_gpu.value_or(0)));
-      CHECK(again.time.decode_tokens_per_second.value_or(0) == Approx(c.time.decode_tokens_per_second.value_or(0)));
+      if (c.fits) {
+        CHECK(again.time.job_seconds.has_value() == c.time.job_seconds.has_value());
+        CHECK(again.time.train_tokens_per_second_per_gpu.value_or(0) == Approx(c.time.train_tokens_per_second_per_gpu.value_or(0)));
+        CHECK(again.time.decode_tokens_per_second.value_or(0) == Approx(c.time.decode_tokens_per_second.value_or(0)));
+      } else {
+        // A row that does not fit carries no speed, hours, dollars or value (its reason instead).
+        CHECK_FALSE(c.time.job_seconds);
+        CHECK_FALSE(c.time.train_tokens_per_second_per_gpu);
+        CHECK_FALSE(c.time.decode_tokens_per_second);
+        CHECK_FALSE(c.time.images_per_second);
+        CHECK_FALSE(c.cost.total_usd);
+        CHECK_FALSE(c.value_usd);
+        CHECK((!c.why.empty() || !c.supported));  // why, or the precision it cannot run
+      }
       const Candidate alone = plan(k.w, m, *c.gpu, RankOptions{}, r.order);
       CHECK(alone.memory.device_peak == Approx(c.memory.device_peak));
       CHECK(alone.layout == c.layout);

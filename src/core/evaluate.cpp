@@ -288,6 +288,19 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
   c.described = false;
 }
 
+void ranking_detail::withhold_unfit(Candidate& c) {
+  if (c.fits) return;
+  const PriceChoice price = c.cost.price;
+  const std::optional<std::string> missing = c.cost.missing_price;
+  c.time = TimeEstimate{};
+  c.cost = JobCost{};
+  c.cost.price = price;
+  c.cost.missing_price = missing;
+  c.value_usd.reset();
+  c.unranked = "does not fit";
+  c.frontier.clear();
+}
+
 void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g) {
   if (c.described) return;
   c.described = true;

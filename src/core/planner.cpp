@@ -163,6 +163,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   }
   if (no_search) {
     single.why = w.gpus > 1 ? "the layout given" : "";
+    withhold_unfit(single);
     return single;
   }
   const bool explore = w.has_job_size() || opts.deadline_seconds || opts.budget_usd || order == RankBy::time;
@@ -214,6 +215,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
   describe_layout(chosen, w, m, g);
+  withhold_unfit(chosen);
   return chosen;
 }
 

@@ -71,6 +71,10 @@ const LocalCorrection* assess_fit(Candidate& c, const Workload& w, const ModelSp
 // The two later steps rebuild the plan's workload from `asked`, the workload the first step was given before its
 // layout and savers were set (`PlanShape::applied_to`).
 void score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, const LocalCorrection* k);
+// A plan that does not fit runs at no speed and has no job cost or value to compare (method.md §9): its time and
+// cost are cleared, the GPU's price kept (a fact about the GPU). Every ranked, checked or swept row passes here;
+// `estimate` keeps the figures of the layout it was given beside its verdict.
+void withhold_unfit(Candidate& c);
 // Nothing for a candidate already described.
 void describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g);
 // Why the planner chose this count and layout, in one line.
