@@ -56,6 +56,7 @@ struct JobCost {
   PriceChoice price;
   double compute_hours = 0;      // wall time of the computation
   double setup_hours = 0;
+  double start_hours = 0;       // the job's start on every GPU (reschedule, reload, warm up)
   double checkpoint_hours = 0;   // synchronous checkpoint writes
   double checkpoint_every_hours = 0;  // the interval they were written at (training)
   double rework_hours = 0;       // expected recomputation and restarts after interruptions

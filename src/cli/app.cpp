@@ -154,7 +154,7 @@ void register_ranking(CLI::App& app, Commands& c) {
   if (wanted(g, "--budget")) app.add_option("--budget", r.budget, "keep the fastest plan within this job cost (USD); drop GPUs over it")->group("Ranking");
   if (wanted(g, "--min-headroom"))
     app.add_option("--min-headroom", r.min_headroom, "free memory per GPU a plan must keep, in % of capacity [5]; less is 'tight'")->group("Ranking");
-  if (wanted(g, "--max-gpus")) app.add_option("--max-gpus", r.max_gpus, "most GPUs a plan may use [64; with a job size 32,768]")->group("Ranking");
+  if (wanted(g, "--max-gpus")) app.add_option("--max-gpus", r.max_gpus, "most GPUs a plan may use [64; with a job size 32,768, except --rank-by time]")->group("Ranking");
 }
 
 // The subcommands that take a workload: estimate, check, fit. Their options are registered only when run.

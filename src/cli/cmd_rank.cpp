@@ -47,7 +47,7 @@ RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCat
     ro.min_headroom_pct = flag_number(flags.min_headroom, "--min-headroom", "a percentage from 0 to below 100", 0, 100, false, false, true);
   if (!flags.max_gpus.empty())
     ro.max_gpus = static_cast<std::int64_t>(flag_number(flags.max_gpus, "--max-gpus", "an integer from 1 to 32,768", 1, k_max_plan_gpus, true));
-  else if (w.has_job_size())
+  else if (w.has_job_size() && ro.rank_by != RankBy::time)
     ro.max_gpus = k_max_plan_gpus;  // a job's size, not a fixed count, bounds the plan: its choice stops scaling out
 
   for (const auto& id : flags.only) ro.only_gpus.push_back(gpu_for(id, cat, "--only/--gpu").id);

@@ -54,6 +54,9 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
   if (!time.job_seconds) return c;
   c.compute_hours = *time.job_seconds / 3600.0;
   c.setup_hours = w.setup_hours;
+  // Every job starts once on all its GPUs: reschedule, reload and warm up, as after an interruption (coef::
+  // restart_hours), so a plan of thousands of GPUs for minutes pays for its start (method.md §10).
+  c.start_hours = k_restart_hours;
   if (is_training(w.mode)) {
     // Synchronous checkpoints of the model states (16-bit weights + fp32 master and Adam states for the
     // trainable parameters), each node writing its shards (PyTorch DCP, Megatron's distributed checkpoints) up
@@ -71,11 +74,11 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
     c.expected_interruptions = interruptions_per_hour * c.compute_hours;
     c.rework_hours = c.expected_interruptions * (c.checkpoint_every_hours / 2.0 + k_restart_hours);
   }
-  c.wall_hours = c.compute_hours + c.setup_hours + c.checkpoint_hours + c.rework_hours;
+  c.wall_hours = c.compute_hours + c.start_hours + c.setup_hours + c.checkpoint_hours + c.rework_hours;
   c.gpu_hours = c.wall_hours * n;
   if (!c.price.usd_per_gpu_hour) return c;
   c.compute_usd = *c.price.usd_per_gpu_hour * n * c.compute_hours;
-  double extras = *c.price.usd_per_gpu_hour * n * (c.setup_hours + c.checkpoint_hours + c.rework_hours) + w.storage_usd +
+  double extras = *c.price.usd_per_gpu_hour * n * (c.start_hours + c.setup_hours + c.checkpoint_hours + c.rework_hours) + w.storage_usd +
                   w.egress_usd;
   if (w.owned) {
     c.amortization_usd = *c.price.usd_per_gpu_hour * c.gpu_hours;

@@ -212,8 +212,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                          sn.checkpoint_bytes ? fmt::format(", {:.1f} {} per checkpoint", *sn.checkpoint_bytes / u, un) : "", sn.disk_bytes / u, un);
     }
     if (t.job_seconds)
-      out += fmt::format("  job: {} of compute; billed {} per GPU (setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
-                         hours(*t.job_seconds), hours(k.wall_hours * 3600), k.setup_hours, k.checkpoint_hours, k.rework_hours);
+      out += fmt::format("  job: {} of compute; billed {} per GPU (start {:.2f} h, setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
+                         hours(*t.job_seconds), hours(k.wall_hours * 3600), k.start_hours, k.setup_hours, k.checkpoint_hours, k.rework_hours);
     if (k.total_usd)
       out += fmt::format("  cost: ${:.2f} for the job at ${:.2f}/GPU-h ({}{})\n", *k.total_usd, *k.price.usd_per_gpu_hour,
                          k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
@@ -437,7 +437,7 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
   for (const auto& n : r.notes) out += "  " + n.text() + "\n";
   for (const auto& g : detail::group_notes(notes)) out += "  " + g.text + " (" + detail::join_ids(g.gpus, 3) + ")\n";
   if (has_time)
-    out += "Job time is billed wall time per GPU: compute + setup + checkpoint writes + expected rework after interruptions.\n";
+    out += "Job time is billed wall time per GPU: compute + start + setup + checkpoint writes + expected rework after interruptions.\n";
   else
     out += "No job size given: add --tokens N (training) or --requests N --input-tokens I --output-tokens O for time and cost per job.\n";
   out += "Prices are indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them).\n";

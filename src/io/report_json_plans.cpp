@@ -206,6 +206,7 @@ void write_cost(JsonWriter& o, const Candidate& c) {
     o.key("hours");
     o.begin_object();
     o.member("compute", k.compute_hours);
+    o.member("start", k.start_hours);
     o.member("setup", k.setup_hours);
     o.member("checkpoint_writes", k.checkpoint_hours);
     if (k.checkpoint_every_hours > 0) o.member("checkpoint_interval", k.checkpoint_every_hours);
