@@ -179,12 +179,12 @@ std::string order_description(RankBy order, const Workload& w, bool job) {
 }
 
 // The fastest plan on the frontiers of the rows that fit (with a job size), and its row.
-std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vector<Candidate>& rows) {
+std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vector<Candidate>& rows, const RankOptions& opts) {
   std::pair<const FrontierPoint*, const Candidate*> best{nullptr, nullptr};
   for (const auto& c : rows)
     if (c.fits && !c.tight)
       for (const auto& f : c.frontier)
-        if (f.hours && f.usd && (!best.first || *f.hours < *best.first->hours)) best = {&f, &c};
+        if (f.hours && f.usd && (!opts.budget_usd || *f.usd <= *opts.budget_usd) && (!best.first || *f.hours < *best.first->hours)) best = {&f, &c};
   return best;
 }
 
@@ -263,7 +263,7 @@ void recommend(Ranking& r, const RankOptions& opts, bool job) {
                                               : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
     // With a job size, the fastest plan the searches found, which may be faster than any row's choice.
     bool from_frontier = false;
-    if (const auto [point, owner] = fastest_point(r.rows); point && *point->hours < fastest->cost.wall_hours) {
+    if (const auto [point, owner] = fastest_point(r.rows, opts); point && *point->hours < fastest->cost.wall_hours) {
       fastest = owner;
       from_frontier = true;
       t = fmt::format("{:.1f} h for the job on {} (its row shows the best value; --rank-by time picks the fastest)", *point->hours, point->layout);
