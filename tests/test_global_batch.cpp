@@ -221,3 +221,24 @@ TEST_CASE("scale: every chosen plan lies on its GPU's frontier, whose points are
   CHECK(pick["plan"]["gpus"] == 32);
   CHECK(pick["cost"]["hours"]["wall"].get<double>() < 24.0);
 }
+
+TEST_CASE("scale: Megatron-Bridge's Llama 3 70B FP8 fine-tune fits at its layout, and the tool's own pick on 32 H100s lands within 20 % of it", "[cli][scale]") {
+  // Megatron-Bridge's performance archive: 32 DGX-H100 GPUs, FP8, global batch 32, micro-batch 1, sequence 4,096,
+  // TP 4 x PP 4 x VP 5: 1,638 tokens/s per GPU. Per token and layer the activations are, with sequence parallel
+  // over 4 (h/t = 2,048, q = 2,048, k + v = 512, f/t = 7,168): 16-bit norm inputs, Q, K, V and the fused SwiGLU's
+  // input (2 x 2,048 + 2,048 + 512 + 2 x 7,168 = 20,992 elements, 41,984 B), FP8 copies of the four linear
+  // inputs (2,048 + 2,048 + 2,048 + 7,168 = 13,312 B) and the fp32 log-sum-exp of 16 heads (64 B): 55,360 B.
+  const auto recipe = test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--batch", "1", "--seq-len", "4096", "--gpu", "h100-sxm-80gb",
+                                 "--precision", "fp8", "--framework", "megatron", "--gpus", "32", "--nodes", "4", "--tp", "4", "--pp", "4", "--sharding",
+                                 "zero1", "--virtual-stages", "5", "--grad-accum", "16", "--explain"});
+  REQUIRE(recipe.code == 0);
+  CHECK(recipe.out.find("per token per layer 55360 B") != std::string::npos);
+  CHECK(recipe.out.find(": fits") != std::string::npos);
+  const auto r = test::run({"--model", "llama-3-70b", "--mode", "finetune", "--precision", "fp8", "--framework", "megatron", "--seq-len", "4096",
+                            "--global-batch", "32", "--only", "h100-sxm-80gb", "--max-gpus", "32", "--rank-by", "time", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto pick = r.json()["ranking"][0];
+  CHECK(pick["plan"]["tp"] == 4);
+  CHECK(pick["plan"]["pp"].get<int>() > 1);
+  CHECK(pick["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(1638).epsilon(0.2));
+}

@@ -58,6 +58,12 @@ struct FrameworkProfile {
   // 1.5-2.0x on H100 (Shah et al. 2024, arXiv:2407.08608, abstract; the backward gains least). 1: FlashAttention-2
   // or PyTorch's SDPA kernels (method.md §8.2).
   double hopper_attention_speedup = 1.0;
+  // Training: the gated MLP's activation is one fused kernel (Megatron's bias-SwiGLU fusion) that keeps its input,
+  // the fc1 output of gate and up (2f), and recomputes the rest; eager PyTorch keeps gate, up and act(gate) (3f).
+  bool fused_swiglu = false;
+  // FP8 training: Transformer Engine's linear layers save the FP8 cast of their inputs for the backward
+  // (transformer_engine/pytorch/module/linear.py, "Cached input tensor"), 1 byte per element instead of 2.
+  bool fp8_saved_inputs = false;
   std::string source;
 };
 

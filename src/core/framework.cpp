@@ -124,6 +124,8 @@ FrameworkProfile training_profile(Framework f) {
       p.summary = "Megatron-LM";
       p.fused_elementwise = true;  // Transformer Engine / apex fused norms, fused RoPE, bias-SwiGLU fusion
       p.hopper_attention_speedup = 1.5;  // Transformer Engine's fused attention on Hopper (FlashAttention-3 class)
+      p.fused_swiglu = true;             // bias_swiglu_fusion: keeps fc1's output (gate and up), recomputes the rest
+      p.fp8_saved_inputs = true;         // Transformer Engine saves FP8 copies of the linear layers' inputs
       p.train_logits_bytes_per_element = 8.0;
       p.amp_fp32_params = false;
       p.mixed_grad_bytes = 4.0;

@@ -62,11 +62,14 @@ SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const Frame
   // Parallel attention with one norm (GPT-J, Phi, Falcon-7B): the MLP reads the attention's normed input.
   const double norms_shared = (m.parallel_attention && m.norms_per_layer == 1) ? 1.0 : 0.0;
 
+  // A linear layer's input, saved for its weight gradient: FP8 under Transformer Engine's FP8 training.
+  const bool fp8_inputs = fw.fp8_saved_inputs && w.precision == Precision::fp8;
+  auto linear_input = [&](double elements) { (fp8_inputs ? e.bytes1 : e.act) += elements; };
   // Attention half.
   e.act += s.h;                    // norm input (norm backward)
-  e.act += s.h;                    // norm output = Q/K/V projection input
+  linear_input(s.h);               // norm output = Q/K/V projection input
   e.act += s.qd + 2.0 * s.kvd;     // Q, K, V (attention backward)
-  if (w.checkpointing != Checkpointing::selective) e.act += s.qd;  // attention output (also Wo input)
+  if (w.checkpointing != Checkpointing::selective) linear_input(s.qd);  // attention output (Wo input)
   e.fp32 += s.a;                   // flash-attention log-sum-exp per head
   if (!w.flash_attention && w.checkpointing != Checkpointing::selective) {
     // Eager attention keeps the probabilities (softmax output) for backward; HF upcasts them to fp32 and
@@ -77,13 +80,13 @@ SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const Frame
   }
   // MLP half.
   if (!m.parallel_attention) e.act += s.h;  // norm input
-  e.act += s.h * (1.0 - norms_shared);  // MLP norm output (shared with attention when parallel)
+  linear_input(s.h * (1.0 - norms_shared));  // MLP norm output = fc1 input (shared with attention when parallel)
   if (m.gated_mlp) {
-    e.act += 3.0 * s.f;  // gate, up, act(gate): mul and act backward
-    e.act += s.f;        // product = down-projection input
+    e.act += (fw.fused_swiglu ? 2.0 : 3.0) * s.f;  // gate, up (and act(gate) unfused): the activation's backward
+    linear_input(s.f);                             // product = down-projection input
   } else {
-    e.act += s.f;  // fc1 output (act backward)
-    e.act += s.f;  // act output = fc2 input
+    e.act += s.f;     // fc1 output (act backward)
+    linear_input(s.f);  // act output = fc2 input
   }
   if (fp32_inputs) {
     // bitsandbytes casts each 4-bit layer's input to its fp32 compute dtype and saves that copy:
