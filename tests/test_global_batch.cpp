@@ -242,3 +242,32 @@ TEST_CASE("scale: Megatron-Bridge's Llama 3 70B FP8 fine-tune fits at its layout
   CHECK(pick["plan"]["pp"].get<int>() > 1);
   CHECK(pick["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(1638).epsilon(0.2));
 }
+
+TEST_CASE("scale: several servers need a network: 16 RTX 4090s do not fit in any command, and sweep --vary gpus steps as servers hold GPUs", "[cli][scale]") {
+  // The memory fits (20.2 GB of 25.8 per GPU under FSDP), but no network between 4090 servers is known: the same
+  // verdict in the ranking, check and sweep, with the reason.
+  const std::vector<std::string> job{"--model", "llama-3.1-8b", "--mode", "lora", "--sharding", "zero3"};
+  auto with = [&](std::vector<std::string> head, std::vector<std::string> tail) {
+    head.insert(head.end(), job.begin(), job.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return test::run(head);
+  };
+  const auto rank = with({}, {"--gpus", "16", "--only", "rtx-4090-24gb", "--format", "json"});
+  REQUIRE(rank.code == 0);
+  const auto ranked = rank.json();
+  const auto row = ranked["ranking"][0];
+  CHECK(row["fits"] == false);
+  CHECK(row["why"].get<std::string>().find("no network between servers of this GPU is known") != std::string::npos);
+  const auto chk = with({"check"}, {"--gpus", "16", "--gpu", "rtx-4090-24gb"});
+  CHECK(chk.code == 1);
+  CHECK(chk.out.find("at most 8 GPUs in one server") != std::string::npos);
+  const auto sweep = with({"sweep"}, {"--gpu", "rtx-4090-24gb", "--vary", "gpus", "--from", "1", "--to", "48", "--format", "json"});
+  REQUIRE(sweep.code == 0);
+  std::vector<double> values;
+  const auto doc = sweep.json();  // kept while its points are read
+  for (const auto& p : doc["points"]) {
+    values.push_back(p["value"].get<double>());
+    if (p["value"].get<double>() > 8) CHECK(p["gpus"][0]["fits"] == false);
+  }
+  CHECK(values == std::vector<double>{1, 2, 4, 8, 16, 32, 48});
+}

@@ -229,7 +229,7 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
     c.swp->add_option("--vary", c.swp_flags.swp_vary, "seq-len | batch | concurrency | lora-rank | gpus | image-size")->group("Sweep");
     c.swp->add_option("--from", c.swp_flags.swp_from, "first value")->group("Sweep");
     c.swp->add_option("--to", c.swp_flags.swp_to, "last value")->group("Sweep");
-    c.swp->add_option("--points", c.swp_flags.swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers) [8]")->group("Sweep");
+    c.swp->add_option("--points", c.swp_flags.swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers; --vary gpus: powers of two and --to) [8]")->group("Sweep");
     c.swp->add_option("--metric", c.swp_flags.swp_metric, "memory | time | cost [memory]")->group("Sweep");
     c.swp->add_option("--gpu", c.swp_flags.swp_gpus, "a GPU to draw (repeatable) [h100-sxm-80gb]")->group("Sweep");
     c.swp->footer("\nExample:\n  gpuadvise sweep --model llama-3.1-8b --mode lora --vary seq-len --from 1024 --to 32768 --gpu rtx-4090-24gb --gpu h100-sxm-80gb\n");

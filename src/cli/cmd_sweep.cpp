@@ -34,9 +34,16 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   if (hi < lo) throw UserError{2, "--to: expected a value at or above --from (" + flags.swp_from + "), got '" + flags.swp_to + "'"};
   const int n = static_cast<int>(flag_number(flags.swp_points, "--points", "an integer from 2 to 64", 2, 64, true));
   std::vector<double> values;
-  for (int i = 0; i < n; ++i) {
-    const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
-    if (values.empty() || v != values.back()) values.push_back(v);
+  if (flags.swp_vary == "gpus") {
+    // GPU counts as servers hold them: powers of two (1, 2, 4, 8, ... whole nodes beyond one), and --to itself.
+    for (double v = 1; v <= hi; v *= 2)
+      if (v >= lo) values.push_back(v);
+    if (values.empty() || values.back() != hi) values.push_back(hi);
+  } else {
+    for (int i = 0; i < n; ++i) {
+      const double v = std::round(lo * std::pow(hi / lo, static_cast<double>(i) / (n - 1)));
+      if (values.empty() || v != values.back()) values.push_back(v);
+    }
   }
   const RawWorkload given = one_workload(flags.swp_wf, ctx.in, "sweep");
   if (given.count(key->second)) throw UserError{2, "--" + flags.swp_vary + ": it is the setting --vary varies; leave it out"};
@@ -57,7 +64,13 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
     SweepPoint p;
     p.value = v;
-    for (const GpuSpec* g : targets) p.per_gpu.push_back(evaluate(w, model, *g, co));
+    for (const GpuSpec* g : targets) {
+      Workload at = w;
+      // More GPUs than one server holds are whole servers of this GPU (unless --nodes says otherwise).
+      if (flags.swp_vary == "gpus" && !given.count("nodes") && at.gpus > g->gpus_per_node())
+        at.nodes = (at.gpus + g->gpus_per_node() - 1) / g->gpus_per_node();
+      p.per_gpu.push_back(evaluate(at, model, *g, co));
+    }
     sw.points.push_back(std::move(p));
   }
   (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md() ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, ctx.style));

@@ -247,6 +247,13 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
   if (c.memory.vllm) serving_fit(c, w, m);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
+  // Several nodes need a network between them: a GPU whose servers have none known runs in one server only,
+  // whatever the memory says (the same verdict in every command).
+  if (c.fits && w.nodes > 1 && !g.multi_node()) {
+    c.fits = false;
+    c.fit_reason = Note::format("{} nodes, but no network between servers of this GPU is known ({}): at most {} GPUs in one server", w.nodes,
+                                g.node.network.empty() ? "not in the catalogue" : g.node.network, g.gpus_per_node());
+  }
   return k;
 }
 
@@ -254,7 +261,7 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
                                   const LocalCorrection* k) {
   Workload w = c.planned.applied_to(asked);
   c.layout = layout_text(w);
-  if (!c.fits && c.supported && !c.memory.vllm)
+  if (!c.fits && c.supported && !c.memory.vllm && c.fit_reason.empty())
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
   c.time = estimate_time(w, m, g, c.memory);

@@ -163,6 +163,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   }
   if (no_search) {
     single.why = w.gpus > 1 ? "the layout given" : "";
+    if (!single.fits && !single.fit_reason.empty()) single.why += (single.why.empty() ? "" : ": ") + single.fit_reason.text();
     withhold_unfit(single);
     return single;
   }

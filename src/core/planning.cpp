@@ -37,7 +37,7 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
     return r;
   }
   if (!c.fits)
-    r.failures.push_back(c.fit_reason.empty() || !c.memory.vllm
+    r.failures.push_back(c.fit_reason.empty() || (!c.memory.vllm && c.memory.device_peak > cap)
                              ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
                                            c.memory.device_peak / 1e9, c.gpus, cap / 1e9)
                              : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
