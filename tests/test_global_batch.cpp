@@ -271,3 +271,22 @@ TEST_CASE("scale: several servers need a network: 16 RTX 4090s do not fit in any
   }
   CHECK(values == std::vector<double>{1, 2, 4, 8, 16, 32, 48});
 }
+
+TEST_CASE("global batch: --global-batch takes sequences with the count grammar, or tokens with a suffix", "[cli][global-batch]") {
+  // 16M tokens of 8,192 are 16e6 / 8,192 = 1,953 sequences; 1k sequences are 1,000.
+  const auto tokens = test::run({"--model", "llama-3.1-70b", "--mode", "train", "--seq-len", "8192", "--tokens", "15T", "--global-batch", "16Mtok",
+                                 "--only", "h100-sxm-80gb"});
+  REQUIRE(tokens.code == 0);
+  CHECK(tokens.out.find("global batch 1953 sequences") != std::string::npos);
+  const auto spaced = test::run({"--model", "llama-3.1-70b", "--mode", "train", "--seq-len", "8192", "--tokens", "15T", "--global-batch", "16M tokens",
+                                 "--only", "h100-sxm-80gb"});
+  CHECK(spaced.out.find("global batch 1953 sequences") != std::string::npos);
+  const auto k = test::run({"--model", "7B", "--mode", "train", "--tokens", "1B", "--global-batch", "1k", "--only", "h100-sxm-80gb"});
+  CHECK(k.out.find("global batch 1000 sequences") != std::string::npos);
+  for (const char* bad : {"2.5", "4xtok", "0", "tok"}) {
+    const auto r = test::run({"--model", "7B", "--mode", "train", "--global-batch", bad});
+    INFO(bad);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("--global-batch") != std::string::npos);
+  }
+}

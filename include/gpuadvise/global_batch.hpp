@@ -19,6 +19,10 @@ double law_batch_tokens(double params, double tokens);
 // Fine-tuning without --global-batch keeps the batch and accumulation as given.
 Workload with_global_batch(Workload w, const ModelSpec& m);
 
+// Reads --global-batch (or a workload's "global_batch"): sequences ("256", "1k"), or tokens with a "tok" or
+// "tokens" suffix ("4Mtok", "16M tokens"), settled into sequences of the job's length by with_global_batch.
+void read_global_batch(Workload& w, const RawValue& v, double max_sequences);
+
 // Sets the micro-batch (at most `micro_batch`) and the accumulation that reach w.global_batch on w's layout;
 // false when the layout has more data-parallel ranks than the global batch has sequences.
 bool reach_global_batch(Workload& w, std::int64_t micro_batch);

@@ -83,6 +83,7 @@ struct Workload {
   // Sequences per optimizer step over all data-parallel ranks (--global-batch, or pre-training's default from
   // the batch-size law: global_batch.hpp); each layout reaches it with its micro-batch and accumulation.
   std::optional<std::int64_t> global_batch;
+  std::optional<double> global_batch_tokens;  // --global-batch 4Mtok: in tokens, settled into sequences by with_global_batch
   bool global_batch_from_law = false;     // pre-training: DeepSeek LLM's batch-size law
   bool global_batch_from_recipe = false;  // fine-tuning: the recipes' default (coef::finetune_global_batch)
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it

@@ -140,7 +140,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs", g);
   add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)", g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
-  add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs; each layout's accumulation reaches it [pre-training with --tokens: DeepSeek LLM's law]", g);
+  add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [with --tokens: DeepSeek LLM's law for pre-training, 128 for fine-tuning]", g);
   if (wanted(wf.given, "--framework,--engine")) add(app, wf, "framework", "--framework,--engine", framework_help(), g);  // the list built when needed
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]", g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]", g);

@@ -316,7 +316,7 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
     // How the layout reaches the global batch, and where the number came from (method.md §9.1).
     const std::int64_t seq = effective_seq_len(w, m);
     const std::int64_t stepped = w.batch * w.grad_accum * w.data_parallel();
-    std::string source = "--global-batch";
+    std::string source = w.global_batch_tokens ? fmt::format("--global-batch {:.3g} tokens", *w.global_batch_tokens) : std::string("--global-batch");
     if (w.global_batch_from_law)
       source = fmt::format("DeepSeek LLM's B_opt = 0.292 x C^0.3271 tokens for C = 6 x N x D = {:.3g} FLOPs; --global-batch sets another",
                            6.0 * count_params(m).active * w.job_tokens(seq).value_or(0));

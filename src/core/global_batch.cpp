@@ -2,7 +2,11 @@
 #include "gpuadvise/global_batch.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string_view>
+
+#include "gpuadvise/error.hpp"
 
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/memory.hpp"
@@ -21,8 +25,31 @@ bool reach_global_batch(Workload& w, std::int64_t micro_batch) {
   return true;
 }
 
+void read_global_batch(Workload& w, const RawValue& v, double max_sequences) {
+  std::string text = v.value;
+  for (const char* suffix : {"tokens", "tok"}) {
+    const std::string_view sv(suffix);
+    if (text.size() > sv.size() && std::equal(sv.rbegin(), sv.rend(), text.rbegin(), [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+      text.resize(text.size() - sv.size());
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      w.global_batch_tokens = parse_count(text, v.origin + " (tokens)", max_sequences * 1e6);
+      w.global_batch = 1;  // settled into sequences by with_global_batch
+      return;
+    }
+  }
+  const double n = parse_count(text, v.origin, max_sequences);
+  if (n < 1 || n != std::floor(n))
+    throw InputError(v.origin + ": expected a whole number of sequences from 1, or tokens with a suffix (4Mtok), got '" + v.value + "'");
+  w.global_batch = static_cast<std::int64_t>(n);
+}
+
 Workload with_global_batch(Workload w, const ModelSpec& m) {
   if (!is_training(w.mode) || m.vision) return w;
+  if (w.global_batch_tokens) {
+    // Tokens per step, in sequences of the job's length (at least one).
+    const double seq = static_cast<double>(std::max<std::int64_t>(1, effective_seq_len(w, m)));
+    w.global_batch = static_cast<std::int64_t>(std::max(1.0, std::round(*w.global_batch_tokens / seq)));
+  }
   if (!w.global_batch && w.mode == Mode::train && w.grad_accum == 1) {
     const std::int64_t seq = effective_seq_len(w, m);
     if (w.steps && !w.tokens && !w.dataset_tokens) return w;  // --steps sizes the job by the batch

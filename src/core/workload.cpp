@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/global_batch.hpp"
 
 namespace gpuadvise {
 
@@ -312,7 +313,7 @@ void read_layout_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
   if (auto* v = f.get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
-  if (auto* v = f.get("global_batch")) w.global_batch = parse_positive_int(*v, k_max_batch * k_max_gpus);
+  if (auto* v = f.get("global_batch")) read_global_batch(w, *v, k_max_batch * k_max_gpus);  // global_batch.cpp
   if (auto* v = f.get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
   if (auto* v = f.get("offload")) w.offload = parse_enum(k_offload, *v, {{"optimizer_params", Offload::optimizer_params}, {"params", Offload::optimizer_params}, {"cpu", Offload::optimizer}});
   if (auto* v = f.get("gpu_memory_utilization")) {
