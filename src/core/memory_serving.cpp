@@ -45,7 +45,9 @@ void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m
   e.tensor_peak = e.weights + prof_act + pool.kv_pool_bytes;
   e.allocator_reserve = 0;
   if (gpu) {
-    e.device_peak = pool.budget_bytes;
+    // The engine takes its share of the card; where the weights and activations alone exceed it, the device
+    // needs at least those (device = tensor + runtime, as every other plan; the share is `vllm.budget_bytes`).
+    e.device_peak = std::max(pool.budget_bytes, e.tensor_peak + e.runtime);
     e.kv_cache = pool.kv_pool_bytes;
   }
   e.vllm = pool;
