@@ -222,6 +222,10 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   c.supported = ps.supported;
   if (!ps.note.empty()) c.notes.push_back(ps.note);
   const Framework fw = w.effective_framework();
+  if (w.mode == Mode::qlora && w.tp > 1) {
+    c.supported = false;
+    c.notes.push_back("QLoRA's 4-bit layers (bitsandbytes NF4) have no tensor parallelism: use data parallel or FSDP (FSDP-QLoRA)");
+  }
   if ((fw == Framework::tensorrt || fw == Framework::trtllm) && g.stack != "cuda") {
     c.supported = false;
     c.notes.push_back("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");

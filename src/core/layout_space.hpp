@@ -71,6 +71,16 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   if (training) {
     for (Sharding sh : {Sharding::none, Sharding::zero1, Sharding::zero2, Sharding::zero3}) at(n, nodes, 1, 1, sh);
     if (m.vision) return;
+    // Adapters split no further than data parallel and FSDP outside Megatron (NeMo/Megatron-Bridge run LoRA with
+    // TP and PP; PEFT under Hugging Face, LitGPT or torchtune does not), and QLoRA's bitsandbytes 4-bit layers
+    // have no tensor or pipeline parallelism anywhere.
+    const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+    if (adapters && (w.mode == Mode::qlora || w.effective_framework() != Framework::megatron)) {
+      if (m.is_moe())
+        for (std::int64_t ep = 2; ep <= in_node && w.mode != Mode::qlora; ep *= 2)
+          if (m.experts % ep == 0) at(n, nodes, 1, 1, Sharding::zero3, ep);
+      return;
+    }
     for (std::int64_t tp = 2; tp <= in_node; tp *= 2) {
       if (!tp_divides(m, tp, true)) continue;
       at(n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none);

@@ -68,6 +68,13 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
     }
   }
   if (ps.compute_key == "fp8") {
+    // Before Ampere no kernel takes fp8 weights at all (vLLM's weight-only FP8 needs 8.0+, FP8 tensor cores 8.9+).
+    if (const double cc = gpu.cc(); gpu.stack == "cuda" && cc > 0 && cc < 8.0) {
+      ps.supported = false;
+      ps.note = "fp8 needs compute capability 8.0+ (weight-only fp8 kernels; fp8 tensor cores from 8.9), this GPU is " +
+                gpu.compute_capability.value_or("?") + "; use fp16 or int8";
+      return ps;
+    }
     const char* fallback = has("bf16") ? "bf16" : "fp16";
     ps.compute_key = fallback;
     ps.note = gpu.fp8 ? Note::format("fp8 runs on this GPU's tensor cores, but its fp8 peak is not in the catalogue: timed at the {} peak (an upper bound "
