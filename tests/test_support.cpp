@@ -57,3 +57,26 @@ TEST_CASE("support: QLoRA's 4-bit layers have no tensor parallelism, and PEFT ad
     }
   }
 }
+
+TEST_CASE("support: the one-card line names a card that runs the job alone in an ordinary computer, at the price it is costed at", "[advice][support]") {
+  auto one_card = [](std::vector<std::string> args) {
+    args.insert(args.end(), {"--format", "json"});
+    const auto r = test::run(args);
+    REQUIRE(r.code == 0);
+    const auto doc = r.json();
+    for (const auto& rec : doc["recommendations"])
+      if (rec["label"] == "one card") return std::make_pair(rec["gpu"].get<std::string>(), rec["reason"].get<std::string>());
+    return std::make_pair(std::string(), std::string());
+  };
+  // 70B QLoRA: a Jetson's 64 GB hold it, but an edge module is no training card.
+  const auto qlora = one_card({"--model", "llama-3.1-70b", "--mode", "qlora"});
+  CHECK(qlora.first.find("jetson") == std::string::npos);
+  CHECK_FALSE(qlora.first.empty());
+  // Ranked by time the rows spread over several GPUs, but the cheapest card that runs it alone is still named.
+  const auto fast = one_card({"--model", "7B", "--mode", "lora", "--tokens", "100M", "--rank-by", "time"});
+  CHECK(fast.first == "rtx-a6000-48gb");
+  // Owned hardware is costed at its amortised rate, not rented.
+  const auto owned = one_card({"--model", "7B", "--mode", "lora", "--owned"});
+  CHECK(owned.second.find("owned (amortised)") != std::string::npos);
+  CHECK(owned.second.find("to rent") == std::string::npos);
+}

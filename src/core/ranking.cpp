@@ -244,7 +244,11 @@ void recommend(Ranking& r, const RankOptions& opts, bool job) {
     if (!c.fits || c.tight) continue;
     if (!banded && c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
     if (score(c, RankBy::time) < 1e299 && (!fastest || score(c, RankBy::time) < score(*fastest, RankBy::time))) fastest = &c;
-    if (c.gpus == 1 && c.planned.offload == Offload::none && !c.gpu->needs_server_chassis && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
+    // One card that runs the job as asked (its row may use more for speed), in an ordinary computer: no server
+    // module, no CPU offload, and no edge module for training (a Jetson trains at a few tokens per second).
+    const bool one = c.gpus == 1 ? c.planned.offload == Offload::none : c.fits_single;
+    const bool edge_training = c.gpu->segment == Segment::edge && is_training(c.planned.mode);
+    if (one && !edge_training && !c.gpu->needs_server_chassis && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
       auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };
       if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
     }
@@ -274,7 +278,8 @@ void recommend(Ranking& r, const RankOptions& opts, bool job) {
   }
   if (single_card)
     r.recommendations.push_back({"one card", single_card->gpu->id,
-                                 single_card->usd_per_gpu_hour() ? fmt::format("the cheapest single card that fits: {}/h to rent{}", money(*single_card->usd_per_gpu_hour()),
+                                 single_card->usd_per_gpu_hour() ? fmt::format("the cheapest single card that fits: {}/h {}{}", money(*single_card->usd_per_gpu_hour()),
+                                                                               single_card->cost.price.basis == "owned" ? "owned (amortised)" : "to rent",
                                                                                single_card->gpu->purchase_usd ? fmt::format(", about ${:.0f} to buy", *single_card->gpu->purchase_usd) : "")
                                                                  : fmt::format("about ${:.0f} to buy", *single_card->gpu->purchase_usd)});
 }
