@@ -1,6 +1,8 @@
 // What runs where (issue: a support matrix that holds): precisions per GPU generation, a serving engine's share
 // against the weights, the layouts adapters and 4-bit layers allow.
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/ranking.hpp"
@@ -79,4 +81,28 @@ TEST_CASE("support: the one-card line names a card that runs the job alone in an
   const auto owned = one_card({"--model", "7B", "--mode", "lora", "--owned"});
   CHECK(owned.second.find("owned (amortised)") != std::string::npos);
   CHECK(owned.second.find("to rent") == std::string::npos);
+}
+
+TEST_CASE("support: qwen3_moe configs are read: Qwen3-30B-A3B is 30.5B parameters with 3.35B active per token", "[advice][support][params]") {
+  // Qwen3-30B-A3B's config.json: 48 layers, hidden 2,048, 32 query heads and 4 KV heads of 128, 128 experts of
+  // 768 with 8 per token, untied embeddings of 151,936. Per layer: attention 2,048 x 4,096 x 2 + 2,048 x 512 x 2
+  // = 18.87M, experts 128 x 3 x 2,048 x 768 = 603.98M, router 2,048 x 128 = 0.26M; the model 48 x 623.11M +
+  // 2 x 311.16M of embeddings = 30.53B; active 48 x (18.87M + 8 x 4.72M + 0.26M) + 622.3M = 3.35B (Qwen: 30.5B
+  // total, 3.3B activated).
+  const auto dir = std::filesystem::temp_directory_path() / "gpuadvise-qwen3-moe-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << R"({"architectures": ["Qwen3MoeForCausalLM"], "head_dim": 128, "hidden_size": 2048, "intermediate_size": 6144,
+    "max_position_embeddings": 40960, "mlp_only_layers": [], "model_type": "qwen3_moe", "moe_intermediate_size": 768, "num_attention_heads": 32,
+    "num_experts": 128, "num_experts_per_tok": 8, "num_hidden_layers": 48, "num_key_value_heads": 4, "tie_word_embeddings": false,
+    "vocab_size": 151936})";
+  const auto r = test::run({"estimate", "--model", (dir / "config.json").string(), "--mode", "inference", "--format", "json"});
+  std::filesystem::remove_all(dir);
+  REQUIRE(r.code == 0);
+  const auto doc = r.json();
+  const auto& model = doc["model"];
+  const double attention = 2048.0 * 4096 * 2 + 2048.0 * 512 * 2, expert = 3.0 * 2048 * 768, router = 2048.0 * 128, embed = 151936.0 * 2048;
+  CHECK(model["params"].get<double>() == Approx(48 * (attention + 128 * expert + router) + 2 * embed).epsilon(1e-4));
+  CHECK(model["params_active"].get<double>() == Approx(48 * (attention + 8 * expert + router) + 2 * embed).epsilon(1e-3));
+  CHECK(model["params"].get<double>() / 1e9 == Approx(30.53).epsilon(0.002));
+  CHECK(model["experts"] == 128);
 }

@@ -56,7 +56,7 @@ ModelSpec parse_hf_config_unguarded(std::string_view text, const std::string& or
 namespace {
 
 // Every model_type read below, for the errors that list them.
-constexpr const char* k_model_types = "llama, mistral, mixtral, qwen, qwen2, qwen2_moe, qwen3, gemma, gemma2, gemma3_text, phi, phi3, starcoder2, cohere, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, roberta, t5, mt5, umt5, deepseek_v2, deepseek_v3";
+constexpr const char* k_model_types = "llama, mistral, mixtral, qwen, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi, phi3, starcoder2, cohere, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, roberta, t5, mt5, umt5, deepseek_v2, deepseek_v3";
 
 // Llama-style fields every such family shares.
 void llama_like(ModelSpec& m, const json& c, const std::string& origin, bool tied_default) {
@@ -106,7 +106,7 @@ void read_llama_family(ModelSpec& m, const json& c, const std::string& origin, c
       m.sliding_fraction = type == "gemma2" ? 0.5 : (type == "gemma3_text" ? 5.0 / 6.0 : 1.0);
     }
   }
-  if (type == "mixtral" || type == "qwen2_moe") {
+  if (type == "mixtral" || type == "qwen2_moe" || type == "qwen3_moe") {
     m.experts = geti(c, {"num_local_experts", "num_experts"}, origin);
     m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 2);
     m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, m.ffn);
@@ -114,6 +114,10 @@ void read_llama_family(ModelSpec& m, const json& c, const std::string& origin, c
       m.shared_experts = 1;
       m.shared_expert_ffn = geti(c, {"shared_expert_intermediate_size"}, origin, 0);
     }
+    // Qwen3-MoE (Qwen3-30B-A3B, 235B-A22B): routed experts only, every layer sparse unless listed in
+    // mlp_only_layers (dense MLPs of intermediate_size), none in the released configs.
+    if (type == "qwen3_moe" && c.contains("mlp_only_layers") && c["mlp_only_layers"].is_array())
+      m.dense_layers = static_cast<std::int64_t>(c["mlp_only_layers"].size());
   }
 }
 
@@ -236,7 +240,7 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
   if (c.contains("architectures") && c["architectures"].is_array() && !c["architectures"].empty() && c["architectures"][0].is_string())
     arch = c["architectures"][0].get<std::string>();
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen2_moe" || type == "gemma" || type == "gemma2" ||
-      type == "gemma3_text" || type == "phi3" || type == "qwen3" || type == "starcoder2" || type == "cohere")
+      type == "gemma3_text" || type == "phi3" || type == "qwen3" || type == "qwen3_moe" || type == "starcoder2" || type == "cohere")
     read_llama_family(m, c, origin, type);
   else if (type == "deepseek_v3" || type == "deepseek_v2") read_deepseek(m, c, origin);
   else if (type == "t5" || type == "mt5" || type == "umt5") read_t5(m, c, origin, type);
