@@ -106,3 +106,23 @@ TEST_CASE("support: qwen3_moe configs are read: Qwen3-30B-A3B is 30.5B parameter
   CHECK(model["params"].get<double>() / 1e9 == Approx(30.53).epsilon(0.002));
   CHECK(model["experts"] == 128);
 }
+
+TEST_CASE("support: fit keeps the ranking's margin and says which savers it did not apply", "[advice][support][fit]") {
+  // Llama 3.1 8B LoRA on an H100 as given (no checkpointing): 9,280 tokens fill the card to 0.0 GB free; with
+  // the default 5 % margin (4.27 GB of 85.5) the largest is 8,698 tokens.
+  auto fit = [](std::vector<std::string> more) {
+    std::vector<std::string> a{"fit", "--model", "llama-3.1-8b", "--mode", "lora", "--gpu", "h100-sxm-80gb", "--maximize", "seq-len", "--format", "json"};
+    a.insert(a.end(), more.begin(), more.end());
+    const auto r = test::run(a);
+    REQUIRE(r.code == 0);
+    return r.json();
+  };
+  const auto tight = fit({"--min-headroom", "0"});
+  CHECK(tight["value"] == 9280);
+  const auto kept = fit({});
+  CHECK(kept["value"] == 8698);
+  CHECK(kept["min_headroom_pct"] == 5);
+  CHECK(kept["headroom_bytes"].get<double>() >= 0.05 * kept["capacity_bytes"].get<double>());
+  CHECK(kept["as_given"].get<std::string>().find("without activation checkpointing") != std::string::npos);
+  CHECK(fit({"--gradient-checkpointing", "full"})["as_given"].is_null());
+}

@@ -48,10 +48,14 @@ struct FitResult {
   std::optional<Candidate> at;           // the estimate at that value
   std::optional<Candidate> next;         // the estimate at value + 1 (does not fit)
   std::string limited_by;                // set when a limit other than memory stopped the search
+  double min_headroom_pct = 0;           // free share of the card every value kept leaves (--min-headroom)
+  std::string as_given;                  // the savers it was fitted without, where more would fit with them
 };
 
 // Largest --batch, --seq-len or concurrency that fits the GPU, by exponential then binary search.
-FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost);
+// A value fits with at least min_headroom_pct of the card free, as the ranking's fits do (a serving engine's
+// pool decides for itself).
+FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct = 5);
 std::string to_string(Maximize m);
 
 

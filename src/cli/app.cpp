@@ -184,6 +184,7 @@ void register_workload_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
     add_output_flags(c.fitc, c.fit_of, false);
     c.fitc->add_option("--gpu", c.fit_flags.fit_gpu, "the GPU id")->group("Fit");
     c.fitc->add_option("--maximize", c.fit_flags.maximize, "batch | seq-len | concurrency [batch]")->group("Fit");
+    c.fitc->add_option("--min-headroom", c.fit_flags.min_headroom, "keep at least this % of the card free, as the ranking does [5]")->group("Fit");
     c.fitc->footer("\nExample:\n  gpuadvise fit --gpu rtx-4090-24gb --model llama-3.1-8b --mode qlora --precision bf16 --seq-len 2048 --maximize batch\n");
   });
 }

@@ -96,7 +96,10 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   const Workload w = with_global_batch(built, model);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const GpuSpec& g = gpu_for(flags.fit_gpu, cat);
-  const FitResult r = fit_max(w, model, g, what, CostOptions{});
+  const double headroom = flags.min_headroom.empty()
+                              ? 5.0
+                              : flag_number(flags.min_headroom, "--min-headroom", "a percentage from 0 to below 100", 0, 100, false, false, true);
+  const FitResult r = fit_max(w, model, g, what, CostOptions{}, headroom);
   (*ctx.out_ptr) << (ctx.of.format == "json" ? fit_json(w, model, g, r) : ctx.of.format == "csv" ? fit_csv(g, r) : ctx.md() ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, ctx.style));
   return 0;
 }

@@ -58,7 +58,7 @@ struct CheckFlags {
 };
 struct FitFlags {
   WorkloadFlags fit_wf;
-  std::string fit_gpu, maximize = "batch";
+  std::string fit_gpu, maximize = "batch", min_headroom;
 };
 
 int run_rank(const RankFlags& flags, const CommandContext& ctx);          // cmd_rank.cpp

@@ -72,15 +72,23 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   return r;
 }
 
-FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost) {
+FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct) {
   FitResult r;
   r.what = what;
+  r.min_headroom_pct = min_headroom_pct;
+  const double margin = min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
   auto at = [&](std::int64_t v) {
     Workload x = w;
     if (what == Maximize::seq_len) x.seq_len = v;
     else x.batch = v;
-    return evaluate(x, m, g, cost);
+    Candidate c = evaluate(x, m, g, cost);
+    if (c.fits && !c.memory.vllm && c.headroom_bytes < margin) c.fits = false;  // tight: as the ranking, not a fit
+    return c;
   };
+  // The ranking adds activation checkpointing where a layout needs it; fitted as given, say so.
+  if (is_training(w.mode) && w.checkpointing == Checkpointing::none && !m.vision)
+    r.as_given = "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
+                 "a plan needs it)";
   // A sequence never goes past the model's context (longer needs RoPE scaling, which the model was not
   // trained for); other counts stop at the input ranges.
   const std::int64_t cap = what == Maximize::seq_len ? (m.context > 0 ? std::min<std::int64_t>(m.context, std::int64_t{1} << 24) : std::int64_t{1} << 24)

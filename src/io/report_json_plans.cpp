@@ -491,6 +491,8 @@ std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, co
   else o.null();
   o.member("capacity_bytes", g.memory_bytes);
   o.text_or_null("limited_by", r.limited_by);
+  o.member("min_headroom_pct", r.min_headroom_pct);
+  o.text_or_null("as_given", r.as_given);
   o.end_object();
   return out + "\n";
 }
