@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/ranking.hpp"
 #include "helpers.hpp"
@@ -125,4 +126,55 @@ TEST_CASE("support: fit keeps the ranking's margin and says which savers it did 
   CHECK(kept["headroom_bytes"].get<double>() >= 0.05 * kept["capacity_bytes"].get<double>());
   CHECK(kept["as_given"].get<std::string>().find("without activation checkpointing") != std::string::npos);
   CHECK(fit({"--gradient-checkpointing", "full"})["as_given"].is_null());
+}
+
+TEST_CASE("support: invariants hold over sampled workloads: no speed without a fit, device at least tensor, the choice on its frontier", "[advice][support][property]") {
+  // A deterministic sample across models, modes, lengths, batches and job sizes, ranked over the whole catalogue.
+  const std::vector<std::string> models{"gpt2", "llama-3.2-1b", "llama-3.1-8b", "mistral-7b", "llama-3.1-70b", "mixtral-8x7b", "qwen2.5-72b", "llama-3.1-405b"};
+  const std::vector<std::string> modes{"train", "finetune", "lora", "qlora", "inference"};
+  const std::vector<std::string> seqs{"512", "2048", "8192"}, batches{"1", "4"}, sizes{"", "1B", "100B"};
+  std::uint64_t state = 20261202;
+  auto pick = [&](std::size_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::size_t>((state >> 33) % n);
+  };
+  std::size_t rows = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::string model = models[pick(models.size())], mode = modes[pick(modes.size())], size = sizes[pick(sizes.size())];
+    std::vector<std::pair<const char*, std::string>> kv{{"model", model}, {"mode", mode}, {"seq_len", seqs[pick(seqs.size())]}, {"batch", batches[pick(batches.size())]}};
+    if (!size.empty()) {
+      if (mode == "inference") {
+        kv.push_back({"requests", "10000"});
+        kv.push_back({"output_tokens", "256"});
+      } else {
+        kv.push_back({"tokens", size});
+      }
+    }
+    RawWorkload raw;
+    for (const auto& [k, v] : kv) raw[k] = RawValue{v, std::string("--") + k};
+    Workload w = build_workload(raw);
+    const ModelSpec m = test::model(model);
+    w = with_global_batch(w, m);
+    RankOptions opts;
+    if (w.has_job_size()) opts.max_gpus = 4096;
+    const Ranking r = rank_gpus(w, m, test::gpus(), opts);
+    for (const Candidate& c : r.rows) {
+      INFO(model << " " << mode << " on " << c.gpu->id << ": " << c.layout);
+      CHECK(c.memory.device_peak >= c.memory.tensor_peak);
+      if (!c.fits) {
+        CHECK_FALSE(c.time.job_seconds);
+        CHECK_FALSE(c.time.train_tokens_per_second_per_gpu);
+        CHECK_FALSE(c.time.decode_tokens_per_second);
+        CHECK_FALSE(c.cost.total_usd);
+        CHECK_FALSE(c.value_usd);
+      }
+      if (c.fits && c.cost.total_usd && c.time.job_seconds)
+        for (const FrontierPoint& f : c.frontier) {
+          if (!f.usd || !f.hours) continue;
+          CHECK_FALSE((*f.usd < *c.cost.total_usd * (1 - 1e-9) && *f.hours < c.cost.wall_hours * (1 - 1e-9)));
+        }
+      ++rows;
+    }
+  }
+  CHECK(rows >= 200 * 30);
 }
