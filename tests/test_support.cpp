@@ -1,5 +1,6 @@
 // What runs where (issue: a support matrix that holds): precisions per GPU generation, a serving engine's share
 // against the weights, the layouts adapters and 4-bit layers allow.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -177,4 +178,37 @@ TEST_CASE("support: invariants hold over sampled workloads: no speed without a f
     }
   }
   CHECK(rows >= 200 * 30);
+}
+
+TEST_CASE("support: launch hints run as written: the engine's own command, weights read the way it can read them", "[advice][support][hints]") {
+  auto hints = [](std::vector<std::string> args) {
+    args.insert(args.end(), {"--format", "json"});
+    const auto r = test::run(args);
+    REQUIRE(r.code == 0);
+    const auto doc = r.json();
+    return doc["ranking"][0]["launch_hints"];
+  };
+  auto has = [](const nlohmann::json& notes, const std::string& s) {
+    return std::any_of(notes.begin(), notes.end(), [&](const nlohmann::json& n) { return n.get<std::string>().find(s) != std::string::npos; });
+  };
+  // llama.cpp: a llama-server command, layer split over the two cards, no vLLM line.
+  const auto gguf = hints({"--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llama.cpp", "--precision", "q4_k_m", "--only", "rtx-3090-24gb"});
+  CHECK(gguf["vllm"].is_null());
+  CHECK(gguf["server"].get<std::string>().rfind("llama-server -m ", 0) == 0);
+  CHECK(gguf["server"].get<std::string>().find("--split-mode layer") != std::string::npos);
+  // int4 from the 16-bit repository: quantised as it loads (bitsandbytes), not --quantization awq.
+  const auto int4 = hints({"--model", "llama-3.1-70b", "--mode", "inference", "--allow-quantization", "--framework", "vllm", "--only", "rtx-6000-ada-48gb"});
+  CHECK(int4["vllm"].get<std::string>().find("--quantization bitsandbytes") != std::string::npos);
+  CHECK(int4["vllm"].get<std::string>().find("awq") == std::string::npos);
+  // fp8 of the 16-bit 405B over 8 H100s: online quantisation would load 2 x 405.9e9 / 8 = 101 GB per GPU first.
+  const auto fp8 = hints({"--model", "llama-3.1-405b", "--mode", "inference", "--precision", "fp8", "--framework", "vllm", "--only", "h100-sxm-80gb"});
+  CHECK(has(fp8["notes"], "loads the 16-bit weights first (101 GB per GPU"));
+  // SGLang over two nodes: one tensor-parallel group of 16, each node started with its rank; DeepSeek-V3's fp8
+  // checkpoint is read as it is.
+  const auto sgl = hints({"--model", "deepseek-v3", "--mode", "inference", "--precision", "fp8", "--framework", "sglang", "--only", "h100-sxm-80gb"});
+  const std::string server = sgl["server"].get<std::string>();
+  CHECK(server.find("--tp 16 ") != std::string::npos);
+  CHECK(server.find("--nnodes 2 --node-rank $NODE_RANK --dist-init-addr $HEAD:5000") != std::string::npos);
+  CHECK(server.find("--quantization") == std::string::npos);
+  CHECK(has(sgl["notes"], "pre-quantised (fp8)"));
 }

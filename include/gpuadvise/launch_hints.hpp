@@ -27,6 +27,7 @@ struct DeepSpeedConfig {
 
 struct LaunchHints {
   std::optional<std::string> vllm;             // vllm serve command line
+  std::optional<std::string> server;           // the serving engine's own command line (SGLang, TensorRT-LLM, llama.cpp)
   std::optional<std::string> torchrun;         // torchrun / accelerate command line
   std::optional<DeepSpeedConfig> deepspeed_config;
   std::optional<std::string> hf_trainer;       // Hugging Face TrainingArguments flags

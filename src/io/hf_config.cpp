@@ -249,6 +249,10 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
   if (m.hidden <= 0 || m.heads <= 0 || m.layers <= 0 || m.vocab <= 0 || m.head_dim <= 0)
     throw InputError(origin + ": hidden size, heads, layers, head_dim and vocab_size must be positive");
   check_config_shape(m, origin);
+  // A pre-quantised checkpoint names its format (DeepSeek-V3 ships fp8 blocks; AWQ and GPTQ repositories their
+  // own): serving engines read it from there (launch hints).
+  if (const auto q = c.find("quantization_config"); q != c.end() && q->is_object())
+    if (const auto qm = q->find("quant_method"); qm != q->end() && qm->is_string()) m.checkpoint_format = lower(qm->get<std::string>());
   return m;
 }
 

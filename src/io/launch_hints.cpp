@@ -68,6 +68,62 @@ std::string optim_name(Optimizer o) {
   return "adamw_torch";
 }
 
+// A serving plan as its engine's command (method.md §11): vLLM, SGLang, TensorRT-LLM or llama.cpp, with the
+// weights the plan serves read the way that engine can read them from the repository named.
+void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const ModelSpec& m, const std::string& repo, std::int64_t nodes) {
+  const Framework engine = w.effective_framework();
+  if (engine == Framework::llamacpp || is_gguf(w.precision)) {
+    // llama.cpp splits layers over several GPUs by default (--split-mode layer): one card works at a time.
+    h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl 999{}{}", m.id, c.memory.seq_len, w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
+                           w.gpus > 1 ? " --split-mode layer" : "");
+    h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
+    return;
+  }
+  std::string quant;
+  const bool prequantised = !m.checkpoint_format.empty();  // the engine reads the checkpoint's own format
+  // Quantised weights from a 16-bit repository: 4-bit in flight (bitsandbytes, quantised as each weight loads),
+  // 8-bit as fp8 (weight-only Marlin kernels from Ampere on); a pre-quantised checkpoint names its own format.
+  if (prequantised) {
+    h.notes.push_back("the checkpoint is pre-quantised (" + m.checkpoint_format + "): the engine reads its format from the checkpoint");
+  } else if (w.precision == Precision::int4) {
+    quant = " --quantization bitsandbytes";
+    h.notes.push_back("int4: vLLM quantises the 16-bit checkpoint to 4 bits as it loads (bitsandbytes); a pre-quantised AWQ or GPTQ "
+                      "checkpoint serves faster, and vLLM reads its format from the checkpoint itself");
+  } else if (w.precision == Precision::int8 || w.precision == Precision::fp8) {
+    quant = " --quantization fp8";
+    const double sixteen_bit = 2.0 * c.memory.params_total / static_cast<double>(std::max<std::int64_t>(1, w.tp * w.pp));
+    if (c.memory.vllm && sixteen_bit > c.memory.vllm->budget_bytes)
+      h.notes.push_back(fmt::format("--quantization fp8 loads the 16-bit weights first ({:.0f} GB per GPU, more than the engine's {:.0f} GB): serve a "
+                                    "pre-quantised FP8 checkpoint (the publisher's -FP8 repository), whose format vLLM and SGLang read themselves",
+                                    sixteen_bit / 1e9, c.memory.vllm->budget_bytes / 1e9));
+  } else if (w.precision == Precision::bf16) {
+    quant = " --dtype bfloat16";
+  } else if (w.precision == Precision::fp16) {
+    quant = " --dtype float16";
+  }
+  std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo, w.tp,
+                                c.memory.seq_len, w.gpu_memory_utilization);
+  if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
+  if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
+  cmd += quant;
+  if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
+  if (engine == Framework::sglang) {
+    // SGLang across nodes: one tensor-parallel group over all of them, each node started with its rank.
+    h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}", repo, w.tp * w.pp, c.memory.seq_len,
+                           w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : "",
+                           !prequantised && (w.precision == Precision::fp8 || w.precision == Precision::int8) ? " --quantization fp8" : "",
+                           nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", nodes) : "");
+  } else if (engine == Framework::trtllm) {
+    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}", repo, w.tp, w.pp,
+                           c.memory.seq_len, w.gpu_memory_utilization);
+    if (nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", nodes));
+  } else {
+    h.vllm = cmd;
+    if (nodes > 1)
+      h.notes.push_back(fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
+  }
+}
+
 }  // namespace
 
 LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelSpec& m) {
@@ -84,30 +140,7 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     h.notes.push_back(w.streams ? "video streams: NVIDIA DeepStream or Triton with hardware decode (NVDEC) keeps frames on the GPU"
                                 : "export to TensorRT or ONNX Runtime for lower latency at small batches");
   } else if (!is_training(w.mode)) {
-    std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo,
-                                  w.tp, c.memory.seq_len, w.gpu_memory_utilization);
-    if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
-    if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
-    if (w.precision == Precision::int4) {
-      cmd += " --quantization awq";
-      h.notes.push_back("int4: --quantization awq (or gptq) names the checkpoint's format: serve a pre-quantized AWQ or GPTQ repository");
-    }
-    else if (w.precision == Precision::fp8) cmd += " --quantization fp8";
-    else if (w.precision == Precision::bf16) cmd += " --dtype bfloat16";
-    else if (w.precision == Precision::fp16) cmd += " --dtype float16";
-    if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
-    const Framework engine = w.effective_framework();
-    if (engine == Framework::sglang) {
-      h.notes.push_back(fmt::format("SGLang: python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}", repo, w.tp,
-                                    c.memory.seq_len, w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : ""));
-    } else if (engine == Framework::trtllm) {
-      h.notes.push_back(fmt::format("TensorRT-LLM: trtllm-serve {} --tp_size {} --pp_size {} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}",
-                                    repo, w.tp, w.pp, c.memory.seq_len, w.gpu_memory_utilization));
-    } else {
-      h.vllm = cmd;
-    }
-    if (is_gguf(w.precision)) h.notes.push_back("GGUF weights: llama.cpp's llama-server -c " + std::to_string(c.memory.seq_len) + " -ngl 999");
-    if (nodes > 1) h.notes.push_back(fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
+    serving_hints(h, w, c, m, repo, nodes);
   } else {
     const bool deepspeed = w.sharding != Sharding::none && (w.offload != Offload::none || w.sharding == Sharding::zero1 || w.sharding == Sharding::zero2);
     const bool fsdp = w.sharding == Sharding::zero3 && !deepspeed;
@@ -154,7 +187,7 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     }
   }
   if (h.skypilot_accelerator) {
-    std::string run = h.vllm ? *h.vllm : *h.torchrun;
+    std::string run = h.vllm ? *h.vllm : h.server ? *h.server : h.torchrun.value_or("");
     h.skypilot = fmt::format("resources:\n  accelerators: {}:{}\n{}run: |\n{}", *h.skypilot_accelerator, per_node,
                              nodes > 1 ? fmt::format("num_nodes: {}\n", nodes) : "", yaml_block(run, "  "));
   } else {

@@ -68,6 +68,7 @@ std::string hints_text(const Workload& w, const Candidate& c, const ModelSpec& m
   const LaunchHints h = launch_hints(w, c, m);
   std::string out;
   if (h.vllm) out += "    vLLM:       " + *h.vllm + "\n";
+  if (h.server) out += "    server:     " + *h.server + "\n";
   if (h.torchrun) out += "    launch:     " + *h.torchrun + "\n";
   if (h.hf_trainer) out += "    Trainer:    " + *h.hf_trainer + "\n";
   if (h.deepspeed_config) out += "    DeepSpeed:  " + detail::one_line(detail::deepspeed_json(*h.deepspeed_config)) + "\n";

@@ -259,6 +259,7 @@ void write_hints(JsonWriter& o, const Workload& w, const Candidate& c, const Mod
   const LaunchHints h = launch_hints(w, c, m);
   o.begin_object();
   o.member("vllm", h.vllm);
+  o.member("server", h.server);
   o.member("torchrun", h.torchrun);
   o.key("deepspeed_config");
   if (h.deepspeed_config) o.tree(detail::deepspeed_json(*h.deepspeed_config));
@@ -361,7 +362,6 @@ void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool 
   o.end_array();
   o.end_object();
 }
-
 
 }  // namespace
 
