@@ -93,8 +93,11 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
   if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
   t.utilization = util;
   t.bound = "compute";
-  t.notes.push_back(Note::format("{:.0f} denoising steps{}{}", steps, a.cfg && !training ? " with classifier-free guidance" : "",
-                                training ? "" : fmt::format(", then the VAE decode ({:.2f} TFLOP per image)", vae_flops / 1e12)));
+  // Training runs one denoiser pass per image (a sampled timestep), not the pipeline's steps.
+  if (training) t.notes.push_back("one denoiser forward and backward per image at a sampled timestep");
+  else
+    t.notes.push_back(Note::format("{:.0f} denoising steps{}, then the VAE decode ({:.2f} TFLOP per image)", steps, a.cfg ? " with classifier-free guidance" : "",
+                                   vae_flops / 1e12));
   return t;
 }
 
