@@ -187,9 +187,12 @@ Workload build_workload(RawWorkload&& raw);
 
 // Parses a decimal number (no hex, no inf or nan); throws InputError naming `origin` and `what`.
 double parse_decimal(const std::string& text, const std::string& origin, const std::string& what);
+// A number with an optional k/K/M/B/G/T suffix ("4k", "100M", "1.5e9"), or nullopt; with binary_k, k and M are
+// 1,024 and 1,048,576 (token counts: a "4k" context).
+std::optional<double> parse_suffixed(const std::string& text, bool binary_k = false);
 // Parses a count with an optional K/M/B/T suffix ("100M", "2B", "1.5e9"); throws InputError.
 double parse_count(const std::string& text, const std::string& origin, double hi = 1e16);
-// Parses a duration: "90m", "36h", "2d", "45s" or bare hours, from 1 s to 100 years; returns seconds.
+// Parses a duration: "90m", "36h", "2d", "45s", "1h30m" or bare hours, from 1 s to 100 years; returns seconds.
 double parse_duration(const std::string& text, const std::string& origin);
 
 }  // namespace gpuadvise

@@ -172,7 +172,7 @@ void register_workload_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
     c.chk->add_option("--gpu", c.chk_flags.chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
     c.chk->add_option("--min-headroom", c.chk_flags.min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
     c.chk->add_option("--max-cost", c.chk_flags.max_cost, "cost of the job in USD")->group("Assertions");
-    c.chk->add_option("--max-hours", c.chk_flags.max_hours, "billed hours of the job")->group("Assertions");
+    c.chk->add_option("--max-hours", c.chk_flags.max_hours, "billed time of the job: hours, or 90m, 1d, 1h30m")->group("Assertions");
     c.chk->add_option("--max-gpus", c.chk_flags.max_gpus, "GPUs the plan may use [as the workload says]")->group("Assertions");
     c.chk->footer("\nExample:\n  gpuadvise check --workload plans.json --gpu rtx-4090-24gb --min-headroom 10 --max-cost 200\n"
                 "Exit status: 0 every assertion holds, 1 one failed (each failure is one line), 2 bad input, 3 the output could not be written.\n");

@@ -32,7 +32,7 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
   a.min_headroom_pct = num(flags.min_headroom, "--min-headroom", false);
   if (a.min_headroom_pct && *a.min_headroom_pct >= 100) throw UserError{2, "--min-headroom: expected a percentage below 100, got '" + flags.min_headroom + "'"};
   a.max_cost_usd = num(flags.max_cost, "--max-cost", false);
-  a.max_hours = num(flags.max_hours, "--max-hours", false);
+  if (!flags.max_hours.empty()) a.max_hours = parse_duration(flags.max_hours, "--max-hours") / 3600.0;  // 36, 90m, 1d, 1h30m
   if (auto g = num(flags.max_gpus, "--max-gpus", true)) a.max_gpus = static_cast<std::int64_t>(*g);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const CostOptions co = cost_options(flags.chk_cf, cat, ctx.in);

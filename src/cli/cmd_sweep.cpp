@@ -29,8 +29,15 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   if (flags.swp_metric != "memory" && flags.swp_metric != "time" && flags.swp_metric != "cost")
     throw UserError{2, "--metric: unknown value '" + flags.swp_metric + "' (valid: memory, time, cost)"};
   if (flags.swp_from.empty() || flags.swp_to.empty()) throw UserError{2, "sweep: give the range with --from and --to"};
-  const double lo = flag_number(flags.swp_from, "--from", "a whole number from 1 to 16,777,216", 1, 16777216, true);
-  const double hi = flag_number(flags.swp_to, "--to", "a whole number from 1 to 16,777,216", 1, 16777216, true);
+  // A sequence length's k is 1,024 (a 4k context is 4,096 tokens); other counts' k is 1,000.
+  auto bound = [&](const std::string& text, const char* flag) {
+    const std::string what = "a whole number from 1 to 16,777,216 (suffixes k, M)";
+    const std::optional<double> v = parse_suffixed(text, flags.swp_vary == "seq-len");
+    if (!v || *v < 1 || *v > 16777216 || *v != std::floor(*v)) throw UserError{2, std::string(flag) + ": expected " + what + ", got '" + text + "'"};
+    return *v;
+  };
+  const double lo = bound(flags.swp_from, "--from");
+  const double hi = bound(flags.swp_to, "--to");
   if (hi < lo) throw UserError{2, "--to: expected a value at or above --from (" + flags.swp_from + "), got '" + flags.swp_to + "'"};
   const int n = static_cast<int>(flag_number(flags.swp_points, "--points", "an integer from 2 to 64", 2, 64, true));
   std::vector<double> values;

@@ -165,7 +165,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "max_tpot_ms", "--max-tpot-ms", "serving: time per output token (ms)", "Job size");
   add(app, wf, "tracker", "--tracker", "none | sort | bytetrack: CPU-side tracking of every inferred frame [none]", v);
   const std::string c = "Cost";
-  add(app, wf, "setup_hours", "--setup-hours", "hours billed before computing: provisioning, environment, data download [0]", c);
+  add(app, wf, "setup_hours", "--setup-hours", "time billed before computing (hours, or 30m, 1h30m): provisioning, environment, data download [0]", c);
   add(app, wf, "storage_usd", "--storage-usd", "storage bill of the job in USD [0]", c);
   add(app, wf, "egress_usd", "--egress-usd", "data-transfer bill of the job in USD [0]", c);
   add(app, wf, "checkpoint_every", "--checkpoint-every", "training checkpoint interval: 30m, 2h [1h]", c);
@@ -405,7 +405,10 @@ const GpuSpec& gpu_for(const std::string& id_in, const GpuCatalog& cat, const st
 // hi): one error line naming the flag and `what` otherwise.
 double flag_number(const std::string& text, const std::string& flag, const std::string& what, double lo, double hi, bool integer,
                    bool lo_open, bool hi_open) {
-  const double v = parse_decimal(text, flag, what);
+  // The value grammar of every count (1k, 2.5M, 1e3): values.cpp.
+  const std::optional<double> parsed = parse_suffixed(text);
+  if (!parsed) throw UserError{2, flag + ": expected " + what + ", got '" + text + "'"};
+  const double v = *parsed;
   const bool low_ok = lo_open ? v > lo : v >= lo, high_ok = hi_open ? v < hi : v <= hi;
   if (!low_ok || !high_ok || (integer && v != std::floor(v))) throw UserError{2, flag + ": expected " + what + ", got '" + text + "'"};
   return v;

@@ -11,6 +11,7 @@
 
 #include "gpuadvise/error.hpp"
 #include "gpuadvise/global_batch.hpp"
+#include "values.hpp"
 
 namespace gpuadvise {
 
@@ -82,37 +83,15 @@ constexpr double k_max_pixels = 65536;           // per image side
 constexpr double k_max_gpus = 65536;
 constexpr double k_max_degree = 1024;            // tensor, pipeline, expert parallel degree
 constexpr double k_max_job_tokens = 1e16;        // 10 quadrillion training tokens
-constexpr double k_max_duration_s = 100.0 * 365.25 * 86400.0;
 
-double parse_number(const std::string& text, const std::string& origin, const std::string& what) {
-  const char* begin = text.data();
-  const char* end = text.data() + text.size();
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(begin, end, v);
-  if (ec != std::errc() || ptr != end || !std::isfinite(v))
-    throw InputError(origin + ": expected " + what + ", got '" + text + "'");
-  return v;
-}
 
-// A limit with thousands separators: 1048576 -> "1,048,576".
-std::string fmt_limit(double x) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%.0f", x);
-  std::string out;
-  for (int i = 0; i < n; ++i) {
-    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
-    out.push_back(buf[i]);
-  }
-  return out;
-}
 
 // The physical ranges of counts (docs/method.md, "Input ranges"): a value outside is bad input, not a
 // number to carry into arithmetic.
-std::int64_t parse_positive_int(const RawValue& raw, double hi, const std::string& what = "") {
-  double v = 0;
-  const char* end = raw.value.data() + raw.value.size();
-  const auto [ptr, ec] = std::from_chars(raw.value.data(), end, v);
-  const bool number = ec == std::errc() && ptr == end && std::isfinite(v);
+std::int64_t parse_positive_int(const RawValue& raw, double hi, const std::string& what = "", bool binary_k = false) {
+  const std::optional<double> parsed = parse_suffixed(raw.value, binary_k);  // 4k, 1M, 2.5e3 (values.cpp)
+  const bool number = parsed.has_value();
+  const double v = parsed.value_or(0);
   if (number && v >= 1 && v == std::floor(v) && v <= hi) return static_cast<std::int64_t>(v);
   // The message is built only for bad input (a workload file of 10,000 entries parses about 40,000 counts).
   const std::string range = "an integer from 1 to " + fmt_limit(hi);
@@ -214,39 +193,8 @@ const std::vector<std::string>& workload_keys() {
   return keys;
 }
 
-double parse_count(const std::string& text, const std::string& origin, double hi) {
-  if (text.empty()) throw InputError(origin + ": expected a count such as 100M or 2B, got ''");
-  double mult = 1;
-  std::string body = text;
-  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(body.back())));
-  if (last == 'K' || last == 'M' || last == 'B' || last == 'G' || last == 'T') {
-    mult = last == 'K' ? 1e3 : last == 'M' ? 1e6 : (last == 'B' || last == 'G') ? 1e9 : 1e12;
-    body.pop_back();
-  }
-  const double v = parse_number(body, origin, "a count such as 100M or 2B") * mult;
-  if (!(v >= 1) || !std::isfinite(v) || v > hi)  // the message's range is the one enforced
-    throw InputError(origin + ": expected a count from 1 to " + fmt_limit(hi) + " (suffixes k, M, B, T), got '" + text + "'");
-  return v;
-}
 
-double parse_duration(const std::string& text, const std::string& origin) {
-  if (text.empty()) throw InputError(origin + ": expected a duration such as 90m, 36h or 2d, got ''");
-  double mult = 3600;  // bare numbers are hours
-  std::string body = text;
-  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(body.back())));
-  if (last == 's' || last == 'm' || last == 'h' || last == 'd') {
-    mult = last == 's' ? 1 : last == 'm' ? 60 : last == 'h' ? 3600 : 86400;
-    body.pop_back();
-  }
-  const double v = parse_number(body, origin, "a duration such as 90m, 36h or 2d") * mult;
-  if (!(v >= 1) || !std::isfinite(v) || v > k_max_duration_s)
-    throw InputError(origin + ": expected a duration from 1s to 100 years (such as 90m, 36h or 2d), got '" + text + "'");
-  return v;
-}
 
-double parse_decimal(const std::string& text, const std::string& origin, const std::string& what) {
-  return parse_number(text, origin, what);
-}
 
 Workload build_workload(const RawWorkload& raw) { return build_workload(RawWorkload(raw)); }
 
@@ -277,7 +225,7 @@ void read_model_fields(Workload& w, const Fields& f) {
     w.batch = parse_positive_int(*v, k_max_batch);
     w.batch_given = true;
   }
-  if (auto* v = f.get("seq_len")) w.seq_len = parse_positive_int(*v, k_max_seq_len);
+  if (auto* v = f.get("seq_len")) w.seq_len = parse_positive_int(*v, k_max_seq_len, "", true);  // 4k = 4,096 tokens
   if (auto* v = f.get("image_size")) {
     const std::string s = lower(v->value);
     const auto x = s.find('x');
@@ -361,7 +309,7 @@ void read_job_fields(Workload& w, const Fields& f) {
     if (x < 0 || x > 1e12) throw InputError(v->origin + ": expected " + std::string(what) + " (at most 1e12), got '" + v->value + "'");
     return x;
   };
-  if (auto x = non_negative("setup_hours", "hours >= 0")) w.setup_hours = *x;
+  if (auto* v = f.get("setup_hours")) w.setup_hours = v->value == "0" ? 0.0 : parse_duration(v->value, v->origin) / 3600.0;  // 0.5, 30m, 1h30m
   if (auto x = non_negative("storage_usd", "a cost in USD >= 0")) w.storage_usd = *x;
   if (auto x = non_negative("egress_usd", "a cost in USD >= 0")) w.egress_usd = *x;
   if (auto* v = f.get("checkpoint_every")) w.checkpoint_every_hours = parse_duration(v->value, v->origin) / 3600.0;

@@ -1,0 +1,39 @@
+// The value grammar every flag and workload field shares (src/core/values.cpp).
+#include <catch2/catch.hpp>
+
+#include "gpuadvise/error.hpp"
+#include "gpuadvise/workload.hpp"
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+
+TEST_CASE("values: counts take k, M, B, T (a sequence length's k is 1,024), durations take units and compounds", "[values]") {
+  CHECK(*parse_suffixed("1k") == 1000);
+  CHECK(*parse_suffixed("4k", true) == 4096);
+  CHECK(*parse_suffixed("32K", true) == 32768);
+  CHECK(*parse_suffixed("2.5M") == 2.5e6);
+  CHECK(*parse_suffixed("1e3") == 1000);
+  CHECK_FALSE(parse_suffixed("4kk"));
+  CHECK_FALSE(parse_suffixed(""));
+  CHECK(parse_duration("1h30m", "--deadline") == 5400);
+  CHECK(parse_duration("2d12h", "--deadline") == 216000);
+  CHECK(parse_duration("90m", "--deadline") == 5400);
+  CHECK(parse_duration("1.5", "--deadline") == 5400);  // bare hours
+  for (const char* bad : {"30m1h", "1hh", "h", "1x", "-5m", "1e308d"})
+    CHECK_THROWS_AS(parse_duration(bad, "--deadline"), InputError);
+  // Through the command line: the workload reads them, an error echoes the value and names the flag.
+  const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--seq-len", "4k", "--batch", "1k", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto doc = r.json();
+  CHECK(doc["workload"]["seq_len"] == 4096);
+  CHECK(doc["workload"]["batch"] == 1000);
+  const auto bad = test::run({"--model", "7B", "--seq-len", "4kk"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--seq-len") != std::string::npos);
+  CHECK(bad.err.find("'4kk'") != std::string::npos);
+  const auto setup = test::run({"--model", "7B", "--mode", "train", "--tokens", "1B", "--setup-hours", "30m", "--only", "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(setup.code == 0);
+  const auto s = setup.json();
+  CHECK(s["ranking"][0]["cost"]["hours"]["setup"].get<double>() == Approx(0.5));
+  CHECK(test::run({"--model", "7B", "--max-gpus", "1k", "--mode", "train", "--tokens", "1B", "--only", "h100-sxm-80gb"}).code == 0);
+}
