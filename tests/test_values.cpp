@@ -37,3 +37,17 @@ TEST_CASE("values: counts take k, M, B, T (a sequence length's k is 1,024), dura
   CHECK(s["ranking"][0]["cost"]["hours"]["setup"].get<double>() == Approx(0.5));
   CHECK(test::run({"--model", "7B", "--max-gpus", "1k", "--mode", "train", "--tokens", "1B", "--only", "h100-sxm-80gb"}).code == 0);
 }
+
+TEST_CASE("values: -V prints the version, and a flag given twice keeps the last value while repeatable flags keep every one", "[values][cli]") {
+  const auto v = test::run({"-V"});
+  CHECK(v.code == 0);
+  CHECK(v.out.rfind("gpuadvise ", 0) == 0);
+  const auto twice = test::run({"--model", "7B", "--model", "13B", "--format", "json"});
+  REQUIRE(twice.code == 0);
+  const auto doc = twice.json();
+  CHECK(doc["model"]["id"] == "13B");
+  const auto two = test::run({"--model", "7B", "--gpu", "h100-sxm-80gb", "--gpu", "a100-sxm-80gb", "--format", "json"});
+  REQUIRE(two.code == 0);
+  const auto rows = two.json();
+  CHECK(rows["ranking"].size() == 2);
+}

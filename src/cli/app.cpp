@@ -375,7 +375,9 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
                "how long it runs and what the completed job costs.",
                "gpuadvise"};
   app.footer(k_examples);
-  app.set_version_flag("--version", std::string("gpuadvise ") + tool_version() + " (schema " + std::to_string(k_schema_version) + ")");
+  app.set_version_flag("-V,--version", std::string("gpuadvise ") + tool_version() + " (schema " + std::to_string(k_schema_version) + ")");
+  // A flag given twice: the last one wins, as in rg and fd (repeatable flags such as --gpu collect every value).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.require_subcommand(0, 1);
   Commands c;
   const GivenNames given(argc, argv);
