@@ -51,3 +51,11 @@ TEST_CASE("values: -V prints the version, and a flag given twice keeps the last 
   const auto rows = two.json();
   CHECK(rows["ranking"].size() == 2);
 }
+
+TEST_CASE("values: bare gpuadvise prints a short usage and ranks nothing", "[values][cli]") {
+  const auto r = test::run({});
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind("Usage: gpuadvise --model MODEL", 0) == 0);
+  CHECK(r.out.find("Examples:") != std::string::npos);
+  CHECK(r.out.find("best value") == std::string::npos);
+}

@@ -358,6 +358,13 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
 }  // namespace
 
 int run(int argc, const char* const* argv, std::istream& in, std::ostream& out_stream, std::ostream& err) {
+  // Bare `gpuadvise` ranks no implicit job: it says how to ask (exit 0), as git and gh do.
+  if (argc <= 1) {
+    out_stream << "Usage: gpuadvise --model MODEL [--mode MODE] [--tokens N | --requests N ...] [OPTIONS]   rank every GPU for a job\n"
+                  "       gpuadvise estimate|check|fit|sweep|probe|calibrate|gpus|models [OPTIONS]\n"
+               << k_examples << "Run 'gpuadvise --help' for every option.\n";
+    return 0;
+  }
   const int status = run_parsed(argc, argv, in, out_stream, err, {needs_subcommands(argc, argv), describes_options(argc, argv)});
   return status == k_retry ? run_parsed(argc, argv, in, out_stream, err, {}) : status;
 }
