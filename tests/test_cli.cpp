@@ -268,7 +268,11 @@ TEST_CASE("cli: GPU and model names as people write them", "[cli][names]") {
     REQUIRE(r.code == 0);
     CHECK(r.json()["model"]["id"] == "llama-3.1-8b");
   }
-  const auto unknown = test::run({"estimate", "--model", "mistralai/Mistral-7B-v0.1"});
+  // The repository a preset was read from resolves to it; one without a preset says what is close.
+  const auto mistral = test::run({"estimate", "--model", "mistralai/Mistral-7B-v0.1", "--format", "json"});
+  REQUIRE(mistral.code == 0);
+  CHECK(mistral.json()["model"]["id"] == "mistral-7b");
+  const auto unknown = test::run({"estimate", "--model", "meta-llama/Llama-3.1-9B"});
   CHECK(unknown.code == 2);
   CHECK(unknown.err.find("did you mean") != std::string::npos);
   // A snapshot folder: its config.json.

@@ -212,3 +212,20 @@ TEST_CASE("support: launch hints run as written: the engine's own command, weigh
   CHECK(server.find("--quantization") == std::string::npos);
   CHECK(has(sgl["notes"], "pre-quantised (fp8)"));
 }
+
+TEST_CASE("support: bundled presets answer to the Hugging Face repository ids they were read from, -Instruct variants included", "[advice][support][models]") {
+  const std::vector<std::pair<std::string, std::string>> names{{"mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b"},
+                                                               {"mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"},
+                                                               {"black-forest-labs/FLUX.1-dev", "flux-1-dev"},
+                                                               {"stabilityai/stable-diffusion-xl-base-1.0", "sdxl-base-1.0"},
+                                                               {"deepseek-ai/DeepSeek-V3", "deepseek-v3"}};
+  for (const auto& [repo, id] : names) {
+    INFO(repo);
+    const auto r = test::run({"estimate", "--model", repo, "--mode", "inference", "--format", "json"});
+    REQUIRE(r.code == 0);
+    const auto doc = r.json();
+    CHECK(doc["model"]["id"] == id);
+  }
+  const auto unknown = test::run({"estimate", "--model", "nobody/nothing"});
+  CHECK(unknown.code == 2);
+}

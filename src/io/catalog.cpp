@@ -373,6 +373,31 @@ std::vector<std::string> ModelCatalog::ids() const {
   return out;
 }
 
+namespace {
+// "org/name" of a preset's Hugging Face source, lower-case, without the instruct and chat infixes; empty when the
+// source is not a Hugging Face repository.
+std::string repo_key(std::string repo) {
+  repo = lower(std::move(repo));
+  for (const std::string_view infix : {"-instruct", "-chat"})
+    for (auto at = repo.find(infix); at != std::string::npos; at = repo.find(infix)) repo.erase(at, infix.size());
+  return repo;
+}
+
+const ModelSpec* preset_of_repo(const std::string& id, const ModelCatalog& catalog) {
+  const std::string prefix = "https://huggingface.co/";
+  const std::string want = repo_key(id);
+  for (const ModelSpec& m : catalog.models) {
+    if (m.source.rfind(prefix, 0) != 0) continue;
+    const std::string rest = m.source.substr(prefix.size());
+    const auto org = rest.find('/');
+    if (org == std::string::npos) continue;
+    const auto end = rest.find_first_of("/ ", org + 1);
+    if (repo_key(rest.substr(0, end)) == want) return &m;
+  }
+  return nullptr;
+}
+}  // namespace
+
 ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
                         const std::function<std::optional<std::string>(const std::string&)>& read_file) {
   const std::string id = lower(arg);
@@ -391,6 +416,9 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
         if (name.rfind("meta-", 0) == 0) name.erase(0, 5);
         for (const std::string& candidate : {name, name + "-base-1.0"})
           if (const ModelSpec* m = catalog.find(candidate)) return *m;
+        // The repository a preset was read from, as people name it (mistralai/Mixtral-8x7B-v0.1,
+        // black-forest-labs/FLUX.1-dev), its -Instruct and -chat variants included.
+        if (const ModelSpec* m = preset_of_repo(id, catalog)) return *m;
         const std::string hint = did_you_mean(name, catalog.ids());
         throw InputError("--model: " + quote_input(arg) + " is neither a readable config.json or snapshot folder nor a repo id with a preset (" +
                          (hint.empty() ? std::string("'gpuadvise models' lists them") : hint) + "): download its config.json and pass the file");
