@@ -229,3 +229,20 @@ TEST_CASE("support: bundled presets answer to the Hugging Face repository ids th
   const auto unknown = test::run({"estimate", "--model", "nobody/nothing"});
   CHECK(unknown.code == 2);
 }
+
+TEST_CASE("support: models --family is case-insensitive and takes the families its help names (yolo, resnet)", "[advice][support][models]") {
+  auto ids = [](const char* family) {
+    const auto r = test::run({"models", "--family", family, "--format", "json"});
+    REQUIRE(r.code == 0);
+    const auto doc = r.json();
+    std::vector<std::string> out;
+    for (const auto& m : doc["models"]) out.push_back(m["id"].get<std::string>());
+    return out;
+  };
+  const auto yolo = ids("yolo");
+  REQUIRE_FALSE(yolo.empty());
+  for (const auto& id : yolo) CHECK(id.rfind("yolo", 0) == 0);
+  CHECK(ids("Llama") == ids("llama"));
+  CHECK_FALSE(ids("resnet").empty());
+  CHECK(test::run({"models", "--family", "nothing"}).code == 2);
+}

@@ -1,5 +1,6 @@
 // `gpuadvise gpus` and `gpuadvise models`: the catalogue and the presets, filtered and sorted.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <ctime>
 #include <cstdlib>
@@ -83,9 +84,19 @@ int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
     std::vector<std::string> families;
     for (const auto& m : cat.models)
       if (!m.family.empty() && std::find(families.begin(), families.end(), m.family) == families.end()) families.push_back(m.family);
-    if (std::find(families.begin(), families.end(), flags.models_family) == families.end())
-      throw UserError{2, "--family: unknown family '" + flags.models_family + "' (valid: " + join(families, ", ") + ")"};
-    std::erase_if(shown.models, [&](const ModelSpec& m) { return m.family != flags.models_family; });
+    // Case-insensitive, and a family name people use matches the families and ids it begins (resnet: resnet50,
+    // resnet101, ...; yolo: yolov8-n, yolo11-s, ...).
+    std::string want = flags.models_family;
+    for (auto& ch : want) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    auto matches = [&](const ModelSpec& m) {
+      std::string fam = m.family, id = m.id;
+      for (auto& ch : fam) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      for (auto& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      return fam.rfind(want, 0) == 0 || id.rfind(want, 0) == 0;
+    };
+    if (std::none_of(cat.models.begin(), cat.models.end(), matches))
+      throw UserError{2, "--family: unknown family '" + flags.models_family + "' (valid: " + join(families, ", ") + ", or the start of a preset id)"};
+    std::erase_if(shown.models, [&](const ModelSpec& m) { return !matches(m); });
   }
   (*ctx.out_ptr) << (ctx.of.format == "json" ? models_json(shown) : ctx.of.format == "csv" ? models_csv(shown) : ctx.md() ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
   return 0;
