@@ -59,3 +59,15 @@ TEST_CASE("values: bare gpuadvise prints a short usage and ranks nothing", "[val
   CHECK(r.out.find("Examples:") != std::string::npos);
   CHECK(r.out.find("best value") == std::string::npos);
 }
+
+TEST_CASE("values: a deadline or a budget without a job size is bad input naming the flags that size this job", "[values][cli]") {
+  const auto train = test::run({"--model", "7B", "--mode", "train", "--deadline", "3d"});
+  CHECK(train.code == 2);
+  CHECK(train.err.find("--deadline: needs a job size to check against: add --tokens N") != std::string::npos);
+  const auto vision = test::run({"--model", "resnet-50", "--mode", "train", "--budget", "100"});
+  CHECK(vision.code == 2);
+  CHECK(vision.err.find("add --images N --epochs E") != std::string::npos);
+  // Without either, the hint names the flags of this kind of job.
+  const auto gen = test::run({"--model", "flux-1-dev", "--mode", "inference"});
+  CHECK(gen.out.find("No job size given: add --images N for time and cost per job.") != std::string::npos);
+}

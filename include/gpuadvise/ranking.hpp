@@ -97,8 +97,13 @@ struct Ranking {
   std::vector<Dropped> dropped;  // filtered out by --deadline or --budget
   Notes notes;
   bool has_job = false;          // a job size was given
+  std::string job_size_hint;     // the flags that size this kind of job: --tokens, --requests with --output-tokens, --images
   std::vector<Recommendation> recommendations;
 };
+
+// The flags that give a job size for this model and mode ("--tokens N", "--requests N --output-tokens O",
+// "--images N --epochs E"), for hints and errors.
+std::string job_size_flags(const Workload& w, const ModelSpec& m);
 
 // Evaluates one GPU at the workload's own layout (what `estimate --gpu` shows).
 Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost = {});

@@ -83,7 +83,11 @@ int run_rank(const RankFlags& flags, const CommandContext& ctx) {
   const OutputFlags& of = ctx.of;
   check_format(of.format);
   const auto [w, model, cat] = load_job(one_workload(flags.wf, ctx.in, "this command"), ctx);
-  const Ranking r = rank_gpus(w, model, cat, rank_options(flags, w, cat, ctx.in));
+  const RankOptions ro = rank_options(flags, w, cat, ctx.in);
+  // A deadline or a budget is met by a job: without its size there is nothing to check against.
+  if ((ro.deadline_seconds || ro.budget_usd) && !w.has_job_size() && !w.streams)
+    throw UserError{2, std::string(ro.deadline_seconds ? "--deadline" : "--budget") + ": needs a job size to check against: add " + job_size_flags(w, model)};
+  const Ranking r = rank_gpus(w, model, cat, ro);
   if (of.format == "json") (*ctx.out_ptr) << ranking_json(w, model, r, cat.version);
   else if (of.format == "csv") (*ctx.out_ptr) << ranking_csv(r);
   else if (ctx.md()) (*ctx.out_ptr) << ranking_markdown(w, model, r, ctx.style);

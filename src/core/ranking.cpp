@@ -126,6 +126,11 @@ bool within_budget(const Candidate& c, const RankOptions& o) { return c.cost.tot
 
 using namespace ranking_detail;
 
+std::string job_size_flags(const Workload& w, const ModelSpec& m) {
+  if (m.vision) return is_training(w.mode) ? "--images N --epochs E" : "--images N";
+  return is_training(w.mode) ? "--tokens N" : "--requests N --output-tokens O";
+}
+
 std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::string& why_unknown) {
   const PlanShape& w = c.planned;
   const auto hourly = c.usd_per_hour();
@@ -160,7 +165,7 @@ std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::
 
 namespace {
 
-std::string order_description(RankBy order, const Workload& w, bool job) {
+std::string order_description(RankBy order, const Workload& w, const ModelSpec& m, bool job) {
   switch (order) {
     case RankBy::value:
       if (w.streams) return "best value: lowest cost per stream-hour";
@@ -168,8 +173,7 @@ std::string order_description(RankBy order, const Workload& w, bool job) {
         return fmt::format("best value: the cheapest job that finishes within {:.0f} h if it costs at most {:.0f}% more than the cheapest, else the "
                            "fastest within {:.0f}% of it; then the lowest cost of the completed job",
                            coef::value_target_hours.value, 100 * coef::value_cost_slack.value, 100 * coef::value_cost_slack.value);
-      return is_training(w.mode) ? "best value: lowest cost per unit of work (no job size: --tokens N prices the whole job)"
-                                 : "best value: lowest cost per unit of work (no job size: --requests N --output-tokens O prices the whole job)";
+      return "best value: lowest cost per unit of work (no job size: " + job_size_flags(w, m) + " prices the whole job)";
     case RankBy::cost: return job ? "lowest cost of the completed job" : "lowest hourly cost of the plan";
     case RankBy::time: return job ? "shortest job" : "highest throughput";
     case RankBy::gpus: return "fewest GPUs, then the lowest hourly price";
@@ -293,6 +297,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   Ranking r;
   const bool job = w.has_job_size();
   r.has_job = job;
+  r.job_size_hint = job_size_flags(w, m);
   r.order = opts.rank_by.value_or(RankBy::value);
   // Candidates are large (2.6 KB each): the rows are reserved once, filtered in place and sorted by index, so a
   // run touches no second copy of them (fresh pages are most of a short run's cost).
@@ -337,7 +342,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   if (!is_training(w.mode) && w.batch == 1 && job)
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
-  r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, job) + "; unknown prices or throughputs after known ones";
+  r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, m, job) + "; unknown prices or throughputs after known ones";
   recommend(r, opts, job);
   return r;
 }

@@ -440,7 +440,7 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
   if (has_time)
     out += "Job time is billed wall time per GPU: compute + start + setup + checkpoint writes + expected rework after interruptions.\n";
   else
-    out += "No job size given: add --tokens N (training) or --requests N --input-tokens I --output-tokens O for time and cost per job.\n";
+    out += "No job size given: add " + r.job_size_hint + " for time and cost per job.\n";
   out += "Prices are indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them).\n";
 }
 
