@@ -1,5 +1,7 @@
 // The value grammar every flag and workload field shares (src/core/values.cpp).
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 
 #include "gpuadvise/error.hpp"
 #include "gpuadvise/workload.hpp"
@@ -70,4 +72,23 @@ TEST_CASE("values: a deadline or a budget without a job size is bad input naming
   // Without either, the hint names the flags of this kind of job.
   const auto gen = test::run({"--model", "flux-1-dev", "--mode", "inference"});
   CHECK(gen.out.find("No job size given: add --images N for time and cost per job.") != std::string::npos);
+}
+
+TEST_CASE("values: a locale that is not UTF-8 gets ASCII text, one column per shortened cell, and JSON stays UTF-8", "[values][cli]") {
+  setenv("COLUMNS", "120", 1);
+  setenv("LC_ALL", "C", 1);
+  const auto ascii = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B"});
+  const auto json = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B", "--format", "json"});
+  setenv("LC_ALL", "C.UTF-8", 1);
+  const auto utf8 = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B"});
+  unsetenv("COLUMNS");
+  REQUIRE(ascii.code == 0);
+  CHECK(std::none_of(ascii.out.begin(), ascii.out.end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; }));
+  CHECK(utf8.out.find("\u2026") != std::string::npos);
+  // The ranking's first row keeps its columns: as many ASCII bytes as UTF-8 characters.
+  auto first_row = [](const std::string& out) { return out.substr(out.find("\n  1  ") + 1, out.find('\n', out.find("\n  1  ") + 1) - out.find("\n  1  ") - 1); };
+  const std::string a = first_row(ascii.out), u = first_row(utf8.out);
+  CHECK(a.size() == static_cast<std::size_t>(std::count_if(u.begin(), u.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; })));
+  CHECK(json.code == 0);
+  CHECK_NOTHROW(json.json());
 }

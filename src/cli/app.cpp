@@ -1,5 +1,6 @@
 // The command line: owns files, streams, colour, logging and exit codes; everything else is the library.
 #include "app.hpp"
+#include "ascii_out.hpp"
 #include "commands.hpp"
 #include "support.hpp"
 
@@ -415,7 +416,14 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
     // construction sets up its locale, about 0.05 ms of a cold start (docs/performance.md).
     std::optional<std::ostringstream> quiet_sink;
     if (of.quiet) quiet_sink.emplace();
-    const CommandContext ctx{in, of.quiet ? &*quiet_sink : &out_stream, of, style};
+    // A locale that is not UTF-8 gets ASCII text (JSON stays UTF-8).
+    std::optional<AsciiBuf> ascii_buf;
+    std::optional<std::ostream> ascii_out;
+    if (!of.quiet && of.format != "json" && ascii_locale()) {
+      ascii_buf.emplace(out_stream.rdbuf());
+      ascii_out.emplace(&*ascii_buf);
+    }
+    const CommandContext ctx{in, of.quiet ? &*quiet_sink : ascii_out ? &*ascii_out : &out_stream, of, style};
     return dispatch(c, app, lazy, ctx);
   } catch (const UserError& e) {
     err << "gpuadvise: error: " << printable(e.message) << "\n";  // one line, whatever the input held
