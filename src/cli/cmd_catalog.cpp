@@ -20,6 +20,14 @@
 
 namespace gpuadvise::cli {
 
+namespace {
+// Vendors, families and ids are matched case-insensitively.
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+}  // namespace
+
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
   check_format(ctx.of.format);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in, Provenance::kept);  // `gpus ID` prints each field's source
@@ -30,10 +38,6 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
     (*ctx.out_ptr) << (ctx.of.format == "json" ? gpu_json(g) : ctx.of.format == "csv" ? gpus_csv(one) : ctx.md() ? fenced_markdown(g.id, gpu_detail_table(g, ctx.style)) : gpu_detail_table(g, ctx.style));
   } else {
     GpuCatalog shown = cat;
-    auto lower = [](std::string s) {
-      for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      return s;
-    };
     if (!flags.gpus_vendor.empty()) {
       std::vector<std::string> vendors;
       for (const auto& g : cat.gpus)
@@ -86,14 +90,8 @@ int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
       if (!m.family.empty() && std::find(families.begin(), families.end(), m.family) == families.end()) families.push_back(m.family);
     // Case-insensitive, and a family name people use matches the families and ids it begins (resnet: resnet50,
     // resnet101, ...; yolo: yolov8-n, yolo11-s, ...).
-    std::string want = flags.models_family;
-    for (auto& ch : want) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    auto matches = [&](const ModelSpec& m) {
-      std::string fam = m.family, id = m.id;
-      for (auto& ch : fam) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      for (auto& ch : id) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      return fam.rfind(want, 0) == 0 || id.rfind(want, 0) == 0;
-    };
+    const std::string want = lower(flags.models_family);
+    auto matches = [&](const ModelSpec& m) { return lower(m.family).rfind(want, 0) == 0 || lower(m.id).rfind(want, 0) == 0; };
     if (std::none_of(cat.models.begin(), cat.models.end(), matches))
       throw UserError{2, "--family: unknown family '" + flags.models_family + "' (valid: " + join(families, ", ") + ", or the start of a preset id)"};
     std::erase_if(shown.models, [&](const ModelSpec& m) { return !matches(m); });

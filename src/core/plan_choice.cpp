@@ -97,7 +97,6 @@ Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit
     if (order == RankBy::gpus) out.by = RankBy::value;
   }
   for (auto* c : eligible) {
-    if (out.plan && value_band_applies(job, order, opts)) break;
     // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
     const double margin = (out.plan && c->gpus > out.plan->gpus) ? 0.98 : 1.0;
     if (!out.plan || score(*c, out.by) < margin * score(*out.plan, out.by)) out.plan = c;

@@ -167,7 +167,6 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     withhold_unfit(single);
     return single;
   }
-  const bool explore = w.has_job_size() || opts.deadline_seconds || opts.budget_usd || order == RankBy::time;
   // Reserved once: a GPU keeps a plan per layout that fits at the counts searched, and a growing vector would copy
   // its candidates (2.5 KB each) into fresh memory at every step.
   std::vector<Candidate> fits, tight;
@@ -205,7 +204,6 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     });
   };
   for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
-    if (!explore && first_fit) break;
     if (!search_further(fits, n, first_fit, w.has_job_size(), order, opts)) break;
     const std::size_t before = fits.size();
     for_each_layout(w, m, g, n, try_layout);
