@@ -92,3 +92,16 @@ TEST_CASE("values: a locale that is not UTF-8 gets ASCII text, one column per sh
   CHECK(json.code == 0);
   CHECK_NOTHROW(json.json());
 }
+
+TEST_CASE("values: an unknown flag or a stray word is named as typed, with the flag it is part of, never the parser's own words", "[values][cli]") {
+  const auto part = test::run({"estimate", "--model", "7B", "--checkpointing", "full"});
+  CHECK(part.code == 2);
+  CHECK(part.err == "gpuadvise: error: unknown flag '--checkpointing'; did you mean '--gradient-checkpointing'? (see --help)\n");
+  const auto typo = test::run({"--model", "7B", "--bacth", "2"});
+  CHECK(typo.err == "gpuadvise: error: unknown flag '--bacth'; did you mean '--batch'? (see --help)\n");
+  const auto stray = test::run({"estimate", "--model", "7B", "stray"});
+  CHECK(stray.code == 2);
+  CHECK(stray.err == "gpuadvise: error: unexpected argument 'stray' (see --help)\n");
+  CHECK(test::run({"estimat", "--model", "7B"}).err.find("unexpected argument 'estimat'; did you mean 'estimate'?") != std::string::npos);
+  for (const auto* r : {&part, &typo, &stray}) CHECK(r->err.find("not expected") == std::string::npos);
+}

@@ -56,9 +56,30 @@ std::string suggest_flag(const std::string& msg, const CLI::App& app) {
     if (word.rfind("--", 0) != 0 || word.size() < 3) continue;
     if (const auto eq = word.find('='); eq != std::string::npos) word.resize(eq);
     if (std::find(names.begin(), names.end(), word) != names.end()) continue;
-    return did_you_mean(word, names);
+    std::string hint = did_you_mean(word, names);
+    // Far in spelling but a part of a longer name: --checkpointing -> --gradient-checkpointing.
+    for (const auto& n : names)
+      if (hint.empty() && word.size() >= 5 && n.find(word.substr(2)) != std::string::npos) hint = "did you mean '" + n + "'?";
+    return hint;
   }
   return "";
+}
+
+// CLI11's "The following arguments were not expected: x --bogus" in the project's words: the first word of the
+// command line it lists, as typed, a flag or a stray value.
+std::string unexpected_words(const std::string& msg, int argc, const char* const* argv) {
+  std::vector<std::string> listed;
+  if (const auto colon = msg.find(": "); colon != std::string::npos) {
+    std::istringstream words(msg.substr(colon + 2));
+    for (std::string w; words >> w;) listed.push_back(w);
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (std::find(listed.begin(), listed.end(), a) == listed.end()) continue;
+    if (a.rfind("--", 0) == 0) return "unknown flag " + quote_input(a.substr(0, a.find('=')));
+    return "unexpected argument " + quote_input(a) + (i > 1 && std::string_view(argv[i - 1]).rfind("-", 0) == 0 ? " after " + quote_input(argv[i - 1]) : "");
+  }
+  return msg;
 }
 
 const char* k_examples = R"(
@@ -284,6 +305,12 @@ std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc
   } catch (const CLI::ParseError& e) {
     if (!reg.complete()) return k_retry;
     std::string msg = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      const CLI::App* ctx = c.parsed() ? c.parsed() : &app;
+      const std::string hint = suggest_flag(msg, *ctx);
+      err << "gpuadvise: error: " << unexpected_words(msg, argc, argv) << (hint.empty() ? "" : "; " + hint) << " (see --help)\n";
+      return 2;
+    }
     const CLI::App* ctx = c.parsed() ? c.parsed() : &app;
     std::string hint = suggest_flag(msg, *ctx);
     err << "gpuadvise: error: " << msg << (hint.empty() ? "" : "; " + hint) << " (see --help)\n";
