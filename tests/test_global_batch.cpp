@@ -142,11 +142,13 @@ TEST_CASE("scale: Llama 3 405B's 126 layers over 16 stages, and a plan for it on
   CHECK(row["plan"]["tp"].get<int>() >= 4);
   CHECK(row["plan"]["pp"].get<int>() > 1);
   CHECK(row["plan"]["gpus"].get<int>() > 4096);
-  // Its own pick against Meta's run (Llama 3 paper Table 4: 400 TFLOPs per GPU at 16,384 H100s): per token
-  // 6 x 405.85e9 + 12 x 126 layers x 16,384 x 8,192 / 2 (causal attention) = 2.54e12 FLOPs, so 158 tokens/s per
-  // GPU; the pick comes within 20 % of it.
-  const double meta_rate = 400e12 / (6.0 * 405.85e9 + 12.0 * 126 * 16384 * 8192 / 2.0);
-  CHECK(meta_rate == Approx(158).epsilon(0.01));
+  // Its own pick against Meta's run (Llama 3 paper Table 4: 400 TFLOPs per GPU at 16,384 H100s), counted as Meta's
+  // torchtitan counts model FLOPs (get_num_flop_per_token: 6 x the parameters without the embedding + 12·l·h·q·t,
+  // "we follow the convention and do not account for sparsity in causal attention"): 6 x (405.85e9 - 128,256 x
+  // 16,384) + 12 x 126 x 16,384 x 8,192 = 2.625e12 FLOPs per token, so 152 tokens/s per GPU; the pick comes within
+  // 20 % of it.
+  const double meta_rate = 400e12 / (6.0 * (405.85e9 - 128256.0 * 16384) + 12.0 * 126 * 16384 * 8192);
+  CHECK(meta_rate == Approx(152.4).epsilon(0.01));
   CHECK(row["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(meta_rate).epsilon(0.2));
   // The default order picks for itself too: the same kind of layout, within 20 % of Meta's rate.
   const auto value = test::run({"--model", "llama-3.1-405b", "--mode", "train", "--tokens", "15T", "--seq-len", "8192", "--only", "h100-sxm-80gb",

@@ -121,3 +121,60 @@ TEST_CASE("layout space: Llama 3 405B on 16,384 H100s offers Meta's TP 8 x PP 16
     if (p.tp == 8 && p.pp == 16) CHECK(p.batch * p.grad_accum == 16);
   });
 }
+
+TEST_CASE("layout space: DeepSeek-V3 on 1,024 H100s offers Megatron-Bridge's TP 2 x PP 8 x VP 4 x EP 64, expert parallel across nodes", "[plan-choice][layout-space][moe]") {
+  // Megatron-Bridge 25.09, DGX-H100: DeepSeek-V3 on 1,024 GPUs, TP 2, PP 8, VP 4, EP 64 (docs/performance-summary-archive.md).
+  // 61 layers over 8 stages hold 8 on the largest: 4 chunks of 2. EP 64 x TP 2 spans 16 nodes.
+  const ModelSpec m = test::model("deepseek-v3");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  Workload w;
+  w.model = "deepseek-v3";
+  w.mode = Mode::train;
+  w.seq_len = 4096;
+  w.global_batch = 8192;
+  bool recipe = false;
+  layout_space::for_each_layout(w, m, g, 1024, [&](const Workload& p) {
+    if (p.ep > 1) {
+      CHECK(m.experts % p.ep == 0);
+      CHECK(p.data_parallel() % p.ep == 0);
+    }
+    recipe = recipe || (p.tp == 2 && p.pp == 8 && p.virtual_stages == 4 && p.ep == 64 && p.batch * p.grad_accum == 128);
+  });
+  CHECK(recipe);
+}
+
+TEST_CASE("pipeline pace: whole layers per stage and the output projection on the last one", "[time][pipeline]") {
+  // Qwen3-235B-A22B: 94 layers of 0.2228B active weights on average ((22.191B - 2 x 0.6223B) / 94) and a head
+  // of 151,936 x 4,096 = 0.6223B, 2.793 layers' worth. Over 64 stages no stage can hold fewer than 2 layers but
+  // the last, which holds the head alone: the pace is 2.793 layers, the work 96.79, so 34.66 stages' worth of
+  // 64 GPUs. Llama 3.1 405B over 16 stages: 8 layers on the largest (the head, 2.10B against 3.21B, is 0.65 of
+  // a layer and fits beside 6 on the last), 126.65 / 8 = 15.83.
+  auto pace = [](const char* id, std::int64_t pp) {
+    const ModelSpec m = test::model(id);
+    return pipeline_pace_split(m, count_params(m), pp);
+  };
+  const ParamCounts q = count_params(test::model("qwen3-235b-a22b"));
+  const double per_layer = (q.active - q.embedding - q.head) / 94.0, head = 151936.0 * 4096.0 / per_layer;
+  CHECK(head == Approx(2.793).epsilon(0.002));
+  CHECK(pace("qwen3-235b-a22b", 64) == Approx((94.0 + head) / head));
+  CHECK(pace("qwen3-235b-a22b", 64) == Approx(34.66).epsilon(0.002));
+  CHECK(pace("llama-3.1-405b", 16) == Approx(15.83).epsilon(0.002));
+  CHECK(pace("llama-3.1-405b", 1) == 1.0);
+}
+
+TEST_CASE("pipeline pace: per-GPU throughput counts every stage's GPUs, so an uneven deep pipeline is slower per GPU", "[time][pipeline]") {
+  // The same job over 8 and 64 stages of Qwen3-235B-A22B (TP 2, EP 2, 256 H100s): 64 stages run at 34.66 / 64 =
+  // 54 % of their GPUs' share; 8 stages hold 12 layers on the largest ((94 + 2.79) / 12 = 8.07 of 8): they may
+  // not be slower per GPU for the unevenness.
+  auto tps = [](const char* pp) {
+    const auto r = test::run({"estimate", "--model", "qwen3-235b-a22b", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--gpu",
+                              "h100-sxm-80gb", "--gpus", "256", "--tp", "2", "--pp", pp, "--ep", "2", "--seq-len", "4096", "--global-batch", "2048",
+                              "--format", "json"});
+    REQUIRE(r.code == 0);
+    const auto j = r.json();
+    return j["time"]["train_tokens_per_second_per_gpu"].get<double>();
+  };
+  const double eight = tps("8"), sixty_four = tps("64");
+  CHECK(sixty_four < 0.6 * eight);
+  CHECK(sixty_four > 0.45 * eight);
+}

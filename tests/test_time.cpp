@@ -13,6 +13,7 @@
 #include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/perf.hpp"
 #include "helpers.hpp"
+#include "perf_common.hpp"
 
 using namespace gpuadvise;
 using test::wl;
@@ -364,11 +365,14 @@ TEST_CASE("memory: the interleaved schedule's first stage holds 1 + (p-1)/(p·v)
 }
 
 TEST_CASE("advice: --virtual-stages is bad input without a training pipeline or when the chunks do not divide the layers", "[advice][cli]") {
-  // Llama 3 70B has 80 layers: 4 stages x 5 chunks divide them, 4 x 3 do not.
+  // Llama 3 70B has 80 layers: 4 stages of 20 take 5 chunks of 4, not 3. DeepSeek-V3's 61 layers over 8 stages
+  // hold 8 on the largest (the planner's uneven split, as Megatron-Bridge's recipe runs them): 4 chunks of 2.
   CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--gpus", "8", "--pp", "4", "--virtual-stages", "5"}).code == 0);
   const auto uneven = test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--gpus", "8", "--pp", "4", "--virtual-stages", "3"});
   CHECK(uneven.code == 2);
-  CHECK(uneven.err.find("--virtual-stages: 4 stages x 3 chunks do not divide llama-3-70b's 80 layers") != std::string::npos);
+  CHECK(uneven.err.find("--virtual-stages: 3 chunks do not divide the 20 layers of the largest of 4 stages of llama-3-70b") != std::string::npos);
+  CHECK(test::run({"estimate", "--model", "deepseek-v3", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--gpus", "1024", "--tp", "2",
+                   "--pp", "8", "--virtual-stages", "4", "--ep", "64", "--seq-len", "4096"}).code == 0);
   CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--virtual-stages", "2"}).code == 2);
   CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "inference", "--gpus", "8", "--pp", "4", "--virtual-stages", "2"}).code == 2);
 }
@@ -409,4 +413,42 @@ TEST_CASE("method: the coefficients table matches include/gpuadvise/coefficients
     CHECK(cells[4] == c->rests_on);
     CHECK(cells[5] == c->section);
   }
+}
+
+TEST_CASE("time: a routed expert's weights stream each micro-batch, and below the ridge of tokens the bytes set its time", "[time][moe]") {
+  // Mixtral 8x7B full fine-tune in bf16 with fp32 master weights, micro-batch 1 x 1,024 tokens, no recompute
+  // (perf_weights.cpp): per weight and micro-batch 2 x 2 bytes read (forward, input gradient) + 4 + 4 of the
+  // fp32 gradient (read, write) = 12 bytes, and 6 FLOPs per token. At 5e14 FLOP/s and 2.5e12 B/s, 12 / 2.5e12 =
+  // 4.8e-12 s per weight against 6 x T / 5e14: a routed expert sees 1,024 x 2 / 8 = 256 tokens (3.072e-12 s), so
+  // its bytes show 1.728e-12 s per weight beyond its FLOPs; attention sees 1,024 (1.229e-11 s): none.
+  // 32 x 8 x 3 x 4,096 x 14,336 = 45,097,156,608 routed weights: 45.097e9 x 1.728e-12 / 1,024 = 7.610e-5 s per
+  // token. With 8-way expert parallelism each rank's expert sees 2,048 tokens: compute-bound, nothing.
+  const ModelSpec m = test::model("mixtral-8x7b");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  Workload w = wl({{"model", "mixtral-8x7b"}, {"mode", "finetune"}, {"seq_len", "1024"}});
+  const MemoryEstimate mem = estimate_memory(w, m, &g);
+  auto excess = [&](const Workload& x) {
+    const perf_detail::TimeBasis in{{x, m, g, mem}, precision_support(x, g), 5e14, 1024.0, count_params(m), 1.0, 1.0, 1.0};
+    return perf_detail::weight_streaming_seconds_per_token(in, 1024.0, 5e14, 2.5e12);
+  };
+  CHECK(count_params(m).routed_experts == Approx(45097156608.0));
+  CHECK(excess(w) == Approx(45097156608.0 * 1.728e-12 / 1024.0).epsilon(1e-6));
+  CHECK(excess(w) == Approx(7.610e-5).epsilon(1e-3));
+  w.gpus = 8;
+  w.ep = 8;
+  CHECK(excess(w) == 0.0);
+}
+
+TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", "[time][moe][heldout]") {
+  // tests/data/moe_train_time.jsonl: six recipe rows (Megatron-Bridge's performance summary, H100 and B200), none
+  // fitted. The large models over many H100 nodes, whose all-to-alls cross the network, come within 20 %:
+  // DeepSeek-V3 on 1,024 (TP 2 x PP 8 x VP 4 x EP 64) and Qwen3-235B-A22B on 256. Where the experts stay inside a
+  // node the estimate is faster than measured (B200 rows, Qwen3-30B-A3B: a known gap, docs/accuracy.md): they are
+  // reported, not held to a bound beyond running and not falling below half the measured rate.
+  std::map<std::string, double> err;
+  for (const auto& [c, e] : test::data_case_errors("moe_train_time.jsonl")) err[c["id"].get<std::string>()] = e;
+  REQUIRE(err.size() == 6);
+  CHECK(std::abs(err.at("mbridge_2509_deepseek_v3_1024xh100")) <= 0.20);
+  CHECK(std::abs(err.at("mbridge_2511_qwen3_235b_a22b_256xh100")) <= 0.20);
+  for (const auto& [id, e] : err) CHECK(e > -0.5);
 }

@@ -99,6 +99,15 @@ std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m);
 // How many ways `pp` pipeline stages split a model's layers: L / ceil(L/p), the largest stage's share (p when
 // p divides L; Megatron's first/last-stage counts in training, vLLM's get_pp_indices in serving). 1 without stages.
 double pipeline_split(const ModelSpec& m, std::int64_t pp);
+// Training's pipeline runs at the pace of its most loaded stage, in whole layers, the last one also running the
+// output projection and the loss (Megatron-LM's account_for_loss_in_pipeline_split): the model's work over that
+// stage's (method.md §8.2).
+double pipeline_pace_split(const ModelSpec& m, const ParamCounts& pc, std::int64_t pp);
+// Megatron's interleaved schedule: v chunks of equal layers on the largest stage (the stages split the layers
+// unevenly as pipeline_split does; Megatron-Bridge's DeepSeek-V3 recipe runs 61 layers as 8 stages x 4 chunks).
+inline bool chunks_divide_stage(std::int64_t layers, std::int64_t pp, std::int64_t vp) {
+  return vp <= 1 || (pp > 0 && ((layers + pp - 1) / pp) % vp == 0);
+}
 
 // Compute precision actually used on a GPU (e.g. fp8 on an A100 falls back to bf16); empty if unsupported.
 struct PrecisionSupport {

@@ -94,17 +94,29 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
           if (n % (tp * pp) != 0) continue;
           const std::int64_t per_stage = (layers + pp - 1) / pp;
           for (std::int64_t vp = 1; vp <= per_stage; vp *= 2)
-            if (per_stage % vp == 0) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none, 1, vp);
+            if (chunks_divide_stage(layers, pp, vp)) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none, 1, vp);
         }
     }
     for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
       if (layers % pp == 0 && nodes == 1) at(n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none);
-    // Mixture of experts: the routed experts split over an expert-parallel group inside each node (degrees
-    // that divide the experts), the rest data parallel with ZeRO-1 or ZeRO-3.
+    // Mixture of experts: the routed experts split over an expert-parallel group of data-parallel ranks (degrees
+    // that divide the experts and the ranks, inside a node or across nodes), with ZeRO-3 alone or with the
+    // tensor-parallel and pipeline layouts above (Megatron-Bridge's recipes: DeepSeek-V3 TP 2 x PP 8 x EP 64 on
+    // 1,024 H100s, Qwen3-30B-A3B PP 2 x EP 8).
     if (m.is_moe())
-      for (std::int64_t ep = 2; ep <= in_node; ep *= 2)
-        if (m.experts % ep == 0)
-          for (Sharding sh : {Sharding::zero1, Sharding::zero3}) at(n, nodes, 1, 1, sh, ep);
+      for (std::int64_t tp = 1; tp <= in_node; tp *= 2) {
+        if (!tp_divides(m, tp, true)) continue;
+        for (std::int64_t pp = 1; pp <= layers && tp * pp <= n; pp *= 2) {
+          if (n % (tp * pp) != 0 || (pp > 1 && nodes == 1 && tp * pp > in_node)) continue;
+          const std::int64_t dp = n / (tp * pp), per_stage = (layers + pp - 1) / pp;
+          for (std::int64_t ep = 2; ep <= dp; ep *= 2) {
+            if (m.experts % ep != 0 || dp % ep != 0) continue;
+            if (tp == 1 && pp == 1) at(n, nodes, 1, 1, Sharding::zero3, ep);
+            for (std::int64_t vp = 1; vp <= (pp > 1 ? per_stage : 1); vp *= 2)
+              if (chunks_divide_stage(layers, pp, vp)) at(n, nodes, tp, pp, Sharding::zero1, ep, vp);
+          }
+        }
+      }
     return;
   }
   if (m.vision) return;

@@ -127,6 +127,9 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
   // eager, 4 where the cast is fused into the norm or activation before it.
   if (w.precision == Precision::fp8) bytes += (fused ? 4.0 : 10.0) * adapter_io_elements(LoraTargets{}, m);
   bytes *= d(m.layers + m.encoder_layers);
+  // A MoE layer permutes each token into k copies grouped by expert (read h, write k·h) and back with the
+  // router's weights (read k·h, write h), in the forward and, transposed, twice in the backward.
+  if (m.is_moe()) bytes += 2.0 * d(m.experts_per_token + 1) * h * passes * d(m.layers - m.dense_layers);
   // The loss over the vocabulary, per token: eager cross-entropy writes 16-bit logits, upcasts them (read 2,
   // write 4), runs log-softmax (read 4, write 4) and its backward (read 4, write 4) and casts the gradient
   // back (read 4, write 2): about 30 bytes per vocabulary entry; a fused or chunked loss about 8.
@@ -161,6 +164,7 @@ double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens
   if (bw_bytes > 0) {
     const bool fused = w.compile || fw.fused_elementwise;
     token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;
+    token_s += perf_detail::weight_streaming_seconds_per_token(in, tokens_step, *peak * e_mm, bw_bytes);
     if (w.mode == Mode::qlora) {
       // bitsandbytes/torchao dequantise each NF4 weight to 16 bits before each matmul: read 0.5 byte, write
       // 2 and read them back, in the forward, the backward and a recomputed forward ([QLORA] §3).
@@ -253,11 +257,16 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
   if (ep > 1) {
     // Expert parallelism: every MoE layer dispatches each token's hidden state to its k experts and combines
     // the results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed
-    // (DeepSpeed-MoE, GShard). Inside a node when the group fits one.
+    // (DeepSpeed-MoE, GShard). An expert-parallel group is ep data-parallel ranks tp apart (Megatron's rank
+    // order), per_node/tp of them in a node: what goes to the peers in the node crosses NVLink, what goes to
+    // the others the GPU's own NIC, both at once (method.md §8.4).
     const double moe_layers = d(m.layers - m.dense_layers) / pp;
-    const double a2a = tokens_step / tp * d(m.experts_per_token) * d(m.hidden) * 2.0 * (ep - 1.0) / ep;
-    const double bw = w.ep <= w.gpus_per_node() ? intra_node_bytes_per_s(gpu, w.ep) : std::min(intra_node_bytes_per_s(gpu, w.gpus_per_node()), inter_node_bytes_per_s(gpu));
-    if (bw > 0) exposed += 4.0 * moe_layers * a2a / bw;
+    const double sent = tokens_step / tp * d(m.experts_per_token) * d(m.hidden) * 2.0;
+    const double peers_in_node = std::clamp(std::floor(d(w.gpus_per_node()) / tp), 1.0, ep);
+    const double inside = peers_in_node > 1 ? sent * (peers_in_node - 1.0) / ep / intra_node_bytes_per_s(gpu, static_cast<std::int64_t>(peers_in_node * tp)) : 0.0;
+    const double net = inter_node_bytes_per_s(gpu);
+    const double outside = ep > peers_in_node ? (net > 0 ? sent * (ep - peers_in_node) / ep / net : 0.0) : 0.0;
+    exposed += 4.0 * moe_layers * std::max(inside, outside);
   }
   return exposed;
 }
@@ -363,7 +372,9 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     stage_time = host;
   }
   stage_time += t_opt;
-  const double tps = tokens_step / model_par / stage_time;
+  // Per GPU: the micro-batch's tokens over the tp·pp GPUs that carry it, at the pace of the most loaded stage (an
+  // uneven split idles the lighter stages).
+  const double tps = tokens_step / (d(w.tp) * d(std::max<std::int64_t>(1, w.pp))) / stage_time;
   if (comm > 0.1 * t_compute) t.notes.push_back(communication_note(comm / t_compute, links, gpu, w.offload != Offload::none));
   t.utilization = mfu;
   t.train_tokens_per_second_per_gpu = tps;
@@ -378,10 +389,11 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
   const PrecisionSupport ps = precision_support(w, gpu);
   t.compute_key = ps.compute_key;
   if (!ps.note.empty()) t.notes.push_back(ps.note);
-  // Training's pipeline runs at the pace of its largest stage (Llama 3 405B's 126 layers over 16 stages hold 8
-  // on the largest), so the stages split the work as they split the memory (pipeline_split).
-  const double pp = is_training(w.mode) ? pipeline_split(m, w.pp) : d(w.pp);
-  const TimeBasis in{{w, m, gpu, mem}, ps, gpu.peak_flops(ps.compute_key), d(mem.seq_len), count_params(m), d(w.tp), pp, d(w.tp) * pp};
+  // Training's pipeline runs at the pace of its most loaded stage (Llama 3 405B's 126 layers over 16 stages hold
+  // 8 on the largest; the last stage also runs the output projection and the loss: pipeline_pace_split).
+  const ParamCounts pc = count_params(m);
+  const double pp = is_training(w.mode) ? pipeline_pace_split(m, pc, w.pp) : d(w.pp);
+  const TimeBasis in{{w, m, gpu, mem}, ps, gpu.peak_flops(ps.compute_key), d(mem.seq_len), pc, d(w.tp), pp, d(w.tp) * pp};
   return is_training(w.mode) ? training_time(in, std::move(t)) : perf_detail::inference_time(in, std::move(t));
 }
 

@@ -39,4 +39,8 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t);
 // Images per second of a vision model or an image-generation pipeline (perf_vision.cpp).
 TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu);
 
+// Training: what streaming the projections' weights each micro-batch takes beyond their GEMMs' FLOPs, per token
+// of the whole model (perf_weights.cpp; the routed experts of a MoE see few tokens each).
+double weight_streaming_seconds_per_token(const TimeBasis& in, double tokens_step, double matmul_flops_per_s, double bytes_per_s);
+
 }  // namespace gpuadvise::perf_detail

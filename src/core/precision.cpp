@@ -36,6 +36,23 @@ double pipeline_split(const ModelSpec& m, std::int64_t pp) {
   return layers / std::ceil(layers / static_cast<double>(pp));
 }
 
+double pipeline_pace_split(const ModelSpec& m, const ParamCounts& pc, std::int64_t pp) {
+  if (pp <= 1) return 1.0;
+  const std::int64_t layers = std::max<std::int64_t>(1, m.layers + m.encoder_layers);
+  // The output projection and the loss run on the last stage: V·h weights against a layer's average active
+  // weights (Llama 3 8B: 0.53B against 0.22B, 2.4 layers; Qwen3-235B-A22B: 0.62B against 0.22B, 2.8).
+  const double per_layer = (pc.active - pc.embedding - pc.head) / static_cast<double>(layers);
+  const double head = per_layer > 0 ? static_cast<double>(m.vocab) * static_cast<double>(m.hidden) / per_layer : 0.0;
+  // Whole layers per stage, the last stage lighter by the head: the largest load over the best such split.
+  double best = static_cast<double>(layers) + head;
+  for (std::int64_t k = (layers + pp - 1) / pp; k <= layers; ++k) {
+    const std::int64_t last = std::max<std::int64_t>(0, layers - (pp - 1) * k);
+    best = std::min(best, std::max(static_cast<double>(k), static_cast<double>(last) + head));
+    if (last == 0) break;
+  }
+  return (static_cast<double>(layers) + head) / best;
+}
+
 std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
   if (w.seq_len) return *w.seq_len;
   if (!is_training(w.mode) && w.input_tokens && w.output_tokens)
