@@ -75,7 +75,9 @@ struct LinkPlan {
   // NCCL's latency of one collective over the data-parallel group (method.md §8.4): a ring all-gather or
   // reduce-scatter, and an all-reduce (ring or tree, the lower).
   double dp_gather_latency_s = 0, dp_allreduce_latency_s = 0;
-  Link tp_link = Link::none, dp_link = Link::none, pp_link = Link::none;
+  // Context parallelism: the ring of cp GPUs that pass the keys and values of their sequence chunks (ranks tp apart).
+  double cp_bytes_per_s = 0;
+  Link tp_link = Link::none, dp_link = Link::none, pp_link = Link::none, cp_link = Link::none;
 };
 LinkPlan plan_links(const GpuSpec& g, const Workload& w);
 LinkPlan plan_links(const GpuSpec& g, const PlanShape& p);

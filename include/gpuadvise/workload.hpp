@@ -79,6 +79,7 @@ struct Workload {
   std::int64_t virtual_stages = 1;  // interleaved pipeline schedule: model chunks per stage (Megatron's virtual pipeline size)
   std::int64_t nodes = 1;       // servers the GPUs are spread over (gpus / nodes in each)
   std::int64_t ep = 1;          // expert parallelism: the routed experts split over this many data-parallel ranks
+  std::int64_t cp = 1;          // context parallelism (training): each sequence split over this many GPUs (ring attention)
   std::int64_t grad_accum = 1;  // micro-batches of `batch` per optimizer step
   // Sequences per optimizer step over all data-parallel ranks (--global-batch, or pre-training's default from
   // the batch-size law: global_batch.hpp); each layout reaches it with its micro-batch and accumulation.
@@ -150,7 +151,11 @@ struct Workload {
     std::replace(flag.begin(), flag.end(), '_', '-');
     return flag;
   }
-  std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
+  // Ranks that carry their own sequences (the global batch splits over them): tp·pp·cp GPUs carry one.
+  std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp * cp)); }
+  // Ranks that hold the same weights: their gradients are reduced together and ZeRO shards over them (data parallel
+  // x context parallel, Megatron's data-parallel-with-context-parallel group).
+  std::int64_t replica_ranks() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };
 
@@ -166,14 +171,18 @@ struct PlanShape {
   Offload offload = Offload::none;
   bool vae_tiling = false;
   std::int64_t batch = 1, grad_accum = 1;
-  std::int64_t gpus = 1, nodes = 1, tp = 1, pp = 1, ep = 1, virtual_stages = 1;
+  std::int64_t gpus = 1, nodes = 1, tp = 1, pp = 1, ep = 1, virtual_stages = 1, cp = 1;
 
   static PlanShape of(const Workload& w);
   // The workload as planned: `asked` with this plan's choices.
   Workload applied_to(const Workload& asked) const;
   bool has_job_size() const { return job_size; }
   bool operator==(const PlanShape&) const = default;
-  std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
+  // Ranks that carry their own sequences (the global batch splits over them): tp·pp·cp GPUs carry one.
+  std::int64_t data_parallel() const { return std::max<std::int64_t>(1, gpus / (tp * pp * cp)); }
+  // Ranks that hold the same weights: their gradients are reduced together and ZeRO shards over them (data parallel
+  // x context parallel, Megatron's data-parallel-with-context-parallel group).
+  std::int64_t replica_ranks() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };
 

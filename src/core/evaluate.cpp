@@ -22,7 +22,7 @@ namespace {
 template <class T>
 auto plan_fields(T& x) {
   return std::tie(x.precision, x.checkpointing, x.sharding, x.offload, x.vae_tiling, x.batch, x.grad_accum, x.gpus, x.nodes, x.tp, x.pp, x.ep,
-                  x.virtual_stages);
+                  x.virtual_stages, x.cp);
 }
 }  // namespace
 
@@ -75,14 +75,16 @@ std::string layout_text(const Workload& w) {
     if (w.tp > 1) part("tensor parallel ", w.tp);
     const std::string chunks = w.virtual_stages > 1 ? " (interleaved, " + std::to_string(w.virtual_stages) + " chunks each)" : "";
     if (w.pp > 1) part("pipeline parallel ", w.pp, chunks.c_str());
+    if (w.cp > 1) part("context parallel ", w.cp);
     if (w.ep > 1) part("expert parallel ", w.ep);
-    const std::int64_t dp = w.data_parallel();
-    if (dp > 1) {
+    // ZeRO shards over the ranks that hold the same weights (data parallel x context parallel).
+    const std::int64_t dp = w.data_parallel(), shards = w.replica_ranks();
+    if (shards > 1) {
       switch (w.sharding) {
         case Sharding::none: part("data parallel ", dp); break;
-        case Sharding::zero1: part("ZeRO-1 over ", dp); break;
-        case Sharding::zero2: part("ZeRO-2 over ", dp); break;
-        case Sharding::zero3: part("FSDP/ZeRO-3 over ", dp); break;
+        case Sharding::zero1: part("ZeRO-1 over ", shards); break;
+        case Sharding::zero2: part("ZeRO-2 over ", shards); break;
+        case Sharding::zero3: part("FSDP/ZeRO-3 over ", shards); break;
       }
     }
   }

@@ -30,6 +30,18 @@ inline void set_layout(Workload& p, std::int64_t gpus, std::int64_t nodes, std::
   p.offload = off;
   p.ep = 1;
   p.virtual_stages = 1;
+  p.cp = 1;
+}
+
+// Context-parallel degrees worth trying (method.md §9): frameworks that have it (Megatron, torchtitan), sequences
+// of 8,192 tokens and more, at least 4,096 tokens left on each GPU (Megatron-Bridge runs Llama 3.1 405B at 8,192
+// with CP 2; Llama 3's 128K stage used CP 16) and the 2·cp chunks of the load-balanced causal split.
+inline std::int64_t max_context_parallel(const Workload& w, const ModelSpec& m) {
+  const Framework f = w.effective_framework();
+  if (!is_training(w.mode) || m.vision || !w.seq_len || (f != Framework::megatron && f != Framework::torchtitan)) return 1;
+  std::int64_t cp = 1;
+  while (cp < 16 && *w.seq_len / (2 * cp) >= 4096 && *w.seq_len % (4 * cp) == 0) cp *= 2;
+  return cp;
 }
 
 inline Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
@@ -58,10 +70,12 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   Workload p = w;
   // With a global batch each layout steps with it: its micro-batch and accumulation reach it, and a layout with
   // more data-parallel ranks than sequences is not one (global_batch.hpp).
-  auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1, std::int64_t vp = 1) {
+  auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1, std::int64_t vp = 1,
+                std::int64_t cp = 1) {
     set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
     p.ep = ep;
     p.virtual_stages = vp;
+    p.cp = cp;
     p.batch = w.batch;
     p.grad_accum = w.grad_accum;
     if (!reach_global_batch(p, w.batch)) return;
@@ -81,9 +95,13 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
           if (m.experts % ep == 0) at(n, nodes, 1, 1, Sharding::zero3, ep);
       return;
     }
+    const std::int64_t max_cp = max_context_parallel(w, m);
     for (std::int64_t tp = 2; tp <= in_node; tp *= 2) {
       if (!tp_divides(m, tp, true)) continue;
       at(n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none);
+      // Long sequences: context parallel beside tensor parallel (ZeRO-1 over the replicas).
+      for (std::int64_t cp = 2; cp <= max_cp && tp * cp <= n; cp *= 2)
+        if (n % (tp * cp) == 0) at(n, nodes, tp, 1, n / tp > 1 ? Sharding::zero1 : Sharding::none, 1, 1, cp);
       // Across nodes, Megatron's 3-D layouts: tensor parallel over the node (or half of it), pipeline stages
       // across nodes (unevenly where they do not divide the layers), data parallel with the distributed
       // optimizer (ZeRO-1) over the rest.
@@ -94,7 +112,9 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
           if (n % (tp * pp) != 0) continue;
           const std::int64_t per_stage = (layers + pp - 1) / pp;
           for (std::int64_t vp = 1; vp <= per_stage; vp *= 2)
-            if (chunks_divide_stage(layers, pp, vp)) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none, 1, vp);
+            if (chunks_divide_stage(layers, pp, vp))
+              for (std::int64_t cp = 1; cp <= max_cp && tp * pp * cp <= n; cp *= 2)
+                if (n % (tp * pp * cp) == 0) at(n, nodes, tp, pp, n / (tp * pp) > 1 ? Sharding::zero1 : Sharding::none, 1, vp, cp);
         }
     }
     for (std::int64_t pp = 2; pp <= in_node; pp *= 2)

@@ -78,7 +78,14 @@ LinkPlan links_of(const GpuSpec& g, const Layout& w) {
   l.tp_bytes_per_s = intra_node_bytes_per_s(g, w.tp);
   if (w.tp > 1) l.tp_link = intra(w.tp);
   l.dp_bytes_per_s = intra_node_bytes_per_s(g, per_node);
-  if (w.gpus > 1 && w.data_parallel() > 1) l.dp_link = intra(per_node);
+  if (w.gpus > 1 && w.replica_ranks() > 1) l.dp_link = intra(per_node);
+  // Megatron's rank order puts context parallel right after tensor parallel: a ring of cp GPUs tp apart, inside a
+  // node while tp·cp fits one, else over each GPU's own NIC.
+  if (w.cp > 1) {
+    const bool in_node = w.tp * w.cp <= per_node;
+    l.cp_bytes_per_s = in_node ? intra_node_bytes_per_s(g, w.tp * w.cp) : inter_node_bytes_per_s(g);
+    l.cp_link = in_node ? intra(w.tp * w.cp) : Link::network;
+  }
   l.pp_bytes_per_s = l.dp_bytes_per_s;
   l.expert_dp_bytes_per_s = l.dp_bytes_per_s;
   if (w.pp > 1) l.pp_link = intra(per_node);
@@ -87,7 +94,7 @@ LinkPlan links_of(const GpuSpec& g, const Layout& w) {
     // has per_node / tp of its ranks in each node and leaves the node once tp x dp exceeds it; pipeline stages
     // sit in different nodes, each boundary a send from every tensor-parallel rank over its own NIC.
     const double net = inter_node_bytes_per_s(g);
-    const std::int64_t dp = w.data_parallel();
+    const std::int64_t dp = w.replica_ranks();
     const std::int64_t dp_in_node = std::clamp<std::int64_t>(per_node / std::max<std::int64_t>(1, w.tp), 1, dp);
     if (dp > dp_in_node) {
       l.dp_bytes_per_s = net > 0 ? ring_bytes_per_s_across_nodes(g, dp_in_node) : 0.0;
@@ -104,7 +111,7 @@ LinkPlan links_of(const GpuSpec& g, const Layout& w) {
     }
     set_dp_latency(l, dp, dp_in_node, g.fast_link_joins(std::min(dp_in_node, per_node)));
   } else {
-    set_dp_latency(l, w.data_parallel(), w.data_parallel(), g.fast_link_joins(per_node));
+    set_dp_latency(l, w.replica_ranks(), w.replica_ranks(), g.fast_link_joins(per_node));
   }
   return l;
 }

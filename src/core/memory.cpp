@@ -198,7 +198,9 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
   sls.h = ls.h / tp;
   const SavedElements se = saved_per_token(m, w, fw, sls);
   const double per_token_layer = se.act * act_b + se.fp32 * 4.0 + se.bytes1 + se.scores * s * se.score_bytes;
-  const double tokens = b * s;  // per micro-batch per GPU
+  // Per micro-batch per GPU: context parallelism keeps s/cp of each sequence on a GPU (ring attention passes the
+  // keys and values around instead).
+  const double tokens = b * s / d(w.cp);
   double layer_bytes = per_token_layer * tokens;
   double acts = 0;
   const char* act_formula = "";  // for --explain
@@ -384,7 +386,8 @@ TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
     e.notes.push_back(Note::format("--seq-len {} is beyond the model's trained context of {} tokens: it needs RoPE scaling (e.g. YaRN){}",
                                   *w.seq_len, m.context, w.rope_scaling ? ", as --rope-scaling says" : "; --rope-scaling says it is meant"));
   // Pipeline stages that do not divide the layers split them unevenly: the largest stage sets the memory.
-  const double s = d(s_len), b = d(w.batch), tp = d(w.tp), dp = d(w.data_parallel());
+  // ZeRO shards over the ranks that hold the same weights: data parallel x context parallel.
+  const double s = d(s_len), b = d(w.batch), tp = d(w.tp), dp = d(w.replica_ranks());
   const double pp = pipeline_split(m, w.pp);
   const bool training = is_training(w.mode);
   const double act_b = activation_bytes(w.precision);

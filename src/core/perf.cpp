@@ -41,6 +41,7 @@ Note communication_note(double share, const LinkPlan& links, const GpuSpec& gpu,
     sep = "; ";
   };
   if (links.tp_link != Link::none) over("tensor parallel over ", links.tp_link);
+  if (links.cp_link != Link::none) over("context parallel over ", links.cp_link);
   if (links.dp_link != Link::none) over("data parallel over ", links.dp_link);
   if (links.pp_link != Link::none) over("pipeline over ", links.pp_link);
   if (offload) over("optimizer offload over ", Link::pcie);
@@ -189,7 +190,7 @@ TrainingLayout training_layout(const TimeBasis& in) {
   // Communication (method.md §8.4, NCCL ring costs) on the links the plan uses (plan_links).
   const LinkPlan links = plan_links(gpu, w);
   const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
-  const double dp = d(w.data_parallel());
+  const double dp = d(w.replica_ranks());  // the ranks that reduce their gradients together (x context parallel)
   const double accum = d(w.grad_accum);
   // Expert parallelism: each rank holds 1/ep of the routed experts, so it reduces (and gathers) only those.
   const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
@@ -254,6 +255,17 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double act = tokens_step * d(m.hidden) * 2.0;
     exposed += 4.0 * d(m.layers) / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
   }
+  if (w.cp > 1 && links.cp_bytes_per_s > 0) {
+    // Context parallelism (ring attention; Megatron/Transformer Engine's p2p CP): each layer passes every GPU's
+    // key and value chunk round the ring of cp GPUs, cp−1 sends forward and, in the backward, the chunks again with
+    // their gradients: 3·(cp−1) sends of b·s/cp·2·g·d 16-bit values, each beside the attention of the chunk in
+    // hand (the attention's share of the step can hide it).
+    const double cp = d(w.cp);
+    const double chunk = tokens_step * 2.0 * d(m.kv_heads * m.head_dim) * 2.0;
+    const double ring = 3.0 * (cp - 1.0) * chunk * d(m.layers) / pp / links.cp_bytes_per_s;
+    const double attention = t_compute * train_attention_flops_per_token(w, m, mem.seq_len) / train_flops_per_token(w, m, mem.seq_len);
+    exposed += overlapped_cost(ring, attention);
+  }
   if (ep > 1) {
     // Expert parallelism: every MoE layer dispatches each token's hidden state to its k experts and combines
     // the results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed
@@ -311,7 +323,9 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   // dequantisation of every 4-bit weight before each use. A given --mfu replaces all of it.
   const double fpt = train_flops_per_token(w, m, mem.seq_len);
   t.train_flops_per_token = fpt;
-  const double tokens_step = d(w.batch) * s;
+  // The tokens one GPU runs per micro-batch: context parallelism splits each sequence over cp GPUs (the attention
+  // of each token still spans the whole sequence: fpt counts it at the full length).
+  const double tokens_step = d(w.batch) * s / d(w.cp);
   const double token_s = training_seconds_per_token(in, fpt, tokens_step);
   const double mfu = w.mfu.value_or(fpt / (*peak * token_s));
   // One micro-batch of `batch` sequences runs through a model-parallel group of tp·pp GPUs; each GPU does

@@ -186,7 +186,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "virtual_stages", "ep", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "virtual_stages", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms"};
@@ -260,6 +260,7 @@ void read_layout_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("virtual_stages")) w.virtual_stages = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
   if (auto* v = f.get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
+  if (auto* v = f.get("cp")) w.cp = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("grad_accum")) w.grad_accum = parse_positive_int(*v, k_max_batch);
   if (auto* v = f.get("global_batch")) read_global_batch(w, *v, k_max_batch * k_max_gpus);  // global_batch.cpp
   if (auto* v = f.get("framework")) w.framework = parse_enum(k_frameworks, *v, {{"transformers", Framework::hf}, {"huggingface", Framework::hf}, {"llama.cpp", Framework::llamacpp}, {"exllamav2", Framework::exllama}, {"mmdetection", Framework::mmdet}, {"deepstream", Framework::tensorrt}, {"tensorrt-llm", Framework::trtllm}, {"trt-llm", Framework::trtllm}});
@@ -388,6 +389,18 @@ void check_cross_fields(const Workload& w, const Fields& f) {
     throw InputError((g ? g->origin : std::string("--gpus")) + ": " + std::to_string(w.gpus) +
                      " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
                      std::to_string(w.pp) + " groups (--gpus must be a multiple of --tp x --pp)");
+  }
+  if (w.cp > 1) {
+    // Context parallelism (Megatron's --context-parallel-size, torchtitan's cp): a training sequence split over cp
+    // GPUs in 2·cp chunks (the load-balanced causal split).
+    const auto* c = f.get("cp");
+    if (!is_training(w.mode)) throw InputError(c->origin + ": context parallelism splits training sequences (--mode train, finetune, lora or qlora)");
+    if (w.gpus % (w.tp * w.pp * w.cp) != 0)
+      throw InputError(c->origin + ": " + std::to_string(w.gpus) + " GPUs cannot be split into tensor-parallel " + std::to_string(w.tp) + " x pipeline-parallel " +
+                       std::to_string(w.pp) + " x context-parallel " + std::to_string(w.cp) + " groups (--gpus must be a multiple of --tp x --pp x --cp)");
+    if (w.seq_len && *w.seq_len % (2 * w.cp) != 0)
+      throw InputError(c->origin + ": " + std::to_string(w.cp) + " does not split --seq-len " + std::to_string(*w.seq_len) + " into " + std::to_string(2 * w.cp) +
+                       " equal chunks (the sequence length must be a multiple of 2 x --cp)");
   }
   if (w.ep > 1 && w.data_parallel() % w.ep != 0) {
     const auto* e = f.get("ep");

@@ -172,10 +172,11 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
       ds.offload_param = w.offload == Offload::optimizer_params;
       h.deepspeed_config = ds;
     }
-    if (w.tp > 1 || w.pp > 1 || w.ep > 1)
-      h.notes.push_back(fmt::format("tensor/pipeline/expert parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
-                                    "--pipeline-model-parallel-size {} --expert-model-parallel-size {}",
-                                    w.tp, w.pp, w.ep));
+    if (w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1)
+      h.notes.push_back(fmt::format("tensor/pipeline/expert/context parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
+                                    "--pipeline-model-parallel-size {}{} --expert-model-parallel-size {}{}",
+                                    w.tp, w.pp, w.virtual_stages > 1 ? fmt::format(" --num-layers-per-virtual-pipeline-stage {}", (m.layers + w.pp - 1) / w.pp / w.virtual_stages) : "",
+                                    w.ep, w.cp > 1 ? fmt::format(" --context-parallel-size {}", w.cp) : ""));
     if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
       DeepSpeedConfig ds;  // the one-GPU form: ZeRO-2 with the optimizer on the CPU
       ds.micro_batch = w.batch;

@@ -152,8 +152,9 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                            const Style& style) {
   std::string out = "Workload: " + workload_line(w, m, mem) + "\n";
   if (w.gpus > 1)
-    out += fmt::format("Layout: {} GPUs, tp {}, pp {}{}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp,
-                       w.virtual_stages > 1 ? fmt::format(" ({} chunks per stage, interleaved)", w.virtual_stages) : "", to_string(w.sharding));
+    out += fmt::format("Layout: {} GPUs, tp {}, pp {}{}{}{}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp,
+                       w.virtual_stages > 1 ? fmt::format(" ({} chunks per stage, interleaved)", w.virtual_stages) : "",
+                       w.cp > 1 ? fmt::format(", cp {}", w.cp) : "", w.ep > 1 ? fmt::format(", ep {}", w.ep) : "", to_string(w.sharding));
   out += "Peak phase: ";
   out += mem.peak_phase;
   out += "\n\n";

@@ -3,7 +3,6 @@
 // (docs/output-json.md, data/schema/).
 #include <algorithm>
 #include <cmath>
-
 #include "gpuadvise/report.hpp"
 #include "gpuadvise/launch_hints.hpp"
 #include "gpuadvise/units.hpp"
@@ -300,8 +299,9 @@ void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool 
   o.member("gradient_checkpointing", to_string(c.planned.checkpointing));
   o.member("micro_batch", c.planned.batch);
   o.member("grad_accum", c.planned.grad_accum);
-  // Every setting the planner chose, so that `check` and `estimate` given this plan reproduce the row.
+  // Every setting the planner chose, so that `check` and `estimate` given this plan reproduce the row (cp where used).
   o.member("ep", c.planned.ep);
+  if (c.planned.cp > 1) o.member("cp", c.planned.cp);
   o.member("precision", to_string(c.planned.precision));
   o.member("vae_tiling", c.planned.vae_tiling);
   o.key("links");
