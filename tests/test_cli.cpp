@@ -310,31 +310,6 @@ TEST_CASE("cli: --format markdown gives a table a CI comment can show, and -q le
   CHECK(test::run({"--model", "7B", "--format", "yaml"}).err.find("valid: table, json, markdown, csv") != std::string::npos);
 }
 
-TEST_CASE("cli: the ranking table fits a narrow terminal, and --wide shows every column", "[cli][width]") {
-  setenv("COLUMNS", "120", 1);
-  const auto narrow = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B"});
-  const auto wide = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B", "--wide"});
-  unsetenv("COLUMNS");
-  const auto piped = test::run({"--model", "7B", "--mode", "finetune", "--tokens", "1B"});
-  REQUIRE(narrow.code == 0);
-  auto longest_row = [](const std::string& out) {
-    std::size_t longest = 0;
-    std::istringstream lines(out);
-    for (std::string line; std::getline(lines, line);)
-      if (line.rfind("  1  ", 0) == 0 || line.rfind("  #  ", 0) == 0)  // columns: UTF-8 characters, not bytes ("…" is 3)
-        longest = std::max(longest, static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; })));
-    return longest;
-  };
-  CHECK(longest_row(narrow.out) > 0);
-  CHECK(longest_row(narrow.out) <= 120);
-  const auto header = narrow.out.substr(narrow.out.find("  #  "), narrow.out.find('\n', narrow.out.find("  #  ")) - narrow.out.find("  #  "));
-  CHECK(header.find("headroom") == std::string::npos);
-  CHECK(header.find("peak GB") != std::string::npos);  // the unit once, in the header
-  CHECK(header.find("of usable") != std::string::npos);
-  CHECK(longest_row(wide.out) > 150);
-  CHECK(wide.out == piped.out);  // no terminal: the full table
-}
-
 TEST_CASE("cli: estimate draws where the memory goes against the card and hides parts the workload lacks", "[cli][estimate]") {
   // Inference has no gradients or optimizer states: those rows are not printed; the bar ends at the capacity.
   const auto r = test::run({"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb"});

@@ -20,9 +20,9 @@ struct Style {
   bool color = false;
   bool explain = false;
   bool hints = false;
-  // A terminal narrower than the full ranking table: the capacity, headroom and price-per-hour columns are
-  // left out and the layout shortened (--wide shows everything; pipes always get the full table).
-  bool compact = false;
+  // The terminal's width in columns the tables fit (0: no limit, every column in full: pipes and --wide). The
+  // ranking drops its least needed columns in a stated order and shortens the layout; ids are never cut.
+  int width = 0;
   MemUnits units = MemUnits::gb;
 };
 

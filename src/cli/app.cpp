@@ -93,6 +93,10 @@ Examples:
 
 Exit status: 0 ok (also when nothing fits: the output says so), 1 a check failed, 2 bad input, 3 the output could not be written
 (a full disk or a closed pipe) or an internal error.
+
+Environment: COLUMNS (table width), NO_COLOR, CLICOLOR_FORCE, TERM=dumb, LC_ALL/LC_CTYPE/LANG (not UTF-8: ASCII text),
+GPUADVISE_CATALOG (your GPUs), GPUADVISE_CALIBRATION (measured corrections), XDG_CONFIG_HOME/HOME (where they are looked for).
+Details: gpuadvise manpage, docs/cli.md.
 )";
 
 // Each subcommand's options are registered only when that subcommand is run (CLI11 calls its pre-parse
@@ -438,7 +442,7 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
     const int columns = terminal_width();
     if (of.units != "gb" && of.units != "gib")
       throw UserError{2, "--units: unknown value '" + of.units + "' (valid: gb, gib)"};
-    Style style{color, of.explain, of.hints, !of.wide && columns > 0 && columns < 160, of.units == "gib" ? MemUnits::gib : MemUnits::gb};
+    Style style{color, of.explain, of.hints, of.wide ? 0 : columns, of.units == "gib" ? MemUnits::gib : MemUnits::gb};
     // -q: the answer is the exit status; nothing reaches stdout. The sink is made only then: a string stream's first
     // construction sets up its locale, about 0.05 ms of a cold start (docs/performance.md).
     std::optional<std::ostringstream> quiet_sink;

@@ -16,6 +16,26 @@
 namespace gpuadvise::cli {
 
 namespace {
+// Every environment variable the tool reads, for the man page, docs/cli.md and --help.
+const std::vector<std::pair<std::string, std::string>>& environment_variables() {
+  static const std::vector<std::pair<std::string, std::string>> vars{
+      {"COLUMNS", "the width tables fit on a terminal (else the terminal's own); pipes and --wide get every column"},
+      {"NO_COLOR", "no colour in tables"},
+      {"CLICOLOR_FORCE", "colour even when stdout is not a terminal (any value but 0)"},
+      {"TERM", "dumb: no colour"},
+      {"LC_ALL, LC_CTYPE, LANG", "a locale that is not UTF-8 gets ASCII text (JSON stays UTF-8)"},
+      {"GPUADVISE_CATALOG", "your own GPUs, merged over the bundled catalogue (else $XDG_CONFIG_HOME/gpuadvise/gpus.json, else ~/.config/gpuadvise/gpus.json)"},
+      {"GPUADVISE_CALIBRATION", "the calibration file (else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else ~/.config/gpuadvise/calibration.json)"},
+      {"XDG_CONFIG_HOME, HOME", "where the two files above are looked for"}};
+  return vars;
+}
+
+const char* k_tables_text =
+    "On a terminal narrower than the ranking, the layout is first shortened to 26 columns (ending in '…'), then the "
+    "least needed columns go: the card's usable memory, the headroom, the hourly price, vLLM's pool, the memory bar; then "
+    "the layout to 16 columns; then the GPU count (the layout starts with it), the peak, the job time, the layout, the "
+    "throughput; the value or the job cost goes last. GPU ids are never cut. Pipes and --wide get every column in full.";
+
 struct CommandInfo {
   std::string name, description;
   std::vector<const CLI::Option*> options;
@@ -166,8 +186,9 @@ std::string man_page(CLI::App& app) {
   out += ".SH EXIT STATUS\n0 success (also when nothing fits: the output says so); 1 a \\fBcheck\\fR assertion failed; 2 bad input "
          "(one line on stderr naming the flag or field and what it accepts); 3 the output could not be written (a full disk or a closed pipe) "
          "or an internal error.\n";
-  out += ".SH ENVIRONMENT\n.TP\n.B NO_COLOR\nno colour in tables.\n.TP\n.B GPUADVISE_CALIBRATION\nthe calibration file "
-         "(else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else ~/.config/gpuadvise/calibration.json).\n";
+  out += ".SH ENVIRONMENT\n";
+  for (const auto& [name, what] : environment_variables()) out += ".TP\n.B " + name + "\n" + roff(what) + "\n";
+  out += ".SH TABLES\n" + roff(k_tables_text) + "\n";
   out += ".SH SEE ALSO\nREADME.md, docs/method.md (every formula with its source), docs/cli.md.\n";
   return out;
 }
@@ -189,6 +210,10 @@ std::string cli_reference(CLI::App& app) {
       out += "| " + names + " | " + (o->get_expected_min() > 0 ? (type.empty() || type == "TEXT" ? std::string("VALUE") : type) : "") + " | " + cell + " |\n";
     }
   }
+  out += "\n## Tables\n\n" + std::string(k_tables_text) + "\n\n## Environment\n\n| variable | what it does |\n|---|---|\n";
+  for (const auto& [name, what] : environment_variables()) out += "| `" + name + "` | " + markdown_cell(what) + " |\n";
+  out += "\n## Exit status\n\n0 success (also when nothing fits: the output says so); 1 a `check` assertion failed; 2 bad input (one line on stderr "
+         "naming the flag or field and what it accepts); 3 the output could not be written (a full disk or a closed pipe) or an internal error.\n";
   return out;
 }
 

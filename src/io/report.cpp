@@ -50,6 +50,19 @@ std::string paint(const Style& s, const std::string& text, const char* code) {
   return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
 }
 std::string mib(double bytes) { return fmt::format("{:.0f} MiB", bytes / 1048576.0); }
+// The peak against the usable memory in eight cells ('#' used, '.' free); past the capacity the bar is full and
+// closes with '>' instead of ']'. Ten characters.
+std::string usage_bar(double peak, double capacity) {
+  constexpr int cells = 8;
+  if (!(capacity > 0) || !(peak >= 0)) return std::string(cells + 2, ' ');
+  const double f = peak / capacity;
+  const int used = static_cast<int>(std::clamp(std::lround(f * cells), 0L, static_cast<long>(cells)));
+  std::string bar(1, '[');
+  bar.append(static_cast<std::size_t>(used), '#').append(static_cast<std::size_t>(cells - used), '.').push_back(']');
+  if (f > 1.0) bar.back() = '>';
+  return bar;
+}
+
 std::string sweep_value(double v) { return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); }
 }  // namespace detail
 
@@ -77,24 +90,6 @@ std::string hints_text(const Workload& w, const Candidate& c, const ModelSpec& m
   return out;
 }
 
-// The peak against the usable memory in eight cells ('#' used, '.' free); past the capacity the bar is full and
-// closes with '>' instead of ']'. Ten characters.
-std::string usage_bar(double peak, double capacity) {
-  constexpr int cells = 8;
-  if (!(capacity > 0) || !(peak >= 0)) return std::string(cells + 2, ' ');
-  const double f = peak / capacity;
-  const int used = static_cast<int>(std::clamp(std::lround(f * cells), 0L, static_cast<long>(cells)));
-  std::string bar(1, '[');
-  bar.append(static_cast<std::size_t>(used), '#').append(static_cast<std::size_t>(cells - used), '.').push_back(']');
-  if (f > 1.0) bar.back() = '>';
-  return bar;
-}
-
-
-std::string pad(const std::string& s, std::size_t w, bool right = false) {
-  if (s.size() >= w) return s;
-  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
-}
 
 
 
@@ -240,155 +235,11 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
 }
 
 namespace {
-// What the ranking table shows, from the rows it has: the columns and their widths.
-struct RankColumns {
-  bool has_time, has_vllm, inference, vision, video, show_value, compact;
-  std::string unit;  // the value column's unit ("M training tokens", ...)
-  std::size_t lw;    // layout column width
-  std::string un;    // the memory unit, named once in the header
-};
-
-RankColumns rank_columns(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
-  RankColumns k{};
-  k.has_time = r.has_job;
-  k.has_vllm = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.memory.vllm.has_value(); });
-  k.inference = !is_training(w.mode) && !m.vision;
-  k.vision = m.vision.has_value();
-  for (const auto& c : r.rows)
-    if (!c.value_unit.empty()) {
-      k.unit = c.value_unit;
-      break;
-    }
-  k.show_value = !r.has_job && !k.unit.empty() && k.unit != "stream-hour";
-  k.compact = style.compact;
-  k.lw = k.compact ? 26 : 44;
-  // Memory columns carry their unit once, in the header; the bar draws the peak against the usable memory.
-  k.un = mem_unit(style);
-  k.video = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.video != nullptr; });
-  return k;
-}
-
-std::string ranking_header(const RankColumns& k, const Style& style) {
-  const bool compact = k.compact, show_value = k.show_value, has_vllm = k.has_vllm, vision = k.vision, video = k.video, inference = k.inference,
-             has_time = k.has_time;
-  const std::string& un = k.un;
-  const std::string& unit = k.unit;
-  std::string header = compact ? fmt::format("{:>3}  {:<24} {:<5} {:>4}  {:<26} {:>9} {:<10}", "#", "GPU", "fits", "GPUs", "layout", "peak " + un, "of usable")
-                               : fmt::format("{:>3}  {:<32} {:<5} {:>4}  {:<44} {:>9} {:<10} {:>9} {:>11} {:>8}", "#", "GPU", "fits", "GPUs", "layout",
-                                             "peak " + un, "of usable", "usable " + un, "headroom " + un, "$/GPU-h");
-  if (show_value) header += fmt::format(" {:>10}", "$/" + (unit == "M training tokens" ? std::string("M tok") : unit == "M output tokens" ? "M out" : unit == "k images" ? "k img" : unit));
-  if (has_vllm) header += fmt::format(" {:>10} {:>8}", "KV pool " + un, "max seqs");
-  if (vision) header += fmt::format(" {:>9}", "img/s/GPU");
-  if (video) header += fmt::format(" {:>11} {:>9} {:>10}", "streams/GPU", "limit", "$/stream-h");
-  else if (inference) header += fmt::format(" {:>8} {:>7} {:>8}", "tok/s", "TTFT s", "TPOT ms");
-  else if (!vision) header += fmt::format(" {:>9}", "tok/s/GPU");
-  if (has_time) header += fmt::format(" {:>9} {:>10}", "job time", "job cost");
-  if (has_time && inference) header += fmt::format(" {:>9}", "$/M tok");
-  return paint(style, header, "1") + "\n";
-}
-
-// A number in fixed notation with `digits` decimals (as fmt's "{:.Nf}"), written into a small buffer: a ranking
-// writes a dozen per row.
-class Fixed {
- public:
-  Fixed(double v, int digits, const char* prefix = "") {
-    auto put = [&](auto r) { size_ = r.size; };
-    const std::size_t p = std::char_traits<char>::length(prefix);
-    std::char_traits<char>::copy(buf_, prefix, p);
-    char* at = buf_ + p;
-    const std::size_t room = sizeof buf_ - p;
-    switch (digits) {
-      case 0: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.0f}"), v)); break;
-      case 1: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.1f}"), v)); break;
-      case 2: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.2f}"), v)); break;
-      default: put(fmt::format_to_n(at, room, FMT_COMPILE("{:.3f}"), v)); break;
-    }
-    if (size_ > room) long_ = std::string(prefix) + fmt::format("{:.{}f}", v, std::min(digits, 3));
-    size_ += p;
-  }
-  std::string_view view() const { return long_.empty() ? std::string_view(buf_, size_) : std::string_view(long_); }
-
- private:
-  char buf_[48];
-  std::size_t size_ = 0;
-  std::string long_;  // a number past the buffer (never in practice)
-};
-
-// A table cell: `text` padded with spaces to `width` columns as fmt's {:<N} and {:>N} pad it (ASCII by its bytes,
-// anything else by fmt's own display width).
-void cell(std::string& out, std::string_view text, std::size_t width, bool right = false) {
-  std::size_t cols = text.size();
-  if (std::any_of(text.begin(), text.end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; }))
-    cols = fmt::detail::compute_width(fmt::string_view(text.data(), text.size()));
-  const std::size_t fill = cols < width ? width - cols : 0;
-  if (right) out.append(fill, ' ');
-  out.append(text);
-  if (!right) out.append(fill, ' ');
-}
-
-// One GPU's row: fit, count, layout, peak against usable memory, price, value, throughput, job time and cost;
-// appended cell by cell (a ranking writes dozens of rows).
-void ranking_row(std::string& out, const Candidate& c, std::size_t i, const RankColumns& k, const Style& style) {
-  const bool compact = k.compact, show_value = k.show_value, has_vllm = k.has_vllm, vision = k.vision, video = k.video, inference = k.inference,
-             has_time = k.has_time;
-  const std::size_t lw = k.lw;
-  const double capacity = static_cast<double>(c.gpu->memory_bytes);
-  const std::string_view dash = "—";
-  auto gb = [&](double bytes) { return Fixed(bytes / mem_div(style), 1); };
-  auto sep = [&](std::string_view text, std::size_t width) {
-    out += ' ';
-    cell(out, text, width, true);
-  };
-  cell(out, std::to_string(i), 3, true);
-  out += "  ";
-  cell(out, compact ? std::string_view(c.gpu->id).substr(0, 24) : std::string_view(c.gpu->id), compact ? 24 : 32);
-  out += ' ';
-  out += c.fits ? (c.tight ? paint(style, pad("tight", 5), "33") : paint(style, pad("yes", 5), "32")) : paint(style, pad(c.supported ? "no" : "n/a", 5), "31");
-  sep(std::to_string(c.gpus), 4);
-  out += "  ";
-  if (c.layout.size() > lw) cell(out, c.layout.substr(0, lw - 1) + "…", lw);
-  else cell(out, c.layout, lw);
-  sep(gb(c.memory.device_peak).view(), 9);
-  out += ' ';
-  out += paint(style, usage_bar(c.memory.device_peak, capacity), c.memory.device_peak <= capacity ? "32" : "31");
-  if (!compact) {
-    sep(gb(capacity).view(), 9);
-    sep(gb(c.headroom_bytes).view(), 11);
-    sep(c.usd_per_gpu_hour() ? Fixed(*c.usd_per_gpu_hour(), 2).view() : dash, 8);
-  }
-  if (show_value) sep(c.fits && c.value_usd ? Fixed(*c.value_usd, *c.value_usd >= 10 ? 1 : 3).view() : dash, 10);
-  if (has_vllm) {
-    sep(c.memory.vllm ? gb(c.memory.vllm->kv_pool_bytes).view() : dash, 10);
-    sep(c.memory.vllm ? Fixed(c.memory.vllm->max_concurrent_sequences, 1).view() : dash, 8);
-  }
-  if (vision) {
-    sep(c.time.images_per_second ? Fixed(*c.time.images_per_second, *c.time.images_per_second < 10 ? 2 : 0).view() : dash, 9);
-    if (video) {
-      sep(c.video ? Fixed(c.video->streams_per_gpu, 0).view() : dash, 11);
-      sep(c.video ? std::string_view(c.video->limit) : dash, 9);
-      sep(c.video && c.video->usd_per_stream_hour ? Fixed(*c.video->usd_per_stream_hour, 3).view() : dash, 10);
-    }
-  } else if (inference) {
-    const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(c.planned.tp * c.planned.pp);
-    sep(c.time.decode_tokens_per_second ? Fixed(*c.time.decode_tokens_per_second * replicas, 0).view() : dash, 8);
-    sep(c.time.ttft_seconds ? Fixed(*c.time.ttft_seconds, 2).view() : dash, 7);
-    sep(c.time.tpot_seconds ? Fixed(*c.time.tpot_seconds * 1000, 1).view() : dash, 8);
-  } else {
-    sep(c.time.train_tokens_per_second_per_gpu ? Fixed(*c.time.train_tokens_per_second_per_gpu, 0).view() : dash, 9);
-  }
-  if (has_time) {
-    sep(c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : std::string(dash), 9);
-    sep(c.cost.total_usd ? Fixed(*c.cost.total_usd, 2, "$").view() : dash, 10);
-  }
-  if (has_time && inference) sep(c.cost.usd_per_million_output_tokens ? Fixed(*c.cost.usd_per_million_output_tokens, 3).view() : dash, 9);
-  out += '\n';
-}
-
 // Below the rows, appended to the table: launch hints, the count that fits, why the others do not, and the
 // grouped notes.
-void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const ModelSpec& m, const RankColumns& k, const Style& style, std::size_t fitting) {
-  const bool has_time = k.has_time;
-  const std::string& un = k.un;
+void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const ModelSpec& m, const Style& style, std::size_t fitting) {
+  const bool has_time = r.has_job;
+  const std::string un = mem_unit(style);
   out += "\n";
   if (style.hints) {
     out += "Launch hints (first 5 that fit):\n";
@@ -461,14 +312,9 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     out += r.dropped.empty() ? "No plan fits within the margin: see the reasons below.\n"
                              : "No plan meets the deadline or budget: the GPUs dropped below say how close each came.\n";
   out += "\n";
-  const RankColumns k = rank_columns(w, m, r, style);
-  out += ranking_header(k, style);
-  std::size_t i = 0, fitting = 0;
-  for (const auto& c : r.rows) {
-    fitting += c.fits ? 1 : 0;
-    ranking_row(out, c, ++i, k, style);
-  }
-  ranking_footer(out, w, r, m, k, style, fitting);
+  out += detail::ranking_grid(w, m, r, style);
+  const auto fitting = static_cast<std::size_t>(std::count_if(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.fits; }));
+  ranking_footer(out, w, r, m, style, fitting);
   return out;
 }
 

@@ -38,6 +38,10 @@ std::string gbs(double bytes, const Style& s);
 // Text in an ANSI colour when the style has colour; nvidia-smi's MiB.
 std::string paint(const Style& s, const std::string& text, const char* code);
 std::string mib(double bytes);
+// The peak against the usable memory in eight cells, ten characters (report.cpp).
+std::string usage_bar(double peak, double capacity);
+// The ranking table's header and rows, fitted to style.width (report_rank_table.cpp).
+std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
 // A duration as people read it: s, min, h or d.
 std::string hours(double secs);
 // The workload in one line: model, size, mode, precision, batch, sequence or image size, framework.
