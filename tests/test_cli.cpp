@@ -11,6 +11,7 @@
 
 #include "gpuadvise/framework.hpp"
 #include "helpers.hpp"
+#include "report_detail.hpp"
 
 
 TEST_CASE("cli: --help and --version exit 0 on stdout", "[cli]") {
@@ -292,10 +293,17 @@ TEST_CASE("cli: --format markdown gives a table a CI comment can show, and -q le
   const auto est = test::run({"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb", "--format", "markdown"});
   REQUIRE(est.code == 0);
   CHECK(est.out.find("| weights | 14.00 |") != std::string::npos);
-  // Commands without a table of their own are fenced, so the columns stay aligned.
+  // The lists and the sweep are markdown tables too, pipes escaped; the one-GPU view, fit and calibration are fenced.
   const auto gpus = test::run({"gpus", "--format", "markdown"});
   REQUIRE(gpus.code == 0);
-  CHECK(gpus.out.find("```text") != std::string::npos);
+  CHECK(gpus.out.find("| id | vendor | mem GB | TB/s | bf16 TF | fp8 TF | link GB/s | stack | $/GPU-h |") != std::string::npos);
+  CHECK(gpus.out.find("| h100-sxm-80gb | NVIDIA | 85.5 |") != std::string::npos);
+  const auto models = test::run({"models", "--format", "markdown"});
+  CHECK(models.out.find("| id | family | params B | active B | shape |\n|---|---|---:|---:|---|") != std::string::npos);
+  const auto sweep = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--vary", "batch", "--from", "1", "--to", "2", "--format", "markdown"});
+  CHECK(sweep.out.find("| --batch | h100-sxm-80gb |\n|---:|---:|\n| 1 |") != std::string::npos);
+  CHECK(gpuadvise::detail::markdown_grid({{"a|b"}}, {{"x|y"}}) == "| a\\|b |\n|---|\n| x\\|y |\n");
+  CHECK(test::run({"gpus", "h100-sxm-80gb", "--format", "markdown"}).out.find("```text") != std::string::npos);
   // -q: nothing on stdout; the exit status carries the answer (a 70B in bf16 does not fit one RTX 4090).
   const auto quiet_fail = test::run({"check", "--model", "70B", "--gpu", "rtx-4090-24gb", "-q"});
   CHECK(quiet_fail.code == 1);

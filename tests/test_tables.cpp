@@ -90,3 +90,35 @@ TEST_CASE("cli: at 60, 80, 100 and 200 columns every ranking row fits, ids are n
     CHECK(stripped == r.out);
   }
 }
+
+TEST_CASE("tables: gpus and models fit 60 and 80 columns with whole ids, and pipes get every column", "[cli][width]") {
+  auto columns = [](const std::string& line) {
+    return static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+  };
+  for (const char* cmd : {"gpus", "models"}) {
+    const auto full = test::run({cmd});
+    REQUIRE(full.code == 0);
+    const auto doc = test::run_json({cmd});
+    for (const char* width : {"60", "80"}) {
+      setenv("COLUMNS", width, 1);
+      const auto r = test::run({cmd});
+      unsetenv("COLUMNS");
+      const std::size_t limit = static_cast<std::size_t>(std::stoi(width));
+      std::istringstream lines(r.out);
+      std::string line;
+      std::getline(lines, line);
+      CHECK(line.rfind("id ", 0) == 0);
+      std::size_t rows = 0;
+      while (std::getline(lines, line) && !line.empty()) {
+        CHECK(columns(line) <= limit);
+        ++rows;
+        const std::string id = line.substr(0, line.find(' '));
+        const auto& list = doc[std::string(cmd) == "gpus" ? "gpus" : "models"];
+        CHECK(std::any_of(list.begin(), list.end(), [&](const auto& e) { return e["id"] == id; }));
+      }
+      CHECK(rows == doc[std::string(cmd) == "gpus" ? "gpus" : "models"].size());
+      CHECK(r.out.size() < full.out.size());
+    }
+  }
+  CHECK(test::run({"models"}).out.find("…") == std::string::npos);
+}

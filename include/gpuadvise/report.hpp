@@ -68,6 +68,7 @@ struct Sweep {
   std::vector<SweepPoint> points;
 };
 std::string sweep_table(const Sweep& s, const Style& style);
+std::string sweep_markdown(const Sweep& s, const Style& style);
 std::string sweep_json(const Sweep& s);
 std::string sweep_csv(const Sweep& s);
 
@@ -89,10 +90,12 @@ std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, co
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 
 std::string gpus_table(const GpuCatalog& cat, const Style& style);
+std::string gpus_markdown(const GpuCatalog& cat, const Style& style);
 std::string gpus_json(const GpuCatalog& cat);
 std::string gpu_detail_table(const GpuSpec& g, const Style& style);
 std::string gpu_json(const GpuSpec& g);
-std::string models_table(const ModelCatalog& cat);
+std::string models_table(const ModelCatalog& cat, const Style& style);
+std::string models_markdown(const ModelCatalog& cat);
 std::string models_json(const ModelCatalog& cat);
 std::string gpus_csv(const GpuCatalog& cat);
 std::string models_csv(const ModelCatalog& cat);

@@ -67,7 +67,7 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
         std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
       else throw UserError{2, "--sort: unknown value '" + flags.gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
     }
-    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(shown) : ctx.of.format == "csv" ? gpus_csv(shown) : ctx.md() ? fenced_markdown("GPU catalogue", gpus_table(shown, ctx.style)) : gpus_table(shown, ctx.style));
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(shown) : ctx.of.format == "csv" ? gpus_csv(shown) : ctx.md() ? gpus_markdown(shown, ctx.style) : gpus_table(shown, ctx.style));
   }
   return 0;
 }
@@ -96,7 +96,7 @@ int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
       throw UserError{2, "--family: unknown family '" + flags.models_family + "' (valid: " + join(families, ", ") + ", or the start of a preset id)"};
     std::erase_if(shown.models, [&](const ModelSpec& m) { return !matches(m); });
   }
-  (*ctx.out_ptr) << (ctx.of.format == "json" ? models_json(shown) : ctx.of.format == "csv" ? models_csv(shown) : ctx.md() ? fenced_markdown("Model presets", models_table(shown)) : models_table(shown));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? models_json(shown) : ctx.of.format == "csv" ? models_csv(shown) : ctx.md() ? models_markdown(shown) : models_table(shown, ctx.style));
   return 0;
 }
 

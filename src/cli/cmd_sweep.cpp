@@ -80,7 +80,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     }
     sw.points.push_back(std::move(p));
   }
-  (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md() ? fenced_markdown("sweep", sweep_table(sw, Style{})) : sweep_table(sw, ctx.style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md() ? sweep_markdown(sw, Style{}) : sweep_table(sw, ctx.style));
   return 0;
 }
 

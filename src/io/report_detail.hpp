@@ -40,6 +40,17 @@ std::string paint(const Style& s, const std::string& text, const char* code);
 std::string mib(double bytes);
 // The peak against the usable memory in eight cells, ten characters (report.cpp).
 std::string usage_bar(double peak, double capacity);
+// A list command's column (report_text_table.cpp): header, alignment, the priority it keeps under a narrow
+// terminal (0: never dropped, the lowest goes first) and whether a long cell may be shortened with '…'.
+struct TextColumn {
+  std::string header;
+  bool right = false;
+  int keep = 0;
+  bool shortenable = false;
+};
+// As text fitted to `width` columns (0: every column in full) and as a markdown table (pipes escaped).
+std::string text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows, int width);
+std::string markdown_grid(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows);
 // The ranking table's header and rows, fitted to style.width (report_rank_table.cpp).
 std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
 // A duration as people read it: s, min, h or d.

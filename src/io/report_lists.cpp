@@ -34,24 +34,59 @@ std::string num_or_dash(const std::optional<double>& v, const char* f = "{:.0f}"
 }  // namespace
 
 
-std::string gpus_table(const GpuCatalog& cat, const Style& style) {
-  std::string out = fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", "id", "vendor", std::string("mem ") + mem_unit(style), "TB/s", "bf16 TF",
-                                "fp8 TF", "link GB/s", "stack", "$/GPU-h");
+namespace {
+// The catalogue as columns and rows: what the text and the markdown tables of `gpus` show.
+std::pair<std::vector<detail::TextColumn>, std::vector<std::vector<std::string>>> gpu_grid(const GpuCatalog& cat, const Style& style) {
+  std::vector<detail::TextColumn> cols{{"id", false, 0},          {"vendor", false, 20},      {std::string("mem ") + mem_unit(style), true, 90},
+                                       {"TB/s", true, 60},        {"bf16 TF", true, 70},       {"fp8 TF", true, 40},
+                                       {"link GB/s", true, 30},   {"stack", false, 50},        {"$/GPU-h", true, 80}};
+  std::vector<std::vector<std::string>> rows;
   for (const auto& g : cat.gpus) {
     const PriceOffer* o = g.cheapest_offer();
     auto tf = [&](const char* k) { return g.dense_tflops.get(k); };
-    out += fmt::format("{:<32} {:<8} {:>8} {:>8} {:>8} {:>8} {:>10} {:<8} {:>8}\n", g.id, g.vendor,
-                       gbs(static_cast<double>(g.memory_bytes), style),
-                       g.bandwidth_gb_per_s ? fmt::format("{:.2f}", *g.bandwidth_gb_per_s / 1000) : "—", num_or_dash(tf("bf16")),
-                       num_or_dash(tf("fp8")), num_or_dash(g.interconnect_gb_per_s), g.stack,
-                       o ? fmt::format("{:.2f}", *o->usd_per_gpu_hour) : "—");
+    rows.push_back({g.id, g.vendor, gbs(static_cast<double>(g.memory_bytes), style),
+                    g.bandwidth_gb_per_s ? fmt::format("{:.2f}", *g.bandwidth_gb_per_s / 1000) : "—", num_or_dash(tf("bf16")), num_or_dash(tf("fp8")),
+                    num_or_dash(g.interconnect_gb_per_s), g.stack, o ? fmt::format("{:.2f}", *o->usd_per_gpu_hour) : "—"});
   }
-  out += fmt::format("\n{} GPUs, catalogue {}. Memory is the capacity CUDA reports ({}); TFLOPS are dense.\n", cat.gpus.size(), cat.version,
-                     style.units == MemUnits::gib ? "GiB = 2^30 bytes" : "GB = 1e9 bytes");
-  return out;
+  return {cols, rows};
 }
 
+std::string gpus_footer(const GpuCatalog& cat, const Style& style) {
+  return fmt::format("{} GPUs, catalogue {}. Memory is the capacity CUDA reports ({}); TFLOPS are dense.\n", cat.gpus.size(), cat.version,
+                     style.units == MemUnits::gib ? "GiB = 2^30 bytes" : "GB = 1e9 bytes");
+}
 
+std::pair<std::vector<detail::TextColumn>, std::vector<std::vector<std::string>>> model_grid(const ModelCatalog& cat) {
+  std::vector<detail::TextColumn> cols{{"id", false, 0}, {"family", false, 30}, {"params B", true, 80}, {"active B", true, 70}, {"shape", false, 20, true}};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& m : cat.models) {
+    const ParamCounts pc = count_params(m);
+    std::string shape;
+    if (m.vision) {
+      shape = fmt::format("{} at {}x{}", m.vision->task, m.vision->ref_w, m.vision->ref_h);
+    } else {
+      shape = fmt::format("L={} h={} heads={} kv={} f={} V={}", m.layers + m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab);
+      if (m.is_moe()) shape += fmt::format(" experts={}/{}", m.experts_per_token, m.experts);
+    }
+    rows.push_back({m.id, m.family, fmt::format("{:.3f}", pc.total / 1e9), fmt::format("{:.3f}", pc.active / 1e9), shape});
+  }
+  return {cols, rows};
+}
+
+std::string models_footer(const ModelCatalog& cat) {
+  return fmt::format("{} presets. --model also takes a size (7B) or a Hugging Face config.json path.\n", cat.models.size());
+}
+}  // namespace
+
+std::string gpus_table(const GpuCatalog& cat, const Style& style) {
+  const auto [cols, rows] = gpu_grid(cat, style);
+  return detail::text_table(cols, rows, style.width) + "\n" + gpus_footer(cat, style);
+}
+
+std::string gpus_markdown(const GpuCatalog& cat, const Style& style) {
+  const auto [cols, rows] = gpu_grid(cat, style);
+  return "## GPU catalogue\n\n" + detail::markdown_grid(cols, rows) + "\n" + gpus_footer(cat, style);
+}
 
 std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
   std::string out = fmt::format("{} ({})\n", printable(g.name), g.id);
@@ -91,21 +126,14 @@ std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
   return out;
 }
 
-std::string models_table(const ModelCatalog& cat) {
-  std::string out = fmt::format("{:<34} {:<18} {:>10} {:>10}  {}\n", "id", "family", "params B", "active B", "shape");
-  for (const auto& m : cat.models) {
-    const ParamCounts pc = count_params(m);
-    std::string shape;
-    if (m.vision) {
-      shape = fmt::format("{} at {}x{}", m.vision->task, m.vision->ref_w, m.vision->ref_h);
-    } else {
-      shape = fmt::format("L={} h={} heads={} kv={} f={} V={}", m.layers + m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.ffn, m.vocab);
-      if (m.is_moe()) shape += fmt::format(" experts={}/{}", m.experts_per_token, m.experts);
-    }
-    out += fmt::format("{:<34} {:<18} {:>10.3f} {:>10.3f}  {}\n", m.id, m.family, pc.total / 1e9, pc.active / 1e9, shape);
-  }
-  out += fmt::format("\n{} presets. --model also takes a size (7B) or a Hugging Face config.json path.\n", cat.models.size());
-  return out;
+std::string models_table(const ModelCatalog& cat, const Style& style) {
+  const auto [cols, rows] = model_grid(cat);
+  return detail::text_table(cols, rows, style.width) + "\n" + models_footer(cat);
+}
+
+std::string models_markdown(const ModelCatalog& cat) {
+  const auto [cols, rows] = model_grid(cat);
+  return "## Model presets\n\n" + detail::markdown_grid(cols, rows) + "\n" + models_footer(cat);
 }
 
 
@@ -150,10 +178,34 @@ std::string sweep_cell(const Sweep& s, const Candidate& c, const Style& style) {
 }
 }  // namespace
 
+std::string sweep_markdown(const Sweep& s, const Style& style) {
+  std::string out = "## Sweep of --" + s.vary + "\n\n" + s.workload_line + "\n\n";
+  if (s.points.empty() || s.points.front().per_gpu.empty()) return out + "no points\n";
+  std::vector<detail::TextColumn> cols{{"--" + s.vary, true, 0}};
+  for (const auto& c : s.points.front().per_gpu) cols.push_back({c.gpu->id, true, 0});
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : s.points) {
+    rows.push_back({sweep_value(p.value)});
+    for (const auto& c : p.per_gpu) rows.back().push_back(sweep_cell(s, c, style));
+  }
+  return out + detail::markdown_grid(cols, rows);
+}
+
 std::string sweep_table(const Sweep& s, const Style& style) {
   std::string out = "Sweep of --" + s.vary + ": " + s.workload_line + "\n";
   if (s.points.empty() || s.points.front().per_gpu.empty()) return out + "no points\n";
-  const std::size_t width = 40;
+  // Each GPU's column is as wide as its id (never cut) or its widest cell; the bar takes what a narrow terminal
+  // leaves (10 to 40 columns).
+  std::vector<std::size_t> col;
+  for (std::size_t k = 0; k < s.points.front().per_gpu.size(); ++k) {
+    std::size_t w = s.points.front().per_gpu[k].gpu->id.size();
+    for (const auto& p : s.points) w = std::max(w, sweep_cell(s, p.per_gpu[k], style).size());
+    col.push_back(w);
+  }
+  std::size_t cells = 0;
+  for (std::size_t w : col) cells += w + 1;
+  const std::size_t room = style.width > 0 && static_cast<std::size_t>(style.width) > 14 + cells ? static_cast<std::size_t>(style.width) - 14 - cells : 40;
+  const std::size_t width = std::clamp<std::size_t>(room, 10, 40);
   double top = 0;
   for (const auto& p : s.points)
     for (const auto& c : p.per_gpu) {
@@ -166,8 +218,8 @@ std::string sweep_table(const Sweep& s, const Style& style) {
   const std::string what = s.metric == "memory" ? "device peak per GPU (bar: " + first.front().gpu->id + ")"
                            : s.metric == "cost" ? "job cost (bar: " + first.front().gpu->id + ")"
                                                 : "throughput per GPU (bar: " + first.front().gpu->id + ")";
-  out += fmt::format("{:>10}  {:<{}}", "--" + s.vary, what, width + 2);
-  for (const auto& c : first) out += fmt::format(" {:>18}", c.gpu->id.substr(0, 18));
+  out += fmt::format("{:>10}  {:<{}}", "--" + s.vary, what.size() > width + 2 ? what.substr(0, width + 2) : what, width + 2);
+  for (std::size_t k = 0; k < first.size(); ++k) out += fmt::format(" {:>{}}", first[k].gpu->id, col[k]);
   out += "\n";
   for (const auto& p : s.points) {
     std::string bar(width, ' ');
@@ -191,7 +243,7 @@ std::string sweep_table(const Sweep& s, const Style& style) {
     }
     const bool fits_first = p.per_gpu.front().fits;
     out += fmt::format("{:>10}  {}  ", sweep_value(p.value), paint(style, drawn, fits_first ? "32" : "31"));
-    for (const auto& c : p.per_gpu) out += fmt::format(" {:>18}", sweep_cell(s, c, style));
+    for (std::size_t k = 0; k < p.per_gpu.size(); ++k) out += fmt::format(" {:>{}}", sweep_cell(s, p.per_gpu[k], style), col[k]);
     out += "\n";
   }
   if (s.metric == "memory") {
