@@ -122,3 +122,24 @@ TEST_CASE("tables: gpus and models fit 60 and 80 columns with whole ids, and pip
   }
   CHECK(test::run({"models"}).out.find("…") == std::string::npos);
 }
+
+TEST_CASE("tables: --help and the ranking's notes wrap at spaces to the terminal, and pipes keep whole lines", "[cli][width]") {
+  auto words_of = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  };
+  for (std::vector<std::string> args : {std::vector<std::string>{"--help"}, std::vector<std::string>{"--model", "7B", "--mode", "finetune", "--tokens", "1B"}}) {
+    const auto piped = test::run(args);
+    setenv("COLUMNS", "80", 1);
+    const auto narrow = test::run(args);
+    unsetenv("COLUMNS");
+    REQUIRE(narrow.code == 0);
+    std::istringstream lines(narrow.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("    ", 0) != 0)  // launch hints stay whole, to be copied
+        CHECK(std::count_if(line.begin(), line.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }) <= 80);
+    if (args.front() == "--help") CHECK(words_of(narrow.out) == words_of(piped.out));  // the same words, none broken
+  }
+}

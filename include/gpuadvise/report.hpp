@@ -89,6 +89,9 @@ std::string fit_csv(const GpuSpec& g, const FitResult& r);
 std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r);
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 
+// Text wrapped at spaces to `width` columns (0: as it is), each long line continued under its text: an option's
+// description, a "note: " line's note (report_text_table.cpp).
+std::string wrap_text(const std::string& text, int width);
 std::string gpus_table(const GpuCatalog& cat, const Style& style);
 std::string gpus_markdown(const GpuCatalog& cat, const Style& style);
 std::string gpus_json(const GpuCatalog& cat);

@@ -298,10 +298,10 @@ std::optional<int> parse_command_line(CLI::App& app, const Commands& c, int argc
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    out << app.help();
+    out << wrap_text(app.help(), terminal_width());  // at spaces, each option's text under its column
     return 0;
   } catch (const CLI::CallForAllHelp&) {
-    out << app.help("", CLI::AppFormatMode::All);
+    out << wrap_text(app.help("", CLI::AppFormatMode::All), terminal_width());
     return 0;
   } catch (const CLI::CallForVersion& e) {
     out << e.what() << "\n";

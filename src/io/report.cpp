@@ -304,17 +304,27 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
   // Written once into room for the whole table (a row is under 256 bytes, the notes a few KB): growing by
   // doubling would touch about twice the memory.
   out.reserve(256 * r.rows.size() + 8192);
-  out += "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
-  out += "Order: " + r.order_text + "\n";
+  // The lines above and below the table wrap at the terminal's width (the launch hints stay whole, to be copied).
+  std::string top = "Workload: " + workload_line(w, m, r.rows.front().memory) + "\n";
+  top += "Order: " + r.order_text + "\n";
   for (const auto& rec : r.recommendations)
-    out += fmt::format("{} {:<34} {}\n", paint(style, fmt::format("{:<11}", rec.label + ":"), "1"), rec.gpu, rec.reason);
+    top += fmt::format("{} {:<34} {}\n", paint(style, fmt::format("{:<11}", rec.label + ":"), "1"), rec.gpu, rec.reason);
   if (r.recommendations.empty())
-    out += r.dropped.empty() ? "No plan fits within the margin: see the reasons below.\n"
+    top += r.dropped.empty() ? "No plan fits within the margin: see the reasons below.\n"
                              : "No plan meets the deadline or budget: the GPUs dropped below say how close each came.\n";
-  out += "\n";
+  out += wrap_text(top, style.width) + "\n";
   out += detail::ranking_grid(w, m, r, style);
   const auto fitting = static_cast<std::size_t>(std::count_if(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.fits; }));
-  ranking_footer(out, w, r, m, style, fitting);
+  std::string footer;
+  ranking_footer(footer, w, r, m, style, fitting);
+  std::size_t at = 0;
+  while (at < footer.size()) {
+    const std::size_t end = std::min(footer.find('\n', at), footer.size());
+    const std::string line = footer.substr(at, end - at);
+    out += line.rfind("    ", 0) == 0 ? line : wrap_text(line, style.width);
+    if (end < footer.size()) out += '\n';
+    at = end + 1;
+  }
   return out;
 }
 

@@ -9,7 +9,19 @@
 namespace gpuadvise::detail {
 
 namespace {
+// Display columns: UTF-8 by fmt's widths, ANSI colour escapes (ESC [ ... m) none.
 std::size_t width_of(std::string_view s) {
+  if (s.find('\x1b') != std::string_view::npos) {
+    std::string plain;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\x1b') {
+        while (i < s.size() && s[i] != 'm') ++i;
+        continue;
+      }
+      plain.push_back(s[i]);
+    }
+    return width_of(plain);
+  }
   if (std::none_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; })) return s.size();
   return fmt::detail::compute_width(fmt::string_view(s.data(), s.size()));
 }
@@ -95,3 +107,63 @@ std::string markdown_grid(const std::vector<TextColumn>& columns, const std::vec
 }
 
 }  // namespace gpuadvise::detail
+
+namespace gpuadvise {
+
+std::string wrap_text(const std::string& text, int width) {
+  using detail::width_of;
+  if (width <= 0) return text;
+  const auto limit = static_cast<std::size_t>(width);
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (width_of(line) <= limit) {
+      out += line;
+      if (end < text.size()) out += '\n';
+      continue;
+    }
+    // A hanging indent: an option's description column (two spaces then text after the name), else the line's own;
+    // found on the line without its colour.
+    std::string plain;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (line[i] == '\x1b') {
+        while (i < line.size() && line[i] != 'm') ++i;
+        continue;
+      }
+      plain.push_back(line[i]);
+    }
+    std::size_t indent = plain.find_first_not_of(' ');
+    if (indent == std::string::npos) indent = 0;
+    if (const auto gap = plain.find("  ", indent); plain.rfind("  -", 0) == 0 && gap != std::string::npos) {
+      const auto desc = plain.find_first_not_of(' ', gap);
+      if (desc != std::string::npos && desc < limit / 2) indent = desc;
+    } else if (const auto colon = plain.find(": ", indent); colon != std::string::npos && colon < limit / 3) {
+      indent = colon + 2;  // "  note: ..." continues under its text
+    }
+    std::string current;
+    std::size_t pos = 0;
+    while (pos < line.size()) {
+      const std::size_t space = line.find(' ', pos + 1);
+      const std::string word = line.substr(pos, space == std::string::npos ? std::string::npos : space - pos);
+      if (!current.empty() && width_of(current) + width_of(word) > limit && current.find_first_not_of(' ') != std::string::npos) {
+        while (!current.empty() && current.back() == ' ') current.pop_back();
+        out += current + '\n';
+        current = std::string(indent, ' ');
+        std::size_t skip = word.find_first_not_of(' ');
+        current += skip == std::string::npos ? "" : word.substr(skip);
+      } else {
+        current += word;
+      }
+      pos = space == std::string::npos ? line.size() : space;
+    }
+    out += current;
+    if (end < text.size()) out += '\n';
+  }
+  return out;
+}
+
+}  // namespace gpuadvise
