@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "gpuadvise/error.hpp"
 #include "gpuadvise/workload.hpp"
@@ -104,4 +107,50 @@ TEST_CASE("values: an unknown flag or a stray word is named as typed, with the f
   CHECK(stray.err == "gpuadvise: error: unexpected argument 'stray' (see --help)\n");
   CHECK(test::run({"estimat", "--model", "7B"}).err.find("unexpected argument 'estimat'; did you mean 'estimate'?") != std::string::npos);
   for (const auto* r : {&part, &typo, &stray}) CHECK(r->err.find("not expected") == std::string::npos);
+}
+
+TEST_CASE("values: a defaults file sets units, colour, headroom, GPUs, provider and prices where no flag is given, and a bad one is one line", "[values][cli][defaults]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpuadvise-defaults-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "config.json").string();
+  const std::string own = std::getenv("GPUADVISE_CONFIG");  // test_main's empty file
+  auto with = [&](const std::string& json, std::vector<std::string> args) {
+    std::ofstream(path) << json;
+    setenv("GPUADVISE_CONFIG", path.c_str(), 1);
+    auto r = test::run(args);
+    setenv("GPUADVISE_CONFIG", own.c_str(), 1);
+    return r;
+  };
+  const std::vector<std::string> job{"--model", "7B", "--mode", "finetune", "--tokens", "1B", "--only", "h100-sxm-80gb", "--format", "json"};
+  // A price of one's own: 7B full fine-tune on two H100s, the job's GPU-hours at $1.00 instead of the catalogue's.
+  const auto plain = test::run(job), priced = with(R"({"prices": {"h100-sxm-80gb": 1.0}, "max_gpus": 8})", job);
+  REQUIRE(priced.code == 0);
+  const auto a = plain.json(), b = priced.json();
+  CHECK(b["ranking"][0]["cost"]["price"]["usd_per_gpu_hour"] == 1.0);
+  CHECK(a["ranking"][0]["cost"]["price"]["usd_per_gpu_hour"] != 1.0);
+  // A flag beats the file: --price, --units.
+  auto flagged = job;
+  flagged.insert(flagged.end(), {"--price", "h100-sxm-80gb=2.5"});
+  const auto f = with(R"({"prices": {"h100-sxm-80gb": 1.0}})", flagged);
+  const auto fj = f.json();
+  CHECK(fj["ranking"][0]["cost"]["price"]["usd_per_gpu_hour"] == 2.5);
+  CHECK(with(R"({"units": "gib"})", {"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb"}).out.find(" GiB") != std::string::npos);
+  CHECK(with(R"({"units": "gib"})", {"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb", "--units", "gb"}).out.find(" GiB") == std::string::npos);
+  CHECK(with(R"({"color": "always"})", {"gpus"}).out.find("\x1b[") == std::string::npos);  // the catalogue list has no colour
+  CHECK(with(R"({"color": "always"})", {"--model", "7B"}).out.find("\x1b[") != std::string::npos);
+  // Bad input: one line naming the key and what it accepts, exit 2.
+  const auto unknown = with(R"({"unit": "gib"})", {"gpus"});
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err == "gpuadvise: error: " + path + ".unit: unknown key (valid: provider, units, color, min_headroom, max_gpus, prices)\n");
+  const auto bad = with(R"({"max_gpus": 0})", {"gpus"});
+  CHECK(bad.err == "gpuadvise: error: " + path + ".max_gpus: expected an integer from 1 to 32,768, got 0\n");
+  CHECK(with(R"({"min_headroom": 100})", {"gpus"}).code == 2);
+  CHECK(with(R"({"prices": {"h100-sxm-80gbb": 2}})", {"--model", "7B"}).err.find("unknown GPU 'h100-sxm-80gbb'") != std::string::npos);
+  CHECK(with("{bad", {"gpus"}).code == 2);
+  setenv("GPUADVISE_CONFIG", (dir / "missing.json").string().c_str(), 1);
+  const auto missing = test::run({"gpus"});
+  setenv("GPUADVISE_CONFIG", own.c_str(), 1);
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("GPUADVISE_CONFIG: no such file") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }

@@ -41,6 +41,16 @@ void for_each_workload(std::string_view text, const std::string& origin, const s
 // A prices file: {"GPU id": USD per GPU-hour, ...}.
 std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin);
 
+// The defaults file (config.json: $GPUADVISE_CONFIG, else $XDG_CONFIG_HOME/gpuadvise/config.json, else
+// ~/.config/gpuadvise/config.json): what a flag given on the command line overrides.
+struct UserDefaults {
+  std::optional<std::string> provider, units, color;
+  std::optional<double> min_headroom;
+  std::optional<std::int64_t> max_gpus;
+  std::vector<std::pair<std::string, double>> prices;  // GPU id -> USD per GPU-hour, below --prices and --price
+};
+UserDefaults parse_defaults_file(std::string_view text, const std::string& origin);
+
 // What a `gpuadvise probe` script measured (docs/method.md §15).
 struct ProbeResult {
   std::string estimate_args, gpu_name, unit;

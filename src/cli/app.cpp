@@ -95,7 +95,7 @@ Exit status: 0 ok (also when nothing fits: the output says so), 1 a check failed
 (a full disk or a closed pipe) or an internal error.
 
 Environment: COLUMNS (table width), NO_COLOR, CLICOLOR_FORCE, TERM=dumb, LC_ALL/LC_CTYPE/LANG (not UTF-8: ASCII text),
-GPUADVISE_CATALOG (your GPUs), GPUADVISE_CALIBRATION (measured corrections), XDG_CONFIG_HOME/HOME (where they are looked for).
+GPUADVISE_CONFIG (defaults), GPUADVISE_CATALOG (your GPUs), GPUADVISE_CALIBRATION (measured corrections), XDG_CONFIG_HOME/HOME (where they are looked for).
 Details: gpuadvise manpage, docs/cli.md.
 )";
 
@@ -433,6 +433,11 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
     if (const auto status = parse_command_line(app, c, argc, argv, out_stream, err, reg)) return *status;
     reject_empty_values(app, c);
     OutputFlags& of = c.output();
+    const CLI::App* run = c.parsed() ? c.parsed() : &app;
+    apply_defaults({{&c.rank.cf, &c.est_flags.cf, &c.chk_flags.chk_cf, &c.swp_flags.swp_cf}, &c.rank, &c.fit_flags, &of}, [&](const char* name) {
+      const CLI::Option* o = run->get_option_no_throw(name);
+      return o && o->count() > 0;
+    });
     // Enumerated output values take any case (CSV, GiB, Markdown).
     for (std::string* v : {&of.format, &of.units})
       for (auto& ch : *v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -1,7 +1,9 @@
 #pragma once
 // Every command's flags and what it runs, one file per command (cmd_*.cpp). app.cpp registers the flags on the
 // structs below and calls run_* once they are parsed.
+#include <functional>
 #include <ostream>
+#include <vector>
 
 #include "gpuadvise/report.hpp"
 #include "support.hpp"
@@ -60,6 +62,16 @@ struct FitFlags {
   WorkloadFlags fit_wf;
   std::string fit_gpu, maximize = "batch", min_headroom;
 };
+
+// The flags the defaults file fills where the command line left them (defaults.cpp).
+struct DefaultsTargets {
+  std::vector<CostFlags*> costs;
+  RankFlags* rank;
+  FitFlags* fit;
+  OutputFlags* output;
+};
+std::string defaults_path();
+void apply_defaults(const DefaultsTargets& t, const std::function<bool(const char*)>& given);
 
 int run_rank(const RankFlags& flags, const CommandContext& ctx);          // cmd_rank.cpp
 int run_estimate(const EstimateFlags& flags, const CommandContext& ctx);  // cmd_rank.cpp

@@ -452,6 +452,7 @@ CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istrea
   o.provider = cf.provider;
   o.corrections_file = calibration_path();
   o.corrections = load_corrections(o.corrections_file);
+  for (const auto& [id, usd] : cf.default_prices) o.price_overrides[gpu_for(id, cat, defaults_path() + ".prices").id] = usd;
   if (!cf.prices_file.empty()) {
     auto text = read_file(cf.prices_file, in, "--prices");
     if (!text) throw UserError{2, "--prices: cannot read '" + cf.prices_file + "'"};

@@ -70,6 +70,7 @@ struct CostFlags {
   std::vector<std::string> purchases;  // ID=USD
   std::string prices_file;
   std::string provider;
+  std::vector<std::pair<std::string, double>> default_prices;  // the defaults file's, below --prices and --price
 };
 
 struct OutputFlags {
@@ -111,6 +112,8 @@ std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, c
                                     const std::function<void(RawWorkload&&)>& check_all = {});
 // A user file: $ENV, else $XDG_CONFIG_HOME/gpuadvise/NAME, else ~/.config/gpuadvise/NAME ("" without a home).
 std::string config_path(const char* env, const std::string& name);
+// The defaults file's path (defaults.cpp).
+std::string defaults_path();
 std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy);
 
 // The GPU catalogue (bundled, --catalog, and the user's additions) and the bundled model presets.

@@ -235,6 +235,51 @@ std::string calibration_json(const std::vector<LocalCorrection>& corrections) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+UserDefaults parse_defaults_unguarded(std::string_view text, const std::string& origin) {
+  const json j = parse_json(text, origin);
+  if (!j.is_object()) throw InputError(origin + ": expected an object (keys: provider, units, color, min_headroom, max_gpus, prices)");
+  UserDefaults d;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    const json& v = it.value();
+    const std::string at = origin + "." + k;
+    auto one_of = [&](std::initializer_list<const char*> valid) {
+      std::string list;
+      for (const char* x : valid) {
+        if (v.is_string() && v.get<std::string>() == x) return v.get<std::string>();
+        list += (list.empty() ? "" : ", ") + std::string(x);
+      }
+      throw InputError(at + ": expected one of " + list + ", got " + v.dump());
+    };
+    if (k == "provider") {
+      if (!v.is_string() || v.get<std::string>().empty()) throw InputError(at + ": expected a provider's name (gpuadvise gpus ID lists its offers), got " + v.dump());
+      d.provider = v.get<std::string>();
+    } else if (k == "units") {
+      d.units = one_of({"gb", "gib"});
+    } else if (k == "color") {
+      d.color = one_of({"auto", "always", "never"});
+    } else if (k == "min_headroom") {
+      if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() < 100)) throw InputError(at + ": expected a percentage from 0 to below 100, got " + v.dump());
+      d.min_headroom = v.get<double>();
+    } else if (k == "max_gpus") {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > k_max_plan_gpus)
+        throw InputError(at + ": expected an integer from 1 to 32,768, got " + v.dump());
+      d.max_gpus = v.get<std::int64_t>();
+    } else if (k == "prices") {
+      d.prices = parse_price_file_unguarded(v.dump(), at);
+    } else {
+      throw InputError(at + ": unknown key (valid: provider, units, color, min_headroom, max_gpus, prices)");
+    }
+  }
+  return d;
+}
+}  // namespace
+
+UserDefaults parse_defaults_file(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_defaults_unguarded(text, origin); });
+}
+
 std::vector<std::pair<std::string, double>> parse_price_file(std::string_view text, const std::string& origin) {
   return json_guard(origin, [&] { return parse_price_file_unguarded(text, origin); });
 }
