@@ -48,6 +48,9 @@ struct TextColumn {
   int keep = 0;
   bool shortenable = false;
 };
+// Display columns of a cell (UTF-8 by fmt's widths, colour escapes none), and a cell cut to `width` with a '…'.
+std::size_t width_of(std::string_view s);
+std::string cut(const std::string& text, std::size_t width);
 // As text fitted to `width` columns (0: every column in full) and as a markdown table (pipes escaped).
 std::string text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows, int width);
 std::string markdown_grid(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows);

@@ -28,11 +28,6 @@ struct Column {
   std::size_t width = 0;
 };
 
-std::size_t display_width(std::string_view s) {
-  if (std::none_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; })) return s.size();
-  return fmt::detail::compute_width(fmt::string_view(s.data(), s.size()));
-}
-
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
 
 const std::string k_dash = "—";
@@ -148,18 +143,8 @@ void fit_columns(std::vector<Column>& cols, std::size_t limit) {
   drop_below(100);
 }
 
-// A cell's text cut to `width` display columns with a closing '…' (the text is ASCII but for its dashes).
-std::string shortened(const std::string& text, std::size_t width) {
-  if (display_width(text) <= width) return text;
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && display_width(out) + 1 < width; ++i) out.push_back(text[i]);
-  while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-  if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
-  return out + "…";
-}
-
 void append_cell(std::string& out, const std::string& text, std::size_t width, bool right) {
-  const std::size_t cols = display_width(text), fill = cols < width ? width - cols : 0;
+  const std::size_t cols = width_of(text), fill = cols < width ? width - cols : 0;
   if (right) out.append(fill, ' ');
   out += text;
   if (!right) out.append(fill, ' ');
@@ -180,8 +165,8 @@ std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r
     rows.push_back(std::move(row));
   }
   for (std::size_t k = 0; k < cols.size(); ++k) {
-    cols[k].width = std::max<std::size_t>(display_width(cols[k].header), k == 0 ? 3 : 0);  // the row number: three columns
-    for (const auto& row : rows) cols[k].width = std::max(cols[k].width, display_width(row[k].text));
+    cols[k].width = std::max<std::size_t>(width_of(cols[k].header), k == 0 ? 3 : 0);  // the row number: three columns
+    for (const auto& row : rows) cols[k].width = std::max(cols[k].width, width_of(row[k].text));
   }
   // Which columns survive, by header (the rows' cells are matched to them by position below).
   std::vector<std::string> all;
@@ -193,7 +178,7 @@ std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r
   std::string header;
   for (std::size_t k = 0; k < cols.size(); ++k) {
     header.append(gap_before(cols[k], k == 0), ' ');
-    append_cell(header, shortened(cols[k].header, cols[k].width), cols[k].width, cols[k].right);
+    append_cell(header, cut(cols[k].header, cols[k].width), cols[k].width, cols[k].right);
   }
   while (!header.empty() && header.back() == ' ') header.pop_back();
   out += paint(style, header, "1") + "\n";
@@ -202,7 +187,7 @@ std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r
     for (std::size_t k = 0; k < cols.size(); ++k) {
       line.append(gap_before(cols[k], k == 0), ' ');
       const Cell& cell = row[index[k]];
-      std::string text = shortened(cell.text, cols[k].width);
+      std::string text = cut(cell.text, cols[k].width);
       std::string padded;
       append_cell(padded, text, cols[k].width, cols[k].right);
       line += cell.color ? paint(style, padded, cell.color) : padded;

@@ -8,7 +8,6 @@
 
 namespace gpuadvise::detail {
 
-namespace {
 // Display columns: UTF-8 by fmt's widths, ANSI colour escapes (ESC [ ... m) none.
 std::size_t width_of(std::string_view s) {
   if (s.find('\x1b') != std::string_view::npos) {
@@ -34,7 +33,6 @@ std::string cut(const std::string& text, std::size_t width) {
   if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
   return out + "…";
 }
-}  // namespace
 
 std::string text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows, int width) {
   std::vector<std::size_t> shown(columns.size()), widths(columns.size());
