@@ -4,8 +4,10 @@
 # (../shared/fidelity), also checks the estimates against them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "test: checking the Debian packages it needs" >&2
 ./scripts/setup.sh
 jobs=$(nproc)
+echo "test: building with warnings as errors and running the tests ($jobs jobs)" >&2
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUADVISE_WARNINGS_AS_ERRORS=ON -DGPUADVISE_BUILD_TESTS=ON >/dev/null
 cmake --build build -j "$jobs"
@@ -24,6 +26,7 @@ if [ -x ../shared/tools/fidelity ] && [ -f ../shared/fidelity/cases.jsonl ]; the
 fi
 
 if [ "${GPUADVISE_SKIP_SANITIZERS:-0}" != "1" ]; then
+  echo "test: building and running the tests again under AddressSanitizer and UBSan" >&2
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUADVISE_WARNINGS_AS_ERRORS=ON -DGPUADVISE_BUILD_TESTS=ON \
     "-DGPUADVISE_SANITIZE=address;undefined" >/dev/null
   cmake --build build-asan -j "$jobs"
@@ -32,5 +35,6 @@ fi
 
 # A short fuzz pass of every reader and the whole pipeline (clang, libFuzzer, ASan + UBSan); docs/testing.md.
 if [ "${GPUADVISE_SKIP_FUZZ:-0}" != "1" ]; then
+  echo "test: a short fuzz pass (clang, libFuzzer)" >&2
   ./scripts/fuzz.sh "${GPUADVISE_FUZZ_SECONDS:-20}"
 fi
