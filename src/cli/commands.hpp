@@ -70,7 +70,6 @@ struct DefaultsTargets {
   FitFlags* fit;
   OutputFlags* output;
 };
-std::string defaults_path();
 void apply_defaults(const DefaultsTargets& t, const std::function<bool(const char*)>& given);
 
 int run_rank(const RankFlags& flags, const CommandContext& ctx);          // cmd_rank.cpp

@@ -1,13 +1,10 @@
 // The defaults file (README "Defaults"; config.json: $GPUADVISE_CONFIG, else $XDG_CONFIG_HOME/gpuadvise/config.json,
 // else ~/.config/gpuadvise/config.json): each value applies where its flag was not given.
 #include <CLI/CLI.hpp>
-#include <cstdlib>
-#include <filesystem>
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "gpuadvise/catalog.hpp"
-#include "gpuadvise/escape.hpp"
 
 namespace gpuadvise::cli {
 
@@ -15,9 +12,7 @@ std::string defaults_path() { return config_path("GPUADVISE_CONFIG", "config.jso
 
 void apply_defaults(const DefaultsTargets& t, const std::function<bool(const char*)>& given) {
   const std::string path = defaults_path();
-  std::error_code ec;
-  if (const char* named = std::getenv("GPUADVISE_CONFIG"); named && *named && !std::filesystem::exists(path, ec))
-    throw UserError{2, "GPUADVISE_CONFIG: no such file '" + printable(path) + "' (point it at a defaults file, or unset it)"};
+  require_named_file("GPUADVISE_CONFIG", path, "a defaults file");
   const auto text = read_config_file(path, "defaults file", "unset GPUADVISE_CONFIG or fix the file");
   if (!text) return;
   const UserDefaults d = parse_defaults_file(*text, path);

@@ -32,6 +32,12 @@ const std::vector<std::pair<std::string, std::string>>& environment_variables() 
   return vars;
 }
 
+// The exit statuses, for the man page and docs/cli.md (`check` is set in bold in the one, as code in the other).
+std::string exit_status_text(const std::string& check) {
+  return "0 success (also when nothing fits: the output says so); 1 a " + check + " assertion failed; 2 bad input (one line on stderr naming "
+         "the flag or field and what it accepts); 3 the output could not be written (a full disk or a closed pipe) or an internal error.";
+}
+
 const char* k_tables_text =
     "On a terminal narrower than the ranking, the layout is first shortened to 26 columns (ending in '…'), then the "
     "least needed columns go: the card's usable memory, the headroom, the hourly price, vLLM's pool, the memory bar; then "
@@ -185,9 +191,7 @@ std::string man_page(CLI::App& app) {
       out += ".TP\n" + names + "\n" + roff(o->get_description()) + "\n";
     }
   }
-  out += ".SH EXIT STATUS\n0 success (also when nothing fits: the output says so); 1 a \\fBcheck\\fR assertion failed; 2 bad input "
-         "(one line on stderr naming the flag or field and what it accepts); 3 the output could not be written (a full disk or a closed pipe) "
-         "or an internal error.\n";
+  out += ".SH EXIT STATUS\n" + exit_status_text("\\fBcheck\\fR") + "\n";
   out += ".SH ENVIRONMENT\n";
   for (const auto& [name, what] : environment_variables()) out += ".TP\n.B " + name + "\n" + roff(what) + "\n";
   out += ".SH TABLES\n" + roff(k_tables_text) + "\n";
@@ -214,8 +218,7 @@ std::string cli_reference(CLI::App& app) {
   }
   out += "\n## Tables\n\n" + std::string(k_tables_text) + "\n\n## Environment\n\n| variable | what it does |\n|---|---|\n";
   for (const auto& [name, what] : environment_variables()) out += "| `" + name + "` | " + markdown_cell(what) + " |\n";
-  out += "\n## Exit status\n\n0 success (also when nothing fits: the output says so); 1 a `check` assertion failed; 2 bad input (one line on stderr "
-         "naming the flag or field and what it accepts); 3 the output could not be written (a full disk or a closed pipe) or an internal error.\n";
+  out += "\n## Exit status\n\n" + exit_status_text("`check`") + "\n";
   return out;
 }
 

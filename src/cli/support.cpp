@@ -91,6 +91,16 @@ std::string user_catalog_path() { return config_path("GPUADVISE_CATALOG", "gpus.
 
 }  // namespace
 
+void require_named_file(const char* env, const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (const char* named = std::getenv(env); named && *named && !std::filesystem::exists(path, ec))
+    throw UserError{2, std::string(env) + ": no such file '" + printable(path) + "' (point it at " + what + ", or unset it)"};
+}
+
+namespace {
+
+}  // namespace
+
 GivenNames::GivenNames(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
@@ -328,9 +338,7 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provena
     cat = parse_gpu_catalog(*text, of.catalog);
   }
   const std::string user = user_catalog_path();
-  std::error_code ec;
-  if (const char* named = std::getenv("GPUADVISE_CATALOG"); named && *named && !std::filesystem::exists(user, ec))
-    throw UserError{2, "GPUADVISE_CATALOG: no such file '" + printable(user) + "' (point it at a catalogue in data/gpus.json's schema, or unset it)"};
+  require_named_file("GPUADVISE_CATALOG", user, "a catalogue in data/gpus.json's schema");
   const auto text = read_config_file(user, "user catalogue", "unset GPUADVISE_CATALOG or remove the file");
   if (!text) return cat;
   const GpuCatalog mine = parse_gpu_catalog(*text, user);

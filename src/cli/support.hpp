@@ -114,6 +114,9 @@ std::size_t for_each_given_workload(const WorkloadFlags& wf, std::istream& in, c
 std::string config_path(const char* env, const std::string& name);
 // The defaults file's path (defaults.cpp).
 std::string defaults_path();
+// A file an environment variable names must exist: bad input naming the variable otherwise (the default paths
+// under ~/.config may be absent).
+void require_named_file(const char* env, const std::string& path, const std::string& what);
 std::optional<std::string> read_config_file(const std::string& path, const std::string& what, const std::string& remedy);
 
 // The GPU catalogue (bundled, --catalog, and the user's additions) and the bundled model presets.

@@ -210,8 +210,9 @@ double overlapped_cost(double comm, double window) {
 
 // Communication the compute does not hide, and the compute it slows, per micro-batch (method.md §8.4, NCCL ring
 // costs, on the links the plan uses): data parallel or ZeRO/FSDP collectives, tensor-parallel all-reduces,
-// expert-parallel all-to-alls.
-double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double tokens_step) {
+// expert-parallel all-to-alls, context-parallel rings (fpt: the training FLOPs per token, of which attention can
+// hide the rings).
+double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double tokens_step, double fpt) {
   const auto& [w, m, gpu, mem] = in.io;
   const double tp = in.tp, pp = in.pp, model_par = in.model_par;
   const LinkPlan& links = lay.links;
@@ -263,7 +264,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double cp = d(w.cp);
     const double chunk = tokens_step * 2.0 * d(m.kv_heads * m.head_dim) * 2.0;
     const double ring = 3.0 * (cp - 1.0) * chunk * d(m.layers) / pp / links.cp_bytes_per_s;
-    const double attention = t_compute * train_attention_flops_per_token(w, m, mem.seq_len) / train_flops_per_token(w, m, mem.seq_len);
+    const double attention = t_compute * train_attention_flops_per_token(w, m, mem.seq_len) / fpt;
     exposed += overlapped_cost(ring, attention);
   }
   if (ep > 1) {
@@ -340,7 +341,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
                                   gpu.node.network.empty() ? "not in the catalogue" : gpu.node.network));
     return t;
   }
-  const double exposed = exposed_communication(in, lay, t_compute, tokens_step);
+  const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt);
   double stage_time = t_compute + exposed;
   if (w.pp > 1) {
     // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
@@ -388,7 +389,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   stage_time += t_opt;
   // Per GPU: the micro-batch's tokens over the tp·pp GPUs that carry it, at the pace of the most loaded stage (an
   // uneven split idles the lighter stages).
-  const double tps = tokens_step / (d(w.tp) * d(std::max<std::int64_t>(1, w.pp))) / stage_time;
+  const double tps = tokens_step / d(w.tp * w.pp) / stage_time;
   if (comm > 0.1 * t_compute) t.notes.push_back(communication_note(comm / t_compute, links, gpu, w.offload != Offload::none));
   t.utilization = mfu;
   t.train_tokens_per_second_per_gpu = tps;

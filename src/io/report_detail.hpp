@@ -48,9 +48,12 @@ struct TextColumn {
   int keep = 0;
   bool shortenable = false;
 };
-// Display columns of a cell (UTF-8 by fmt's widths, colour escapes none), and a cell cut to `width` with a '…'.
+// Display columns of a cell (UTF-8 by fmt's widths, colour escapes none), the text without its colour escapes, a
+// cell cut to `width` with a '…', and a cell padded to `width` (report_text_table.cpp).
 std::size_t width_of(std::string_view s);
+std::string without_colour(std::string_view s);
 std::string cut(const std::string& text, std::size_t width);
+void append_cell(std::string& out, const std::string& text, std::size_t width, bool right);
 // As text fitted to `width` columns (0: every column in full) and as a markdown table (pipes escaped).
 std::string text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows, int width);
 std::string markdown_grid(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows);

@@ -26,6 +26,7 @@ struct Column {
   int keep = 0;
   std::function<Cell(const Candidate&, std::size_t)> cell;
   std::size_t width = 0;
+  std::size_t source = 0;  // its cells' position in a row, kept when narrower terminals drop the columns before it
 };
 
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
@@ -50,7 +51,7 @@ std::vector<Column> rank_table_columns(const Workload& w, const ModelSpec& m, co
   auto gb = [div](double bytes) { return fixed(bytes / div, 1); };
   std::vector<Column> cols;
   auto add = [&](std::string header, bool right, int keep, std::function<Cell(const Candidate&, std::size_t)> f) {
-    cols.push_back(Column{std::move(header), right, keep, std::move(f), 0});
+    cols.push_back(Column{std::move(header), right, keep, std::move(f), 0, cols.size()});
   };
   add("#", true, 0, [](const Candidate&, std::size_t i) { return Cell{std::to_string(i)}; });
   add("GPU", false, 0, [](const Candidate& c, std::size_t) { return Cell{c.gpu->id}; });
@@ -142,13 +143,6 @@ void fit_columns(std::vector<Column>& cols, std::size_t limit) {
   shrink_layout(16);
   drop_below(100);
 }
-
-void append_cell(std::string& out, const std::string& text, std::size_t width, bool right) {
-  const std::size_t cols = width_of(text), fill = cols < width ? width - cols : 0;
-  if (right) out.append(fill, ' ');
-  out += text;
-  if (!right) out.append(fill, ' ');
-}
 }  // namespace
 
 std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
@@ -168,12 +162,7 @@ std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r
     cols[k].width = std::max<std::size_t>(width_of(cols[k].header), k == 0 ? 3 : 0);  // the row number: three columns
     for (const auto& row : rows) cols[k].width = std::max(cols[k].width, width_of(row[k].text));
   }
-  // Which columns survive, by header (the rows' cells are matched to them by position below).
-  std::vector<std::string> all;
-  for (const auto& c : cols) all.push_back(c.header);
   fit_columns(cols, static_cast<std::size_t>(std::max(0, style.width)));
-  std::vector<std::size_t> index;
-  for (const auto& c : cols) index.push_back(static_cast<std::size_t>(std::find(all.begin(), all.end(), c.header) - all.begin()));
   std::string out;
   std::string header;
   for (std::size_t k = 0; k < cols.size(); ++k) {
@@ -186,10 +175,9 @@ std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r
     std::string line;
     for (std::size_t k = 0; k < cols.size(); ++k) {
       line.append(gap_before(cols[k], k == 0), ' ');
-      const Cell& cell = row[index[k]];
-      std::string text = cut(cell.text, cols[k].width);
+      const Cell& cell = row[cols[k].source];
       std::string padded;
-      append_cell(padded, text, cols[k].width, cols[k].right);
+      append_cell(padded, cut(cell.text, cols[k].width), cols[k].width, cols[k].right);
       line += cell.color ? paint(style, padded, cell.color) : padded;
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();

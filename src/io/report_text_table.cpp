@@ -8,19 +8,21 @@
 
 namespace gpuadvise::detail {
 
+std::string without_colour(std::string_view s) {
+  std::string plain;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    plain.push_back(s[i]);
+  }
+  return plain;
+}
+
 // Display columns: UTF-8 by fmt's widths, ANSI colour escapes (ESC [ ... m) none.
 std::size_t width_of(std::string_view s) {
-  if (s.find('\x1b') != std::string_view::npos) {
-    std::string plain;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '\x1b') {
-        while (i < s.size() && s[i] != 'm') ++i;
-        continue;
-      }
-      plain.push_back(s[i]);
-    }
-    return width_of(plain);
-  }
+  if (s.find('\x1b') != std::string_view::npos) return width_of(without_colour(s));
   if (std::none_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; })) return s.size();
   return fmt::detail::compute_width(fmt::string_view(s.data(), s.size()));
 }
@@ -32,6 +34,13 @@ std::string cut(const std::string& text, std::size_t width) {
   while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
   if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();
   return out + "…";
+}
+
+void append_cell(std::string& out, const std::string& text, std::size_t width, bool right) {
+  const std::size_t cols = width_of(text), fill = cols < width ? width - cols : 0;
+  if (right) out.append(fill, ' ');
+  out += text;
+  if (!right) out.append(fill, ' ');
 }
 
 std::string text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows, int width) {
@@ -67,12 +76,8 @@ std::string text_table(const std::vector<TextColumn>& columns, const std::vector
     std::string l;
     for (std::size_t i = 0; i < shown.size(); ++i) {
       const std::size_t k = shown[i];
-      const std::string text = cut(text_of(k), widths[k]);
-      const std::size_t fill = widths[k] - std::min(widths[k], width_of(text));
       if (i) l += ' ';
-      if (columns[k].right) l.append(fill, ' ');
-      l += text;
-      if (!columns[k].right) l.append(fill, ' ');
+      append_cell(l, cut(text_of(k), widths[k]), widths[k], columns[k].right);
     }
     while (!l.empty() && l.back() == ' ') l.pop_back();
     out += l + "\n";
@@ -126,14 +131,7 @@ std::string wrap_text(const std::string& text, int width) {
     }
     // A hanging indent: an option's description column (two spaces then text after the name), else the line's own;
     // found on the line without its colour.
-    std::string plain;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      if (line[i] == '\x1b') {
-        while (i < line.size() && line[i] != 'm') ++i;
-        continue;
-      }
-      plain.push_back(line[i]);
-    }
+    const std::string plain = detail::without_colour(line);
     std::size_t indent = plain.find_first_not_of(' ');
     if (indent == std::string::npos) indent = 0;
     if (const auto gap = plain.find("  ", indent); plain.rfind("  -", 0) == 0 && gap != std::string::npos) {
