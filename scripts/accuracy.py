@@ -65,17 +65,24 @@ def table(binary, path, domain):
         # Rows that fitted a coefficient are reported apart from those kept out of any fitting.
         group = c.get("domain", "?") + ({True: " (fitted rows)", False: " (held out)"}[c["fitted"]] if "fitted" in c else "")
         errs.setdefault(group, []).append(abs(e) * 100)
+        kind = "throughput" if compare.startswith("time.") else "memory"
+        origin = {None: "", False: ", held out of any fitting", True: ", fitted rows"}[c.get("fitted")]
+        OVERALL.setdefault(f"{c.get('domain', '?')} {kind}{origin}", []).append(abs(e) * 100)
         scale, unit = (1e9, " GB") if not compare.startswith("time.") else (1, "")
         miss = " (outside ±{:.0f}%)".format(c.get("tolerance", 0.15) * 100) if abs(e) > c.get("tolerance", 0.15) else ""
         mark = " (fitted)" if c.get("fitted") else ""
         rows.append(f"| {c['id']}{mark} | {c.get('domain','')} | {compare} | {m/scale:.4g}{unit} | {p/scale:.4g}{unit} | {e*100:+.1f}%{miss} | [source]({c['source']}) |")
     lines = ["| case | domain | compares | measured | estimate | error | source |", "|---|---|---|---|---|---|---|"] + rows
-    summary = []
-    for dom, v in sorted(errs.items()):
-        v.sort()
-        p90 = v[min(len(v) - 1, int(round(0.9 * (len(v) - 1))))]
-        summary.append(f"- {dom}: {len(v)} cases, median |error| {statistics.median(v):.1f}%, 90th percentile {p90:.1f}%")
-    return summary, lines
+    return [summary_line(dom, v) for dom, v in sorted(errs.items())], lines
+
+
+OVERALL = {}  # "llm throughput, held out of any fitting" -> |error| % over every file
+
+
+def summary_line(group, v):
+    v = sorted(v)
+    p90 = v[min(len(v) - 1, int(round(0.9 * (len(v) - 1))))]
+    return f"- {group}: {len(v)} cases, median |error| {statistics.median(v):.1f}%, 90th percentile {p90:.1f}%"
 
 
 def main():
@@ -90,11 +97,14 @@ def main():
           "the compared key. `tensor_peak` compares `memory.tensor_peak_bytes` with `torch.cuda.max_memory_allocated()`, "
           "`reserved_peak` compares `device_peak_bytes − runtime` with `max_memory_reserved()`, `device_peak` compares "
           "with nvidia-smi; `oom` rows check the out-of-memory verdict.\n")
+    sections = []
     for path in opts.cases:
         summary, lines = table(opts.bin, path, opts.domain)
-        print(f"## {os.path.basename(path)}\n")
-        print("\n".join(summary) + "\n")
-        print("\n".join(lines) + "\n")
+        sections.append(f"## {os.path.basename(path)}\n\n" + "\n".join(summary) + "\n\n" + "\n".join(lines) + "\n")
+    # The overall lines come first; README.md quotes them (tests/docs_claims.py checks it).
+    print("## Summary\n")
+    print("\n".join(summary_line(g, v) for g, v in sorted(OVERALL.items())) + "\n")
+    print("\n".join(sections))
 
 
 if __name__ == "__main__":
