@@ -293,7 +293,7 @@ TEST_CASE("cli: --format markdown gives a table a CI comment can show, and -q le
   const auto est = test::run({"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb", "--format", "markdown"});
   REQUIRE(est.code == 0);
   CHECK(est.out.find("| weights | 14.00 |") != std::string::npos);
-  // The lists and the sweep are markdown tables too, pipes escaped; the one-GPU view, fit and calibration are fenced.
+  // The lists, the sweep, one GPU's entry, fit and calibration are markdown tables too, pipes escaped; none is fenced.
   const auto gpus = test::run({"gpus", "--format", "markdown"});
   REQUIRE(gpus.code == 0);
   CHECK(gpus.out.find("| id | vendor | mem GB | TB/s | bf16 TF | fp8 TF | link GB/s | stack | $/GPU-h |") != std::string::npos);
@@ -303,7 +303,21 @@ TEST_CASE("cli: --format markdown gives a table a CI comment can show, and -q le
   const auto sweep = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--vary", "batch", "--from", "1", "--to", "2", "--format", "markdown"});
   CHECK(sweep.out.find("| --batch | h100-sxm-80gb |\n|---:|---:|\n| 1 |") != std::string::npos);
   CHECK(gpuadvise::detail::markdown_grid({{"a|b"}}, {{"x|y"}}) == "| a\\|b |\n|---|\n| x\\|y |\n");
-  CHECK(test::run({"gpus", "h100-sxm-80gb", "--format", "markdown"}).out.find("```text") != std::string::npos);
+  const auto one = test::run({"gpus", "h100-sxm-80gb", "--format", "markdown"});
+  CHECK(one.out.find("| memory | 85520809984 bytes = 85.52 GB = 81559 MiB (reported), HBM3 80 GB nominal |") != std::string::npos);
+  CHECK(one.out.find("| provider | USD/GPU-h | seen | source |\n|---|---:|---|---|\n| Lambda | $3.99 |") != std::string::npos);
+  // An 8B LoRA fits an 80 GB card: the largest batch is the bold row, the next one does not fit.
+  const auto fit = test::run({"fit", "--gpu", "h100-sxm-80gb", "--model", "llama-3.1-8b", "--mode", "lora", "--format", "markdown"});
+  CHECK(fit.out.find("## Largest batch that fits `h100-sxm-80gb`") == 0);
+  CHECK(fit.out.find("| batch | device peak (GB) | headroom (GB) | verdict |\n|--:|--:|--:|---|\n| **") != std::string::npos);
+  const std::string probe =
+      R"({"schema": "gpuadvise-probe/1", "estimate_args": "--batch 2 --mode lora --model llama-3.1-8b --seq-len 2048", "gpu_name": "NVIDIA H100 80GB HBM3",)"
+      R"( "measured": {"max_memory_allocated_bytes": 3e10, "max_memory_reserved_bytes": 3.2e10, "device_used_bytes": 3.4e10, "step_seconds": 0.5,)"
+      R"( "unit": "tokens", "per_second": 8000}})";
+  const auto cal = test::run({"calibrate", "-", "--format", "markdown"}, probe);
+  CHECK(cal.out.find("| quantity (GB) | measured | estimated | error | what |") != std::string::npos);
+  CHECK(cal.out.find("| tensor peak | 30.00 | ") != std::string::npos);
+  for (const auto* o : {&one, &fit, &cal}) CHECK(o->out.find("```") == std::string::npos);
   // -q: nothing on stdout; the exit status carries the answer (a 70B in bf16 does not fit one RTX 4090).
   const auto quiet_fail = test::run({"check", "--model", "70B", "--gpu", "rtx-4090-24gb", "-q"});
   CHECK(quiet_fail.code == 1);

@@ -53,7 +53,6 @@ std::string check_text(const std::vector<CheckResult>& results, CheckFormat form
 // output fenced as a code block.
 std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
 std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem, const Style& style);
-std::string fenced_markdown(const std::string& title, const std::string& text);
 // A markdown table cell: pipes escaped, newlines flattened.
 std::string markdown_cell(const std::string& s);
 
@@ -83,11 +82,13 @@ struct CalibrationView {
 };
 CalibrationView calibration_view(const std::string& estimate_json_text, const ProbeResult& probe, const GpuSpec& g);
 std::string calibration_view_table(const CalibrationView& v, const Style& style);
+std::string calibration_view_markdown(const CalibrationView& v, const Style& style);
 std::string calibration_view_json(const CalibrationView& v);
 std::string calibration_view_csv(const CalibrationView& v);
 std::string fit_csv(const GpuSpec& g, const FitResult& r);
 std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r);
 std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
+std::string fit_markdown(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style);
 
 // Text wrapped at spaces to `width` columns (0: as it is), each long line continued under its text: an option's
 // description, a "note: " line's note (report_text_table.cpp).
@@ -96,6 +97,7 @@ std::string gpus_table(const GpuCatalog& cat, const Style& style);
 std::string gpus_markdown(const GpuCatalog& cat, const Style& style);
 std::string gpus_json(const GpuCatalog& cat);
 std::string gpu_detail_table(const GpuSpec& g, const Style& style);
+std::string gpu_detail_markdown(const GpuSpec& g, const Style& style);
 std::string gpu_json(const GpuSpec& g);
 std::string models_table(const ModelCatalog& cat, const Style& style);
 std::string models_markdown(const ModelCatalog& cat);

@@ -128,7 +128,7 @@ int run_calibrate(const CalibrateFlags& flags, const CommandContext& ctx) {
   if (!view) return 0;
   const CalibrationView& v = *view;
   (*ctx.out_ptr) << (ctx.of.format == "json" ? calibration_view_json(v) : ctx.of.format == "csv" ? calibration_view_csv(v)
-                 : ctx.md() ? fenced_markdown("calibration", calibration_view_table(v, ctx.style)) : calibration_view_table(v, ctx.style));
+                 : ctx.md() ? calibration_view_markdown(v, ctx.style) : calibration_view_table(v, ctx.style));
   if (flags.cal_save) {
     if (path.empty()) throw UserError{2, "calibrate --save: no place for the calibration file (set GPUADVISE_CALIBRATION or HOME)"};
     LocalCorrection k = v.correction;

@@ -35,7 +35,7 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
     const GpuSpec& g = gpu_for(flags.gpu_id, cat, "gpus");
     GpuCatalog one;
     one.gpus.push_back(g);
-    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpu_json(g) : ctx.of.format == "csv" ? gpus_csv(one) : ctx.md() ? fenced_markdown(g.id, gpu_detail_table(g, ctx.style)) : gpu_detail_table(g, ctx.style));
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpu_json(g) : ctx.of.format == "csv" ? gpus_csv(one) : ctx.md() ? gpu_detail_markdown(g, ctx.style) : gpu_detail_table(g, ctx.style));
   } else {
     GpuCatalog shown = cat;
     if (!flags.gpus_vendor.empty()) {

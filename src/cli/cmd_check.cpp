@@ -100,7 +100,7 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
                               ? 5.0
                               : flag_number(flags.min_headroom, "--min-headroom", "a percentage from 0 to below 100", 0, 100, false, false, true);
   const FitResult r = fit_max(w, model, g, what, CostOptions{}, headroom);
-  (*ctx.out_ptr) << (ctx.of.format == "json" ? fit_json(w, model, g, r) : ctx.of.format == "csv" ? fit_csv(g, r) : ctx.md() ? fenced_markdown("fit on " + g.id, fit_table(w, model, g, r, Style{})) : fit_table(w, model, g, r, ctx.style));
+  (*ctx.out_ptr) << (ctx.of.format == "json" ? fit_json(w, model, g, r) : ctx.of.format == "csv" ? fit_csv(g, r) : ctx.md() ? fit_markdown(w, model, g, r, ctx.style) : fit_table(w, model, g, r, ctx.style));
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the renderers (report*.cpp); internal to the io layer.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -57,6 +58,17 @@ void append_cell(std::string& out, const std::string& text, std::size_t width, b
 // As text fitted to `width` columns (0: every column in full) and as a markdown table (pipes escaped).
 std::string text_table(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows, int width);
 std::string markdown_grid(const std::vector<TextColumn>& columns, const std::vector<std::vector<std::string>>& rows);
+// One GPU's entry as labelled fields, its offers (provider, price, seen, source) and sources: what `gpus ID`
+// prints as text and as markdown (report_lists.cpp).
+struct GpuDetail {
+  std::string title;
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::vector<std::array<std::string, 4>> prices;
+  std::vector<std::pair<std::string, std::string>> sources;
+  std::vector<std::string> uncertain;
+  std::string notes;
+};
+GpuDetail gpu_detail(const GpuSpec& g, const Style& style);
 // The ranking table's header and rows, fitted to style.width (report_rank_table.cpp).
 std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
 // A duration as people read it: s, min, h or d.

@@ -88,41 +88,57 @@ std::string gpus_markdown(const GpuCatalog& cat, const Style& style) {
   return "## GPU catalogue\n\n" + detail::markdown_grid(cols, rows) + "\n" + gpus_footer(cat, style);
 }
 
-std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
-  std::string out = fmt::format("{} ({})\n", printable(g.name), g.id);
-  out += fmt::format("  vendor          {}\n  architecture    {}\n  segment         {} ({})\n", g.vendor, g.architecture, to_string(g.segment), g.form_factor);
-  out += fmt::format("  memory          {} bytes = {:.2f} {} = {} ({}), {} {:.0f} GB nominal\n", g.memory_bytes, static_cast<double>(g.memory_bytes) / mem_div(style),
-                     mem_unit(style), mib(static_cast<double>(g.memory_bytes)),
-                     g.capacity_basis, g.memory_type, g.nominal_memory_gb);
-  out += fmt::format("  bandwidth       {} GB/s\n", num_or_dash(g.bandwidth_gb_per_s));
-  out += "  dense TFLOPS   ";
+namespace detail {
+GpuDetail gpu_detail(const GpuSpec& g, const Style& style) {
+  GpuDetail d;
+  d.title = fmt::format("{} ({})", printable(g.name), g.id);
+  auto add = [&](const char* label, std::string value) { d.fields.emplace_back(label, std::move(value)); };
+  add("vendor", g.vendor);
+  add("architecture", g.architecture);
+  add("segment", fmt::format("{} ({})", to_string(g.segment), g.form_factor));
+  add("memory", fmt::format("{} bytes = {:.2f} {} = {} ({}), {} {:.0f} GB nominal", g.memory_bytes, static_cast<double>(g.memory_bytes) / mem_div(style),
+                            mem_unit(style), mib(static_cast<double>(g.memory_bytes)), g.capacity_basis, g.memory_type, g.nominal_memory_gb));
+  add("bandwidth", num_or_dash(g.bandwidth_gb_per_s) + " GB/s");
+  std::string tf;
   for (std::size_t i = 0; i < DenseTflops::keys.size(); ++i)
-    out += fmt::format(" {}={}", DenseTflops::keys[i], num_or_dash(g.dense_tflops.values[i], "{:g}"));
-  out += "\n";
-  out += fmt::format("  interconnect    {} ({} GB/s)\n  PCIe gen        {}\n  board power     {} W\n", g.interconnect, num_or_dash(g.interconnect_gb_per_s),
-                     g.pcie_gen ? std::to_string(*g.pcie_gen) : "—", num_or_dash(g.board_power_w));
-  out += fmt::format("  node            {} GPUs per server{}; fast link joins {}; PCIe peer-to-peer {}\n", g.gpus_per_node(),
-                     g.node_size_assumed() ? " (assumed: not in the catalogue)" : "", g.node.fast_link_gpus,
-                     g.node.pcie_p2p ? (*g.node.pcie_p2p ? "yes" : "no (stock driver)") : "not known");
-  out += fmt::format("  network         {}{}\n", g.node.network.empty() ? "not known" : g.node.network,
-                     g.node.network_gbit_per_gpu ? fmt::format(" ({:g} Gb/s per GPU)", *g.node.network_gbit_per_gpu) : "");
-  out += fmt::format("  formats         fp8 {}, fp4 {}\n", g.fp8 ? "yes" : "no", g.fp4 ? "yes" : "no");
-  out += fmt::format("  software        {} {}\n  server chassis  {}\n", g.stack,
-                     g.compute_capability ? "compute capability " + *g.compute_capability : (g.gfx_target ? *g.gfx_target : ""),
-                     g.needs_server_chassis ? "required" : "not required");
-  out += fmt::format("  video decode    {}{}\n", g.nvdec_engines ? fmt::format("{} NVDEC engine(s)", *g.nvdec_engines) : std::string("unknown"),
-                     g.decode_streams_1080p30 ? fmt::format(", {:g} H.264 1080p30 streams published", *g.decode_streams_1080p30) : std::string());
-  out += "  prices (indicative, on-demand per GPU-hour):\n";
-  if (g.prices.empty()) out += "    none known\n";
+    tf += fmt::format("{}{}={}", i ? " " : "", DenseTflops::keys[i], num_or_dash(g.dense_tflops.values[i], "{:g}"));
+  add("dense TFLOPS", tf);
+  add("interconnect", fmt::format("{} ({} GB/s)", g.interconnect, num_or_dash(g.interconnect_gb_per_s)));
+  add("PCIe gen", g.pcie_gen ? std::to_string(*g.pcie_gen) : "—");
+  add("board power", num_or_dash(g.board_power_w) + " W");
+  add("node", fmt::format("{} GPUs per server{}; fast link joins {}; PCIe peer-to-peer {}", g.gpus_per_node(),
+                          g.node_size_assumed() ? " (assumed: not in the catalogue)" : "", g.node.fast_link_gpus,
+                          g.node.pcie_p2p ? (*g.node.pcie_p2p ? "yes" : "no (stock driver)") : "not known"));
+  add("network", (g.node.network.empty() ? std::string("not known") : g.node.network) +
+                     (g.node.network_gbit_per_gpu ? fmt::format(" ({:g} Gb/s per GPU)", *g.node.network_gbit_per_gpu) : ""));
+  add("formats", fmt::format("fp8 {}, fp4 {}", g.fp8 ? "yes" : "no", g.fp4 ? "yes" : "no"));
+  add("software", fmt::format("{} {}", g.stack, g.compute_capability ? "compute capability " + *g.compute_capability : (g.gfx_target ? *g.gfx_target : "")));
+  add("server chassis", g.needs_server_chassis ? "required" : "not required");
+  add("video decode", (g.nvdec_engines ? fmt::format("{} NVDEC engine(s)", *g.nvdec_engines) : std::string("unknown")) +
+                          (g.decode_streams_1080p30 ? fmt::format(", {:g} H.264 1080p30 streams published", *g.decode_streams_1080p30) : std::string()));
   for (const auto& p : g.prices)
-    out += fmt::format("    {:<24} {:>8}  seen {}  {}\n", p.provider, p.usd_per_gpu_hour ? fmt::format("${:.2f}", *p.usd_per_gpu_hour) : "—", p.date_seen, p.source);
+    d.prices.push_back({p.provider, p.usd_per_gpu_hour ? fmt::format("${:.2f}", *p.usd_per_gpu_hour) : "—", p.date_seen, p.source});
+  for (const auto& [k, v] : g.sources) d.sources.emplace_back(k, v);
+  d.uncertain = g.uncertain;
+  d.notes = g.notes;
+  return d;
+}
+}  // namespace detail
+
+std::string gpu_detail_table(const GpuSpec& g, const Style& style) {
+  const detail::GpuDetail d = detail::gpu_detail(g, style);
+  std::string out = d.title + "\n";
+  for (const auto& [label, value] : d.fields) out += fmt::format("  {:<15} {}\n", label, value);
+  out += "  prices (indicative, on-demand per GPU-hour):\n";
+  if (d.prices.empty()) out += "    none known\n";
+  for (const auto& p : d.prices) out += fmt::format("    {:<24} {:>8}  seen {}  {}\n", p[0], p[1], p[2], p[3]);
   out += "  sources:\n";
-  for (const auto& [k, v] : g.sources) out += fmt::format("    {:<22} {}\n", k, v);
-  if (!g.uncertain.empty()) {
+  for (const auto& [k, v] : d.sources) out += fmt::format("    {:<22} {}\n", k, v);
+  if (!d.uncertain.empty()) {
     out += "  uncertain:\n";
-    for (const auto& u : g.uncertain) out += "    " + u + "\n";
+    for (const auto& u : d.uncertain) out += "    " + u + "\n";
   }
-  if (!g.notes.empty()) out += "  notes: " + g.notes + "\n";
+  if (!d.notes.empty()) out += "  notes: " + d.notes + "\n";
   return out;
 }
 
@@ -159,6 +175,30 @@ std::string calibration_view_table(const CalibrationView& v, const Style& style)
   return out;
 }
 
+
+std::string calibration_view_markdown(const CalibrationView& v, const Style& style) {
+  auto err = [](double measured, double est) { return fmt::format("{:+.1f}%", 100.0 * (est / measured - 1.0)); };
+  const double u = mem_div(style);
+  std::string out = fmt::format("## Calibration on `{}`\n\nProbe of: gpuadvise estimate {} --gpu {} ({}, torch run)\n\n", v.gpu_id,
+                                markdown_text(printable(v.probe.estimate_args)), v.gpu_id, markdown_text(printable(v.probe.gpu_name)));
+  std::vector<std::vector<std::string>> rows{
+      {"tensor peak", fmt::format("{:.2f}", v.probe.max_allocated_bytes / u), fmt::format("{:.2f}", v.est_tensor_peak / u),
+       err(v.probe.max_allocated_bytes, v.est_tensor_peak), "torch.cuda.max_memory_allocated"},
+      {"reserved", fmt::format("{:.2f}", v.probe.max_reserved_bytes / u), "", "", "torch.cuda.max_memory_reserved"},
+      {"device", fmt::format("{:.2f}", v.probe.device_used_bytes / u), fmt::format("{:.2f}", v.est_device_peak / u),
+       err(v.probe.device_used_bytes, v.est_device_peak), "the device view (used at the end / estimated peak)"}};
+  if (v.est_per_second)
+    rows.push_back({"throughput", fmt::format("{:.4g}", v.probe.per_second), fmt::format("{:.4g}", *v.est_per_second), err(v.probe.per_second, *v.est_per_second),
+                    v.probe.unit + " per second"});
+  using detail::TextColumn;
+  out += detail::markdown_grid({TextColumn{std::string("quantity (") + mem_unit(style) + ")"}, TextColumn{"measured", true}, TextColumn{"estimated", true},
+                                TextColumn{"error", true}, TextColumn{"what"}},
+                               rows);
+  out += fmt::format("\nCorrection for `{}` with {} ({}): memory x{:.3f}, throughput x{:.3f} (--save keeps it for later answers like this one).\n", v.gpu_id,
+                     markdown_text(v.framework), v.training ? "training" : "inference", v.correction.memory_factor, v.correction.speed_factor);
+  if (v.correction.scope) out += "It applies to " + markdown_text(scope_text(*v.correction.scope)) + "; other workloads keep the plain estimate.\n";
+  return out;
+}
 
 namespace {
 using detail::sweep_rate;

@@ -1,9 +1,10 @@
-// Markdown for CI comments and notes: real tables for the ranking, an estimate and checks; any other text
-// output fenced as a code block.
+// Markdown for CI comments and notes: real tables for the ranking, an estimate, a fit and one GPU's entry
+// (the lists, sweep, check and calibration have theirs beside their text in report_lists.cpp and report_check.cpp).
 #include <algorithm>
 #include <fmt/format.h>
 
 #include "gpuadvise/escape.hpp"
+#include "gpuadvise/planning.hpp"
 #include "gpuadvise/report.hpp"
 #include "report_detail.hpp"
 
@@ -20,6 +21,18 @@ using detail::mem_unit;
 using detail::workload_line;
 std::string cell(const std::string& s) { return markdown_cell(s); }
 std::string md_money(const std::optional<double>& v) { return v ? fmt::format("${:.2f}", *v) : "—"; }
+
+// The components of a peak and their sum, one row each (as the text's breakdown).
+std::string memory_rows(const MemoryEstimate& mem, const Style& style) {
+  std::string out = std::string("| component | ") + mem_unit(style) + " |\n|---|--:|\n";
+  const std::pair<const char*, double> parts[] = {{"weights", mem.weights},          {"gradients", mem.gradients},
+                                                  {"optimizer states", mem.optimizer_states}, {"activations", mem.activations},
+                                                  {"KV cache", mem.kv_cache},        {"logits", mem.logits},
+                                                  {"allocator reserve", mem.allocator_reserve}, {"runtime (CUDA etc.)", mem.runtime}};
+  for (const auto& [name, bytes] : parts)
+    if (bytes > 0) out += fmt::format("| {} | {:.2f} |\n", name, bytes / mem_div(style));
+  return out + fmt::format("| **device peak** | **{:.2f}** |\n", mem.device_peak / mem_div(style));
+}
 }  // namespace
 
 std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
@@ -57,14 +70,7 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
 }
 
 std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem, const Style& style) {
-  std::string out = "**Workload:** " + cell(workload_line(w, m, mem)) + "\n\n| component | " + mem_unit(style) + " |\n|---|--:|\n";
-  const std::pair<const char*, double> parts[] = {{"weights", mem.weights},          {"gradients", mem.gradients},
-                                                  {"optimizer states", mem.optimizer_states}, {"activations", mem.activations},
-                                                  {"KV cache", mem.kv_cache},        {"logits", mem.logits},
-                                                  {"allocator reserve", mem.allocator_reserve}, {"runtime (CUDA etc.)", mem.runtime}};
-  for (const auto& [name, bytes] : parts)
-    if (bytes > 0) out += fmt::format("| {} | {:.2f} |\n", name, bytes / mem_div(style));
-  out += fmt::format("| **device peak** | **{:.2f}** |\n", mem.device_peak / mem_div(style));
+  std::string out = "**Workload:** " + cell(workload_line(w, m, mem)) + "\n\n" + memory_rows(mem, style);
   if (on_gpu) {
     const Candidate& c = *on_gpu;
     out += fmt::format("\nOn `{}` ({} {}): **{}**{}\n", c.gpu->id, gbs(static_cast<double>(c.gpu->memory_bytes), style), mem_unit(style),
@@ -77,6 +83,42 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
   return out;
 }
 
-std::string fenced_markdown(const std::string& title, const std::string& text) { return "**" + title + "**\n\n```text\n" + text + "```\n"; }
+std::string fit_markdown(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style) {
+  const std::string what = r.what == Maximize::seq_len ? "sequence length" : r.what == Maximize::batch ? "batch" : "concurrency";
+  const std::string usable = gbs(static_cast<double>(g.memory_bytes), style) + " " + mem_unit(style);
+  std::string out = fmt::format("## Largest {} that fits `{}`\n\n**Workload:** {} {}; {} usable, {:g}% kept free.\n\n", what, g.id, cell(m.id),
+                                to_string(w.mode), usable, r.min_headroom_pct);
+  if (r.value == 0)
+    return out + fmt::format("Does not fit even at {} 1: {} {} per GPU needed.\n", what, gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style));
+  if (!r.as_given.empty()) out += cell(r.as_given) + "\n\n";
+  out += fmt::format("| {} | device peak ({}) | headroom ({}) | verdict |\n|--:|--:|--:|---|\n", what, mem_unit(style), mem_unit(style));
+  out += fmt::format("| **{}** | {} | {} | fits |\n", r.value, gbs(r.at->memory.device_peak, style), gbs(r.at->headroom_bytes, style));
+  if (r.next)
+    out += fmt::format("| {} | {} | {} | does not fit within the margin |\n", r.value + 1, gbs(r.next->memory.device_peak, style), gbs(r.next->headroom_bytes, style));
+  else out += "\nLimited by " + cell(r.limited_by.empty() ? std::string("the search's upper limit") : r.limited_by) + ", not by memory.\n";
+  return out + "\nAt " + std::to_string(r.value) + ":\n\n" + memory_rows(r.at->memory, style);
+}
+
+std::string gpu_detail_markdown(const GpuSpec& g, const Style& style) {
+  const detail::GpuDetail d = detail::gpu_detail(g, style);
+  using detail::TextColumn;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& [label, value] : d.fields) rows.push_back({label, value});
+  std::string out = "## " + cell(d.title) + "\n\n" + detail::markdown_grid({TextColumn{"field"}, TextColumn{"value"}}, rows);
+  out += "\n### Prices (indicative, on-demand per GPU-hour)\n\n";
+  rows.clear();
+  for (const auto& p : d.prices) rows.push_back({p[0], p[1], p[2], p[3]});
+  out += d.prices.empty() ? "None known.\n"
+                          : detail::markdown_grid({TextColumn{"provider"}, TextColumn{"USD/GPU-h", true}, TextColumn{"seen"}, TextColumn{"source"}}, rows);
+  rows.clear();
+  for (const auto& [k, v] : d.sources) rows.push_back({k, v});
+  out += "\n### Sources\n\n" + detail::markdown_grid({TextColumn{"field"}, TextColumn{"source"}}, rows);
+  if (!d.uncertain.empty()) {
+    out += "\n### Uncertain\n\n";
+    for (const auto& u : d.uncertain) out += "- " + cell(u) + "\n";
+  }
+  if (!d.notes.empty()) out += "\n" + cell(d.notes) + "\n";
+  return out;
+}
 
 }  // namespace gpuadvise
