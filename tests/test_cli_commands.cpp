@@ -11,6 +11,7 @@
 
 #include "gpuadvise/framework.hpp"
 #include "helpers.hpp"
+#include "support.hpp"
 
 TEST_CASE("probe: the script measures the estimate's exact shapes and writes what calibrate reads", "[cli][probe]") {
   // Llama 3.1 8B LoRA rank 8 on q and v, batch 2 x 2,048 with checkpointing: the config carries the preset's
@@ -122,6 +123,28 @@ TEST_CASE("completions, man page and the CLI reference come from the option defi
   REQUIRE(fish.code == 0);
   CHECK(fish.out.find("__fish_seen_subcommand_from estimate' -l batch -r") != std::string::npos);
   CHECK(test::run({"completions", "powershell"}).code == 2);
+  // Every value a completion offers is one the parser accepts: an estimate with it never says "unknown".
+  for (const auto& [flag, values] : gpuadvise::cli::flag_choices()) {
+    if (flag.rfind("--", 0) != 0 || flag == "--format" || flag == "--units" || flag == "--color") continue;  // checked below
+    const bool ranking = flag == "--rank-by";
+    const bool catalog = flag == "--sort" || flag == "--kind";
+    const bool sweep = flag == "--vary" || flag == "--metric";
+    const bool fit = flag == "--maximize";
+    for (const auto& v : values) {
+      std::vector<std::string> args = catalog ? std::vector<std::string>{flag == "--sort" ? "gpus" : "models", flag, v}
+                                      : sweep ? std::vector<std::string>{"sweep", "--model", "7B", "--vary", flag == "--vary" ? v : "batch", "--metric",
+                                                                         flag == "--metric" ? v : "memory", "--from", "1", "--to", "2"}
+                                      : fit ? std::vector<std::string>{"fit", "--model", "7B", "--gpu", "h100-sxm-80gb", flag, v}
+                                      : ranking ? std::vector<std::string>{"--model", "7B", flag, v}
+                                                : std::vector<std::string>{"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb", flag, v};
+      const auto r = test::run(args);
+      INFO(flag << " " << v << ": " << r.err);
+      CHECK(r.err.find("unknown") == std::string::npos);
+    }
+  }
+  for (const char* f : {"--format", "--units", "--color"})
+    for (const auto& v : gpuadvise::cli::choices_of(f)) CHECK(test::run({"gpus", f, v}).code == 0);
+  CHECK(test::run({"manpage", "--format", "markdwn"}).code == 2);
   const auto man = test::run({"manpage"});
   REQUIRE(man.code == 0);
   CHECK(man.out.find(".TH GPUADVISE 1") != std::string::npos);

@@ -25,6 +25,8 @@ enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, autoawq, lit
                        pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };
 inline constexpr std::size_t k_framework_count = static_cast<std::size_t>(Framework::diffusers) + 1;
 
+// The values each enumerated workload flag takes, by flag ("--mode": train, finetune, ...).
+std::vector<std::pair<std::string, std::vector<std::string>>> workload_choices();
 std::string to_string(Mode v);
 std::string to_string(Precision v);
 std::string to_string(Optimizer v);

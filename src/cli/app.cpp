@@ -269,6 +269,7 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
   });
   c.manp = app.add_subcommand("manpage", "print the man page (roff), or with --format markdown the CLI reference (docs/cli.md)");
   lazy.defer(c.manp, [&] {
+    c.manp_of.format = "roff";
     c.manp->add_option("--format", c.manp_of.format, "roff | markdown [roff]")->group("Output");
   });
 
@@ -351,6 +352,8 @@ int dispatch(Commands& c, CLI::App& app, LazyOptions& lazy, const CommandContext
   if (a == c.comp || a == c.manp) {
     lazy.realise_all();  // every command's options, to describe them all
     if (a == c.comp) (*ctx.out_ptr) << completion_script(c.comp_shell, app, load_gpus(OutputFlags{}, ctx.in), load_models());
+    else if (!ctx.md() && !is_choice("manpage --format", ctx.of.format))
+      throw UserError{2, "--format: unknown value '" + ctx.of.format + "' for manpage (valid: " + choices_text("manpage --format") + ")"};
     else (*ctx.out_ptr) << (ctx.md() ? cli_reference(app) : man_page(app));
     return 0;
   }
@@ -445,8 +448,7 @@ int run_parsed(int argc, const char* const* argv, std::istream& in, std::ostream
     else if (of.verbose == 1) logger->set_level(spdlog::level::info);
     const bool color = use_color(of.color);
     const int columns = terminal_width();
-    if (of.units != "gb" && of.units != "gib")
-      throw UserError{2, "--units: unknown value '" + of.units + "' (valid: gb, gib)"};
+    if (!is_choice("--units", of.units)) throw UserError{2, "--units: unknown value '" + of.units + "' (valid: " + choices_text("--units") + ")"};
     Style style{color, of.explain, of.hints, of.wide ? 0 : columns, of.units == "gib" ? MemUnits::gib : MemUnits::gb};
     // -q: the answer is the exit status; nothing reaches stdout. The sink is made only then: a string stream's first
     // construction sets up its locale, about 0.05 ms of a cold start (docs/performance.md).

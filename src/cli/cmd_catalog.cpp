@@ -20,13 +20,7 @@
 
 namespace gpuadvise::cli {
 
-namespace {
-// Vendors, families and ids are matched case-insensitively.
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-}  // namespace
+// Vendors, families and ids are matched case-insensitively (lower: choices.cpp).
 
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
   check_format(ctx.of.format);
@@ -65,7 +59,7 @@ int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
       if (flags.gpus_sort == "id") std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.id < b.id; });
       else if (flags.gpus_sort == "memory" || flags.gpus_sort == "bandwidth" || flags.gpus_sort == "bf16" || flags.gpus_sort == "price")
         std::stable_sort(shown.gpus.begin(), shown.gpus.end(), [&](const GpuSpec& a, const GpuSpec& b) { return key(a) < key(b); });
-      else throw UserError{2, "--sort: unknown value '" + flags.gpus_sort + "' (valid: memory, bandwidth, bf16, price, id)"};
+      else throw UserError{2, "--sort: unknown value '" + flags.gpus_sort + "' (valid: " + choices_text("--sort") + ")"};
     }
     (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(shown) : ctx.of.format == "csv" ? gpus_csv(shown) : ctx.md() ? gpus_markdown(shown, ctx.style) : gpus_table(shown, ctx.style));
   }
@@ -77,8 +71,8 @@ int run_models(const ModelsFlags& flags, const CommandContext& ctx) {
   const ModelCatalog& cat = load_models();
   ModelCatalog shown = cat;
   if (!flags.models_kind.empty()) {
-    if (flags.models_kind != "language" && flags.models_kind != "vision" && flags.models_kind != "generation")
-      throw UserError{2, "--kind: unknown value '" + flags.models_kind + "' (valid: language, vision, generation)"};
+    if (!is_choice("--kind", flags.models_kind))
+      throw UserError{2, "--kind: unknown value '" + flags.models_kind + "' (valid: " + choices_text("--kind") + ")"};
     std::erase_if(shown.models, [&](const ModelSpec& m) {
       const std::string kind = !m.vision ? "language" : m.vision->task == "generation" ? "generation" : "vision";
       return kind != flags.models_kind;

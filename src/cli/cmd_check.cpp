@@ -87,7 +87,7 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   if (flags.maximize == "batch") what = Maximize::batch;
   else if (flags.maximize == "seq-len" || flags.maximize == "seq_len") what = Maximize::seq_len;
   else if (flags.maximize == "concurrency") what = Maximize::concurrency;
-  else throw UserError{2, "--maximize: unknown value '" + flags.maximize + "' (valid: batch, seq-len, concurrency)"};
+  else throw UserError{2, "--maximize: unknown value '" + flags.maximize + "' (valid: " + choices_text("--maximize") + ")"};
   RawWorkload raw = one_workload(flags.fit_wf, ctx.in, "fit");
   const Workload built = build_workload(std::move(raw));
   if (what == Maximize::concurrency && is_training(built.mode))

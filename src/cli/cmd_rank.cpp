@@ -38,7 +38,7 @@ RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCat
     else if (by == "time") ro.rank_by = RankBy::time;
     else if (by == "gpus" || by == "fit") ro.rank_by = RankBy::gpus;
     else if (by == "headroom") ro.rank_by = RankBy::headroom;
-    else throw UserError{2, "--rank-by: unknown value '" + by + "' (valid: value, cost, time, gpus, headroom)"};
+    else throw UserError{2, "--rank-by: unknown value '" + by + "' (valid: " + choices_text("--rank-by") + ")"};
   }
   ro.cost = cost_options(flags.cf, cat, in);
   if (!flags.deadline.empty()) ro.deadline_seconds = parse_duration(flags.deadline, "--deadline");

@@ -25,9 +25,9 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
                                                                      {"lora-rank", "lora_rank"}, {"gpus", "gpus"},   {"image-size", "image_size"}};
   auto key = std::find_if(keys.begin(), keys.end(), [&](const auto& k) { return k.first == flags.swp_vary; });
-  if (key == keys.end()) throw UserError{2, "--vary: unknown setting '" + flags.swp_vary + "' (valid: seq-len, batch, concurrency, lora-rank, gpus, image-size)"};
+  if (key == keys.end()) throw UserError{2, "--vary: unknown setting '" + flags.swp_vary + "' (valid: " + choices_text("--vary") + ")"};
   if (flags.swp_metric != "memory" && flags.swp_metric != "time" && flags.swp_metric != "cost")
-    throw UserError{2, "--metric: unknown value '" + flags.swp_metric + "' (valid: memory, time, cost)"};
+    throw UserError{2, "--metric: unknown value '" + flags.swp_metric + "' (valid: " + choices_text("--metric") + ")"};
   if (flags.swp_from.empty() || flags.swp_to.empty()) throw UserError{2, "sweep: give the range with --from and --to"};
   // A sequence length's k is 1,024 (a 4k context is 4,096 tokens); other counts' k is 1,000.
   auto bound = [&](const std::string& text, const char* flag) {

@@ -257,7 +257,7 @@ int terminal_width() {
 bool use_color(const std::string& mode) {
   if (mode == "always") return true;
   if (mode == "never") return false;
-  if (mode != "auto") throw UserError{2, "--color: unknown value '" + mode + "' (valid: auto, always, never)"};
+  if (mode != "auto") throw UserError{2, "--color: unknown value '" + mode + "' (valid: " + choices_text("--color") + ")"};
   const char* force = std::getenv("CLICOLOR_FORCE");
   if (force && *force && std::string(force) != "0") return true;
   const char* no = std::getenv("NO_COLOR");
@@ -268,8 +268,8 @@ bool use_color(const std::string& mode) {
 }
 
 void check_format(const std::string& f) {
-  if (f == "table" || f == "json" || f == "markdown" || f == "md" || f == "csv") return;
-  throw UserError{2, "--format: unknown value '" + f + "' (valid: table, json, markdown, csv)"};
+  if (f == "md" || is_choice("--format", f)) return;
+  throw UserError{2, "--format: unknown value '" + f + "' (valid: " + choices_text("--format") + ")"};
 }
 
 namespace {

@@ -99,6 +99,12 @@ void name_placeholders(CLI::App& app);
 // `flag` names where the path came from in the errors (a device or FIFO, a file over the cap of bounds.hpp).
 std::optional<std::string> read_file(const std::string& path, std::istream& in, const std::string& flag);
 int terminal_width();
+// The values each enumerated flag takes (choices.cpp): the checks below and the completions read the same lists.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& flag_choices();
+const std::vector<std::string>& choices_of(std::string_view flag);
+bool is_choice(std::string_view flag, const std::string& value);
+std::string choices_text(std::string_view flag);  // "a, b, c"
+std::string lower(std::string s);                // ASCII lower case: vendors, families and ids match in any case
 bool use_color(const std::string& mode);
 void check_format(const std::string& f);
 // The workloads of --workload (or one empty), with the command line's flags over each.

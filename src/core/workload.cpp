@@ -59,6 +59,10 @@ const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "v
                                      {Framework::mmdet, "mmdet"}, {Framework::ultralytics, "ultralytics"}, {Framework::tensorrt, "tensorrt"},
                                      {Framework::diffusers, "diffusers"}}};
 
+const std::vector<std::string> k_resolutions{"720p", "1080p", "1440p", "4k"};
+const std::vector<std::string> k_codecs{"h264", "hevc", "av1"};
+const std::vector<std::string> k_trackers{"none", "sort", "bytetrack"};
+
 std::string lower(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;
@@ -148,6 +152,15 @@ LoraTargets parse_lora_targets(const RawValue& raw) {
 }
 
 }  // namespace
+
+// The values each enumerated workload flag takes (completions read them; the parsers above accept them).
+std::vector<std::pair<std::string, std::vector<std::string>>> workload_choices() {
+  return {{"--mode", k_modes.all()},           {"--precision", k_precisions.all()},     {"--kv-precision", k_precisions.all()},
+          {"--master-weights", k_master.all()}, {"--optimizer", k_optimizers.all()},     {"--gradient-checkpointing", k_ckpt.all()},
+          {"--sharding", k_sharding.all()},     {"--framework", k_frameworks.all()},     {"--engine", k_frameworks.all()},
+          {"--offload", k_offload.all()},       {"--resolution", k_resolutions},         {"--codec", k_codecs},
+          {"--tracker", k_trackers},            {"--lora-targets", {"all-linear", "attention"}}};
+}
 
 std::string to_string(Mode v) { return k_modes.name(v); }
 std::string to_string(Precision v) { return k_precisions.name(v); }
@@ -351,14 +364,16 @@ void read_video_and_serving_fields(Workload& w, const Fields& f) {
   }
   if (auto* v = f.get("codec")) {
     const std::string c = lower(v->value);
-    if (c != "h264" && c != "hevc" && c != "av1") throw InputError(v->origin + ": unknown codec '" + v->value + "' (valid: h264, hevc, av1)");
+    if (std::find(k_codecs.begin(), k_codecs.end(), c) == k_codecs.end())
+      throw InputError(v->origin + ": unknown codec '" + v->value + "' (valid: " + join(k_codecs, ", ") + ")");
     w.codec = c;
   }
   if (auto* v = f.get("infer_every")) w.infer_every = parse_positive_int(*v, 10000);
   if (auto* v = f.get("classes")) w.classes = parse_positive_int(*v, 1000000);
   if (auto* v = f.get("tracker")) {
     const std::string t = lower(v->value);
-    if (t != "none" && t != "sort" && t != "bytetrack") throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: none, sort, bytetrack)");
+    if (std::find(k_trackers.begin(), k_trackers.end(), t) == k_trackers.end())
+      throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: " + join(k_trackers, ", ") + ")");
     w.tracker = t;
   }
   for (const char* key : {"max_ttft_ms", "max_tpot_ms"})
