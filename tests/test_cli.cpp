@@ -280,6 +280,20 @@ TEST_CASE("cli: GPU and model names as people write them", "[cli][names]") {
   const auto folder = test::run({"estimate", "--model", test::fixture("models/llama-3.1-8b-snapshot"), "--format", "json"});
   REQUIRE(folder.code == 0);
   CHECK(folder.json()["model"]["params"].get<double>() == Approx(8.03e9).epsilon(0.01));
+  CHECK(folder.json()["model"]["id"] == "llama-3.1-8b-snapshot");
+  // A Hugging Face cache snapshot goes by its repository, not its hash; a config.json by its folder.
+  const auto cache = std::filesystem::temp_directory_path() / ("gpuadvise-hub-" + std::to_string(::getpid()));
+  const auto snap = cache / "models--meta-llama--Llama-3.1-8B" / "snapshots" / "5206a32e0bd3067aef1ce90f5528ade7d866253f";
+  std::filesystem::create_directories(snap);
+  std::filesystem::copy_file(test::fixture("models/llama-3.1-8b.json"), snap / "config.json", std::filesystem::copy_options::overwrite_existing);
+  for (const std::string& p : {snap.string(), snap.string() + "/", (snap / "config.json").string()}) {
+    const auto r = test::run({"estimate", "--model", p, "--format", "json"});
+    REQUIRE(r.code == 0);
+    CHECK(r.json()["model"]["id"] == "meta-llama/Llama-3.1-8B");
+  }
+  std::filesystem::copy_file(test::fixture("models/llama-3.1-8b.json"), cache / "config.json", std::filesystem::copy_options::overwrite_existing);
+  CHECK(test::run({"estimate", "--model", (cache / "config.json").string(), "--format", "json"}).json()["model"]["id"] == cache.filename().string());
+  std::filesystem::remove_all(cache);
 }
 
 TEST_CASE("cli: --format markdown gives a table a CI comment can show, and -q leaves only the exit status", "[cli]") {

@@ -398,6 +398,31 @@ const ModelSpec* preset_of_repo(const std::string& id, const ModelCatalog& catal
 }
 }  // namespace
 
+namespace {
+// The name a config file goes by: the repository of a Hugging Face cache snapshot
+// (.../models--meta-llama--Llama-3.1-8B/snapshots/<hash>/config.json: meta-llama/Llama-3.1-8B), else the folder
+// that holds config.json, else the file's stem.
+std::string model_label(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t at = 0;
+  while (at <= path.size()) {
+    const std::size_t end = std::min(path.find('/', at), path.size());
+    if (end > at && path.compare(at, end - at, ".") != 0) parts.push_back(path.substr(at, end - at));
+    at = end + 1;
+  }
+  if (!parts.empty() && parts.back() == "config.json") parts.pop_back();
+  for (const auto& p : parts)
+    if (p.rfind("models--", 0) == 0 && p.find("--", 8) != std::string::npos) {
+      const std::size_t sep = p.find("--", 8);
+      return p.substr(8, sep - 8) + "/" + p.substr(sep + 2);
+    }
+  if (parts.empty()) return "config";
+  std::string name = parts.back();
+  if (name.ends_with(".json")) name.resize(name.size() - 5);
+  return name;
+}
+}  // namespace
+
 ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
                         const std::function<std::optional<std::string>(const std::string&)>& read_file) {
   const std::string id = lower(arg);
@@ -425,11 +450,7 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
       }
       throw InputError("--model: cannot read config file " + quote_input(arg));
     }
-    std::string name = arg;
-    const auto slash = name.find_last_of('/');
-    if (slash != std::string::npos) name = name.substr(slash + 1);
-    if (name.ends_with(".json")) name.resize(name.size() - 5);
-    ModelSpec m = parse_hf_config(*text, arg, name);
+    ModelSpec m = parse_hf_config(*text, arg, model_label(arg));
     m.local_path = arg;  // a launch hint serves the folder, not the file's stem
     return m;
   }
