@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 try:
     import jsonschema
@@ -44,12 +45,30 @@ CASES = [
     ("check.schema.json", ["check", "--workload", os.path.join(fixtures, "workloads", "fits.json"), "--gpu", "h100-sxm-80gb", "--min-headroom", "10"]),
     ("fit.schema.json", ["fit", "--gpu", "rtx-4090-24gb", "--model", "llama-3.1-8b", "--mode", "qlora", "--seq-len", "2048"]),
     ("gpus.schema.json", ["gpus"]),
+    ("gpus.schema.json", ["gpus", "h100-sxm-80gb"]),
+    ("gpus.schema.json", ["gpus", "mi300x-192gb"]),
+    ("rank.schema.json", ["--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--images", "1000"]),
+    ("estimate.schema.json", ["estimate", "--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--gpu", "rtx-4090-24gb"]),
+    ("calibrate.schema.json", ["calibrate", "PROBE_RESULT"]),
     ("models.schema.json", ["models"]),
     ("sweep.schema.json", ["sweep", "--model", "llama-3.1-8b", "--mode", "lora", "--vary", "seq-len", "--from", "1024", "--to", "32768", "--gpu", "rtx-4090-24gb", "--gpu", "h100-sxm-80gb"]),
 ]
 
+# A probe's result file, as `python probe.py` writes it, for calibrate.
+probe_result = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+json.dump({"schema": "gpuadvise-probe/1", "estimate_args": "--batch 2 --mode lora --model llama-3.1-8b --seq-len 2048",
+           "gpu_name": "NVIDIA H100 80GB HBM3", "measured": {"max_memory_allocated_bytes": 3.0e10, "max_memory_reserved_bytes": 3.2e10,
+           "device_used_bytes": 3.4e10, "step_seconds": 0.5, "unit": "tokens", "per_second": 8000}}, probe_result)
+probe_result.close()
+
 failures = 0
+# Every schema has a command it checks (workload.schema.json checks the fixtures below).
+for name in sorted(os.listdir(schema_dir)):
+    if name != "workload.schema.json" and not any(case[0] == name for case in CASES):
+        failures += 1
+        print(f"FAIL {name}: no command's output is checked against it")
 for name, args in CASES:
+    args = [probe_result.name if a == "PROBE_RESULT" else a for a in args]
     doc = run(*args, expect=(0, 1))
     try:
         jsonschema.validate(doc, schema(name), cls=jsonschema.Draft202012Validator)
@@ -69,6 +88,7 @@ for name in sorted(os.listdir(os.path.join(fixtures, "workloads"))):
     if valid != (not name.startswith("bad")):
         failures += 1
         print(f"FAIL workload fixture {name}: schema says valid={valid}")
+os.unlink(probe_result.name)
 checked = len(CASES) + 1 + len(os.listdir(os.path.join(fixtures, "workloads")))
 print(f"{checked - failures} passed, {failures} failed")
 sys.exit(1 if failures else 0)
