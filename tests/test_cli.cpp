@@ -276,6 +276,15 @@ TEST_CASE("cli: GPU and model names as people write them", "[cli][names]") {
   const auto unknown = test::run({"estimate", "--model", "meta-llama/Llama-3.1-9B"});
   CHECK(unknown.code == 2);
   CHECK(unknown.err.find("did you mean") != std::string::npos);
+  // `gpus h100` lists the family; an id, or a name with one match, is that entry.
+  const auto h100 = test::run({"gpus", "H100", "--format", "json"});
+  REQUIRE(h100.code == 0);
+  const auto listed = h100.json();
+  std::set<std::string> family;
+  for (const auto& g : listed["gpus"]) family.insert(g["id"].get<std::string>());
+  CHECK(family == std::set<std::string>{"h100-sxm-80gb", "h100-pcie-80gb", "h100-nvl-94gb", "h100-sxm-96gb"});
+  CHECK(test::run({"gpus", "rtx-4090"}).out.rfind("GeForce RTX 4090 (rtx-4090-24gb)", 0) == 0);
+  CHECK(test::run({"gpus", "h100-sxm-80gb", "--format", "json"}).json()["gpu"]["id"] == "h100-sxm-80gb");
   // A snapshot folder: its config.json.
   const auto folder = test::run({"estimate", "--model", test::fixture("models/llama-3.1-8b-snapshot"), "--format", "json"});
   REQUIRE(folder.code == 0);

@@ -219,7 +219,7 @@ void register_workload_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
 void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
   c.gpus = app.add_subcommand("gpus", "list the GPU catalogue; 'gpus ID' shows one entry with its sources");
   lazy.defer(c.gpus, [&] {
-    c.gpus->add_option("id", c.gpus_flags.gpu_id, "a GPU id");
+    c.gpus->add_option("id", c.gpus_flags.gpu_id, "a GPU id (its entry and sources), or the start of several (h100, a100, rtx): those GPUs as a list");
     c.gpus->add_option("--vendor", c.gpus_flags.gpus_vendor, "only this vendor's GPUs: nvidia, amd, intel")->group("Filter");
     c.gpus->add_option("--min-memory", c.gpus_flags.gpus_min_memory, "only GPUs with at least this much memory, in GB")->group("Filter");
     c.gpus->add_option("--provider", c.gpus_flags.gpus_provider, "only GPUs this provider offers (a catalogue price)")->group("Filter");

@@ -25,7 +25,13 @@ namespace gpuadvise::cli {
 int run_gpus(const GpusFlags& flags, const CommandContext& ctx) {
   check_format(ctx.of.format);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in, Provenance::kept);  // `gpus ID` prints each field's source
-  if (!flags.gpu_id.empty()) {
+  // A family name that is no id (h100, a100, mi300): the GPUs whose ids it begins, as a list.
+  GpuCatalog family = cat;
+  std::erase_if(family.gpus, [&](const GpuSpec& g) { return g.id.rfind(lower(flags.gpu_id) + "-", 0) != 0; });
+  const bool is_id = std::any_of(cat.gpus.begin(), cat.gpus.end(), [&](const GpuSpec& g) { return g.id == lower(flags.gpu_id); });
+  if (!flags.gpu_id.empty() && !is_id && family.gpus.size() > 1) {
+    (*ctx.out_ptr) << (ctx.of.format == "json" ? gpus_json(family) : ctx.of.format == "csv" ? gpus_csv(family) : ctx.md() ? gpus_markdown(family, ctx.style) : gpus_table(family, ctx.style));
+  } else if (!flags.gpu_id.empty()) {
     const GpuSpec& g = gpu_for(flags.gpu_id, cat, "gpus");
     GpuCatalog one;
     one.gpus.push_back(g);
