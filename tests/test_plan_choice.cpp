@@ -4,6 +4,8 @@
 #include <vector>
 
 #include <algorithm>
+#include <set>
+#include <string>
 #include <tuple>
 
 #include "helpers.hpp"
@@ -177,4 +179,57 @@ TEST_CASE("pipeline pace: per-GPU throughput counts every stage's GPUs, so an un
   const double eight = tps("8"), sixty_four = tps("64");
   CHECK(sixty_four < 0.6 * eight);
   CHECK(sixty_four > 0.45 * eight);
+}
+
+TEST_CASE("layout space: without --batch each layout is also tried at 2x and 4x the micro-batch, and with it only as asked", "[plan-choice][layout-space]") {
+  // Qwen3-30B-A3B on 16 H100s, global batch 512 (Megatron-Bridge's recipe): 8 data-parallel ranks at PP 2 step
+  // with 64 sequences each, so micro-batches 1, 2 and 4 all reach it (64, 32 and 16 accumulation steps).
+  const ModelSpec m = test::model("qwen3-30b-a3b");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  Workload w;
+  w.model = "qwen3-30b-a3b";
+  w.mode = Mode::train;
+  w.seq_len = 4096;
+  w.global_batch = 512;
+  auto micro_batches = [&](const Workload& x) {
+    std::set<std::pair<std::int64_t, std::int64_t>> seen;  // (micro-batch, accumulation) at PP 2 x EP 8
+    layout_space::for_each_layout(x, m, g, 16, [&](const Workload& p) {
+      if (p.tp == 1 && p.pp == 2 && p.ep == 8 && p.virtual_stages == 1) seen.insert({p.batch, p.grad_accum});
+    });
+    return seen;
+  };
+  CHECK(micro_batches(w) == std::set<std::pair<std::int64_t, std::int64_t>>{{1, 64}, {2, 32}, {4, 16}});
+  w.batch_given = true;
+  CHECK(micro_batches(w) == std::set<std::pair<std::int64_t, std::int64_t>>{{1, 64}});
+  // A search that says a larger micro-batch is not worth it stops at the first.
+  w.batch_given = false;
+  int tries = 0;
+  layout_space::for_each_layout(w, m, g, 16, [&](const Workload& p) {
+    if (p.tp == 1 && p.pp == 2 && p.ep == 8 && p.virtual_stages == 1) ++tries;
+    return false;
+  });
+  CHECK(tries == 1);
+}
+
+TEST_CASE("plan: where a micro-batch pays a fixed cost, the pick runs a larger one, faster than the same layout at micro-batch 1", "[plan-choice][moe][cli]") {
+  // Qwen3-30B-A3B under Megatron on at most 16 H100s: 16 experts per GPU at EP 8, launched one by one each
+  // micro-batch (coef::expert_host_s), so the planner's own pick steps with more than one sequence per micro-batch.
+  const auto r = test::run({"--model", "qwen3-30b-a3b", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--tokens", "1T",
+                            "--seq-len", "4096", "--only", "h100-sxm-80gb", "--max-gpus", "16", "--global-batch", "512", "--rank-by", "time",
+                            "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto pick = r.json()["ranking"][0];
+  const auto& plan = pick["plan"];
+  REQUIRE(plan["micro_batch"].get<int>() > 1);
+  std::vector<std::string> args{"estimate", "--model", "qwen3-30b-a3b", "--mode", "train", "--precision", "fp8", "--framework", "megatron",
+                                "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--global-batch", "512", "--batch", "1", "--format", "json"};
+  for (const char* k : {"gpus", "tp", "pp", "ep", "virtual_stages"}) {
+    args.push_back(std::string("--") + (std::string(k) == "virtual_stages" ? "virtual-stages" : k));
+    args.push_back(std::to_string(plan[k].get<int>()));
+  }
+  args.insert(args.end(), {"--sharding", plan["sharding"].get<std::string>(), "--gradient-checkpointing", plan["gradient_checkpointing"].get<std::string>()});
+  const auto one = test::run(args);
+  REQUIRE(one.code == 0);
+  const auto at_one = one.json();
+  CHECK(pick["time"]["train_tokens_per_second_per_gpu"].get<double>() > 1.2 * at_one["time"]["train_tokens_per_second_per_gpu"].get<double>());
 }

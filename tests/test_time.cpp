@@ -440,15 +440,51 @@ TEST_CASE("time: a routed expert's weights stream each micro-batch, and below th
 }
 
 TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", "[time][moe][heldout]") {
-  // tests/data/moe_train_time.jsonl: six recipe rows (Megatron-Bridge's performance summary, H100 and B200), none
-  // fitted. The large models over many H100 nodes, whose all-to-alls cross the network, come within 20 %:
-  // DeepSeek-V3 on 1,024 (TP 2 x PP 8 x VP 4 x EP 64) and Qwen3-235B-A22B on 256. Where the experts stay inside a
-  // node the estimate is faster than measured (B200 rows, Qwen3-30B-A3B: a known gap, docs/accuracy.md): they are
-  // reported, not held to a bound beyond running and not falling below half the measured rate.
+  // tests/data/moe_train_time.jsonl: nine recipe rows (Megatron-Bridge's performance summary, H100 and B200, three
+  // B200 rows in two software versions, 25.11 and 26.02). One, Qwen3-30B-A3B on 8 B200s (26.02), fits
+  // coef::expert_host_s (the dropless layer's experts launched one by one from the host). The others are held out
+  // and come within 20 %, whether the all-to-alls cross the network (DeepSeek-V3 on 1,024 H100s, EP 64) or stay in
+  // a node (B200, EP 8: 32 and 16 experts per GPU). Qwen3-30B-A3B on 16 H100s (PP 2 x 24 one-layer chunks, FP8
+  // current scaling) is a known gap, 2.3x fast (docs/method.md §8.2): reported, held only to running and not falling
+  // below half the measured rate.
   std::map<std::string, double> err;
   for (const auto& [c, e] : test::data_case_errors("moe_train_time.jsonl")) err[c["id"].get<std::string>()] = e;
-  REQUIRE(err.size() == 6);
-  CHECK(std::abs(err.at("mbridge_2509_deepseek_v3_1024xh100")) <= 0.20);
-  CHECK(std::abs(err.at("mbridge_2511_qwen3_235b_a22b_256xh100")) <= 0.20);
+  REQUIRE(err.size() == 9);
+  CHECK(std::abs(err.at("mbridge_2602_qwen3_30b_a3b_8xb200")) <= 0.02);  // the fitted row
+  for (const char* id : {"mbridge_2509_deepseek_v3_1024xh100", "mbridge_2511_qwen3_235b_a22b_256xh100", "mbridge_2602_deepseek_v3_256xb200",
+                         "mbridge_2602_qwen3_235b_a22b_256xb200", "mbridge_2511_qwen3_30b_a3b_8xb200", "mbridge_2511_qwen3_235b_a22b_64xb200",
+                         "mbridge_2511_deepseek_v3_256xb200"})
+    CHECK(std::abs(err.at(id)) <= 0.20);
   for (const auto& [id, e] : err) CHECK(e > -0.5);
+}
+
+TEST_CASE("time: a dropless MoE layer's experts at the host's pace, worked by hand", "[time][moe]") {
+  // Qwen3-30B-A3B, Megatron, FP8, 8 B200s at EP 8: 128 experts / 8 = 16 per GPU, 48 MoE layers, no pipeline:
+  // the host issues 48 x 16 x 0.45 ms = 345.6 ms of expert work per micro-batch, against the experts' GPU time,
+  // their FLOP share of the step (2 FLOPs per active routed weight, token and pass: 3 passes, 4 recomputing,
+  // whose host time is 1.5x). torchtitan's grouped GEMM launches one kernel for all experts: nothing.
+  const ModelSpec m = test::model("qwen3-30b-a3b");
+  const GpuSpec& g = *test::gpus().find("b200-hgx-180gb");
+  Workload w = wl({{"model", "qwen3-30b-a3b"}, {"mode", "train"}, {"framework", "megatron"}, {"precision", "fp8"}, {"seq_len", "4096"}});
+  w.gpus = 8;
+  w.ep = 8;
+  const MemoryEstimate mem = estimate_memory(w, m, &g);
+  const ParamCounts pc = count_params(m);
+  const double active_routed = pc.routed_experts * 8.0 / 128.0;
+  auto host = [&](const Workload& x, double t_compute) {
+    const perf_detail::TimeBasis in{{x, m, g, mem}, precision_support(x, g), 4.5e15, 4096.0, pc, 1.0, 1.0, 1.0};
+    return perf_detail::expert_host_seconds(in, t_compute, train_flops_per_token(x, m, 4096));
+  };
+  CHECK(48 * 16 * coef::expert_host_s.value == Approx(0.3456));
+  CHECK(host(w, 0.1) == Approx(0.3456 - 0.1 * 6.0 * active_routed / train_flops_per_token(w, m, 4096)));
+  CHECK(host(w, 10.0) == 0.0);  // GPU work that outlasts the launches hides them
+  Workload full = w;
+  full.checkpointing = Checkpointing::full;
+  CHECK(host(full, 0.1) == Approx(1.5 * 0.3456 - 0.1 * 8.0 * active_routed / train_flops_per_token(full, m, 4096)));
+  Workload more = w;
+  more.ep = 1;  // all 128 experts on the GPU: 8x the launches
+  CHECK(host(more, 0.1) == Approx(8.0 * 0.3456 - 0.1 * 6.0 * active_routed / train_flops_per_token(w, m, 4096)));
+  Workload titan = w;
+  titan.framework = Framework::torchtitan;
+  CHECK(host(titan, 0.1) == 0.0);
 }

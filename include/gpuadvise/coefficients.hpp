@@ -146,6 +146,9 @@ inline constexpr Coefficient dp_overlap_window{
 inline constexpr Coefficient overlap_slowdown{
     "overlap_slowdown", 0.189, "fraction of the overlapped compute's time", Basis::published,
     "Lee et al. 2025, arXiv:2507.03114: average computational slowdown beside collectives (A100, H100, MI250, MI210)", "§8.4"};
+inline constexpr Coefficient expert_host_s{
+    "expert_host_s", 0.45e-3, "seconds per local expert, MoE layer and training micro-batch (forward and backward)", Basis::fitted,
+    "Megatron-Bridge 26.02 Qwen3-30B-A3B on 8 B200 (MXFP8, EP 8, micro-batch 1): 9,691 tokens/s per GPU; about 20 host launches of ~20 us per expert", "§8.2"};
 inline constexpr Coefficient cpu_adam_params_per_s{
     "cpu_adam_params_per_s", 1e9, "parameters per second", Basis::assumed, "DeepSpeed's CPU-Adam on a server CPU", "§8.4"};
 
@@ -214,7 +217,7 @@ inline constexpr Coefficient finetune_global_batch{
     "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
     "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 63> all{
+inline constexpr std::array<const Coefficient*, 64> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
@@ -224,7 +227,7 @@ inline constexpr std::array<const Coefficient*, 63> all{
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
     &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,
     &nccl_hop_network_s, &dp_bucket_params, &dp_bucket_params_per_rank, &dp_overlap_window,
-    &overlap_slowdown,     &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
+    &overlap_slowdown,     &expert_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &finetune_global_batch};

@@ -45,6 +45,10 @@ struct FrameworkProfile {
   // Decode time per mixture-of-experts layer that does not shrink with the batch: the routing, permutation,
   // grouped-GEMM and combine kernels of the fused MoE path (method.md §8.3).
   double moe_layer_dispatch_s = 0.0;
+  // Training: a dropless MoE layer syncs its tokens-per-expert counts to the host and launches each local
+  // expert's work from a host loop (Megatron's token dispatcher and Transformer Engine's GroupedLinear, Hugging
+  // Face's eager expert loop), at coef::expert_host_s per expert (method.md §8.2).
+  bool expert_host_loop = false;
   // Fixed time of a prefill call (AutoAWQ's benchmark times its first forward with the cache set-up).
   double prefill_fixed_s = 0.0;
   // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than

@@ -30,6 +30,10 @@ struct TimeEstimate {
   double input_pixels = 0;                     // vision: the network's input pixels per image
   std::optional<double> job_seconds;
   double utilization = 0;       // MFU used (training, prefill)
+  // Training: the share of a micro-batch's time that does not grow with its tokens (host launches beyond the GPU's
+  // work, a MoE layer's experts launched one by one, weights streamed below the ridge): what a larger micro-batch
+  // amortises (the planner's micro-batch search, method.md §9).
+  double fixed_share = 0;
   double bandwidth_efficiency = 0;  // share of peak bandwidth reached in decode
   std::string_view compute_key; // dense_tflops key used (static text)
   std::string_view bound;       // static text: compute, memory bandwidth, communication, k_host_bound, ...

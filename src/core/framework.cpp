@@ -87,6 +87,7 @@ FrameworkProfile training_profile(Framework f) {
       p.summary = "Hugging Face transformers/Trainer/PEFT";
       p.layer_overhead_s = 0.45e-3;  // optimum GPTQ/fp16 rows (A100) and GPTQ-for-LLaMa rows (RTX 4090)
       p.quant_matmul_cuda_cores = true;
+      p.expert_host_loop = true;  // the eager MoE block loops over the experts a batch hits
       p.prompt_logits_all_positions = false;  // generate() keeps the last position's logits (logits_to_keep, 4.45+)
       p.source = "transformers LlamaForCausalLM.forward (logits.float(), eager softmax in fp32; generate keeps last-position logits since 4.45); Trainer AMP; PEFT LoraConfig (lora_dropout 0)";
       break;
@@ -132,6 +133,7 @@ FrameworkProfile training_profile(Framework f) {
       p.mixed_grad_bytes = 4.0;
       p.ddp_bucket_copy = false;
       p.kv_preallocated = true;
+      p.expert_host_loop = true;  // dropless token dispatcher (host sync) + GroupedLinear's per-expert loops
       p.source = "Megatron-LM theoretical_memory_usage.py (18 bytes/param, fp32 logits 4·s·b·V)";
       break;
     case Framework::llmq:

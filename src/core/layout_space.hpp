@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 #include "gpuadvise/global_batch.hpp"
@@ -76,10 +77,22 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
     p.ep = ep;
     p.virtual_stages = vp;
     p.cp = cp;
-    p.batch = w.batch;
-    p.grad_accum = w.grad_accum;
-    if (!reach_global_batch(p, w.batch)) return;
-    try_layout(std::as_const(p));
+    // Without --batch, a global batch can be reached with larger micro-batches too (fewer accumulation steps):
+    // 2x and 4x the default, which amortise per-micro-batch costs (host launches, a MoE layer's experts, weights
+    // streamed per micro-batch) and cost memory and, in a pipeline, a larger bubble. The savers shrink each again.
+    const std::int64_t widest = training && w.global_batch && !w.batch_given && !m.vision ? 4 : 1;
+    for (std::int64_t micro = w.batch; micro <= w.batch * widest; micro *= 2) {
+      p.batch = w.batch;
+      p.grad_accum = w.grad_accum;
+      if (!reach_global_batch(p, micro)) return;
+      if (p.batch < micro) return;  // the global batch leaves each rank fewer sequences
+      // A search that says whether a larger micro-batch is worth it (the planner's) stops when it is not.
+      if constexpr (std::is_same_v<std::invoke_result_t<Try&, const Workload&>, bool>) {
+        if (!try_layout(std::as_const(p))) return;
+      } else {
+        try_layout(std::as_const(p));
+      }
+    }
   };
   if (n == 1) return at(1, 1, 1, 1, Sharding::none);
   if (training) {
@@ -152,8 +165,10 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
 // is the plan for a layout); one copy of the workload is changed in place. Memory never rises as the micro-batch
 // shrinks or the checkpointing deepens (tests/test_hardening.cpp), so when `fits` says the most frugal saver (the
 // last one) does not fit, none would, and the layout costs one evaluation instead of one per saver.
+// `smallest`: the smallest micro-batch to shrink to (a layout tried at a larger micro-batch than the default stops
+// at its own: the smaller ones are layouts of their own).
 template <class Fits, class TryOne>
-void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one) {
+void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one, std::int64_t smallest = 1) {
   Workload q = p;
   if (!is_training(p.mode)) {
     if (try_one(q)) return;
@@ -169,13 +184,14 @@ void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one) {
   const std::span<const Checkpointing> levels = !p.checkpointing_given && p.checkpointing == Checkpointing::none
                                                     ? std::span<const Checkpointing>(every_level)
                                                     : std::span<const Checkpointing>(&p.checkpointing, 1);
-  if (levels.size() > 1 || p.batch > 1) {
+  smallest = std::clamp<std::int64_t>(smallest, 1, p.batch);
+  if (levels.size() > 1 || p.batch > smallest) {
     q.checkpointing = levels.back();
-    q.batch = 1;
-    q.grad_accum = p.grad_accum * p.batch;
-    if (!fits(q)) return;
+    q.batch = smallest;
+    q.grad_accum = p.grad_accum * p.batch / smallest;
+    if (p.batch % smallest == 0 && !fits(q)) return;
   }
-  for (std::int64_t micro = p.batch; micro >= 1; micro /= 2) {
+  for (std::int64_t micro = p.batch; micro >= smallest; micro /= 2) {
     if (p.batch % micro != 0) continue;
     for (const Checkpointing c : levels) {
       q.checkpointing = c;
@@ -183,7 +199,7 @@ void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one) {
       q.grad_accum = p.grad_accum * (p.batch / micro);
       if (try_one(q)) return;
     }
-    if (micro == 1) break;
+    if (micro == smallest) break;
   }
 }
 

@@ -284,6 +284,14 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
   return exposed;
 }
 
+// The time one GPU's micro-batch spends streaming weights beyond their GEMMs' FLOPs (perf_weights.cpp).
+double streamed_weight_seconds(const TimeBasis& in, double tokens_step) {
+  const auto& [w, m, gpu, mem] = in.io;
+  const double matmul = in.peak.value_or(0) * matmul_efficiency_for(gpu, in.ps.compute_key);
+  const double bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::streaming_bandwidth_share.value;
+  return perf_detail::weight_streaming_seconds_per_token(in, tokens_step, matmul, bytes) * tokens_step / in.model_par;
+}
+
 // The optimizer step, memory-bound, per micro-batch (method.md §8.2), with a note when it is a large share.
 double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_compute, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
@@ -342,7 +350,8 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     return t;
   }
   const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt);
-  double stage_time = t_compute + exposed;
+  const double expert_host = perf_detail::expert_host_seconds(in, t_compute, fpt);
+  double stage_time = t_compute + exposed + expert_host;
   if (w.pp > 1) {
     // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
     // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B). Megatron's
@@ -372,7 +381,11 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / coef::cpu_adam_params_per_s.value) / accum;
     t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
   }
-  const double comm = stage_time - t_compute;
+  const double comm = stage_time - t_compute - expert_host / (w.pp > 1 ? 1.0 - pipeline_bubble(w.pp, accum, w.virtual_stages) : 1.0);
+  if (expert_host > 0.1 * t_compute)
+    t.notes.push_back(Note::format("MoE experts at the host's pace: launching the {:.0f} local experts of each MoE layer one by one adds {:.0f}% to each "
+                                  "micro-batch; more expert parallelism (--ep: fewer experts per GPU) or a larger micro-batch (--batch) amortises it",
+                                  d(m.experts) / d(std::max<std::int64_t>(1, w.ep)), 100.0 * expert_host / t_compute));
   // Host dispatch (method.md §8.2): an eager framework launches every layer's kernels from the host, the forward's
   // and the backward's (and the recomputed forward's), at its per-layer host time per pass, the same trait that
   // bounds its decode; the GPU runs them as they come, so a micro-batch takes at least that long. Small models at
@@ -380,20 +393,24 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
   const double host = d(m.layers + m.encoder_layers) / pp * framework_profile(w.effective_framework()).layer_overhead_s * passes;
   const bool host_bound = !w.mfu && host > stage_time;
+  const double gpu_stage_time = stage_time;
   if (host_bound) {
     t.notes.push_back(Note::format("host-bound: launching each layer's kernels takes about {:.1f} ms per micro-batch, longer than the GPU's "
                                   "{:.1f} ms; a larger micro-batch (--batch) runs at almost the same time per micro-batch",
                                   host * 1e3, stage_time * 1e3));
     stage_time = host;
   }
+  // What a larger micro-batch would amortise: the host's excess, the experts' launches, the weights streamed.
+  const double fixed = (host_bound ? host - gpu_stage_time : 0.0) + expert_host + streamed_weight_seconds(in, tokens_step);
   stage_time += t_opt;
   // Per GPU: the micro-batch's tokens over the tp·pp GPUs that carry it, at the pace of the most loaded stage (an
   // uneven split idles the lighter stages).
   const double tps = tokens_step / d(w.tp * w.pp) / stage_time;
   if (comm > 0.1 * t_compute) t.notes.push_back(communication_note(comm / t_compute, links, gpu, w.offload != Offload::none));
   t.utilization = mfu;
+  t.fixed_share = w.mfu ? 0.0 : std::clamp(fixed / stage_time, 0.0, 1.0);
   t.train_tokens_per_second_per_gpu = tps;
-  t.bound = host_bound ? k_host_bound : comm > 0.25 * t_compute ? "communication" : "compute";
+  t.bound = host_bound || expert_host > std::max(0.25 * t_compute, comm) ? k_host_bound : comm > 0.25 * t_compute ? "communication" : "compute";
   if (auto tokens = w.job_tokens(mem.seq_len)) t.job_seconds = *tokens / (tps * d(w.gpus));
   return t;
 }
@@ -436,7 +453,9 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     widened = "; exposed communication";
   } else if (t.train_tokens_per_second_per_gpu && t.bound == k_host_bound) {
     spread = std::max(spread, coef::band_host_bound.value);
-    driver = "the framework's host time per layer (fitted on its decode rows; two passes per training micro-batch is a prior)";
+    driver = m.is_moe() && framework_profile(w.effective_framework()).expert_host_loop
+                 ? "the host's launches per local expert of each MoE layer (fitted on one Megatron-Bridge row)"
+                 : "the framework's host time per layer (fitted on its decode rows; two passes per training micro-batch is a prior)";
   }
   TimeEstimate::Band band;
   double value = 0;

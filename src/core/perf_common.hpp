@@ -43,4 +43,8 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
 // of the whole model (perf_weights.cpp; the routed experts of a MoE see few tokens each).
 double weight_streaming_seconds_per_token(const TimeBasis& in, double tokens_step, double matmul_flops_per_s, double bytes_per_s);
 
+// Training: the host time of launching a MoE layer's local experts one by one beyond their GPU time, per
+// micro-batch on the most loaded stage (perf_experts.cpp; 0 where one kernel runs all experts).
+double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt);
+
 }  // namespace gpuadvise::perf_detail

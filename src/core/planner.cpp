@@ -180,7 +180,16 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     assess_fit(scratch, p, m, g, opts.cost, memo);
     return scratch.fits;
   };
+  // A layout at a larger micro-batch than the default (layout_space.hpp) is worth trying only while the one below
+  // kept its micro-batch, gained speed over the one before, and spends a tenth or more of its micro-batch on costs
+  // paid per micro-batch (host launches, a MoE layer's experts launched one by one, weights streamed for few
+  // tokens: TimeEstimate::fixed_share); below that, twice the micro-batch gains under 5 % and its memory and
+  // pipeline bubble cost more.
+  constexpr double k_amortisable_share = 0.1;
+  double previous_rate = 0;
   auto try_layout = [&](const Workload& layout) {
+    if (layout.batch <= w.batch) previous_rate = 0;
+    const std::size_t kept = fits.size();
     for_each_saver(layout, could_fit, [&](const Workload& p) {
       const bool as_asked = p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                             p.precision == w.precision;
@@ -201,7 +210,13 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
       }
       fits.push_back(std::move(c));
       return true;
-    });
+    }, layout.batch > w.batch ? layout.batch : 1);
+    if (fits.size() == kept) return false;
+    const Candidate& c = fits.back();
+    const double rate = c.time.train_tokens_per_second_per_gpu.value_or(0);
+    const bool gained = rate > previous_rate;
+    previous_rate = rate;
+    return gained && c.planned.batch == layout.batch && c.time.fixed_share >= k_amortisable_share;
   };
   for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
     if (!search_further(fits, n, first_fit, w.has_job_size(), order, opts)) break;

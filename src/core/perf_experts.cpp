@@ -1,0 +1,35 @@
+// The routed experts launched one by one from the host on every training micro-batch (method.md §8.2,
+// "experts at the host's pace").
+#include "perf_common.hpp"
+
+#include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/framework.hpp"
+
+#include <algorithm>
+
+namespace gpuadvise::perf_detail {
+
+// A dropless MoE layer learns how many tokens each local expert got only on the host: Megatron's token
+// dispatcher copies tokens_per_expert to the CPU and waits for it (the all-to-all splits and the grouped GEMM's
+// m_splits need it), Hugging Face's eager layer tests each expert's mask. The GPU's queue is then empty, and the
+// host issues the experts' work expert by expert (Transformer Engine's GroupedLinear quantises, launches and, in
+// the backward, accumulates each expert's GEMMs in Python loops; Hugging Face's loop runs three projections per
+// expert), so the experts take the longer of their GPU time and that host time; the rest of the layer runs at the
+// GPU's pace. Returns the host time beyond the experts' GPU time per micro-batch on the most loaded stage.
+// torchtitan's grouped_mm and the inference engines' fused MoE kernels launch one kernel for all experts.
+double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt) {
+  const auto& [w, m, gpu, mem] = in.io;
+  if (!m.is_moe() || m.experts <= 0 || w.mfu || fpt <= 0 || !framework_profile(w.effective_framework()).expert_host_loop) return 0.0;
+  const bool recompute = w.checkpointing == Checkpointing::full;
+  const double local = d(m.experts) / d(std::max<std::int64_t>(1, w.ep));
+  // Forward and backward (coef::expert_host_s); a recomputed forward launches the forward's half again.
+  const double host = d(m.layers - m.dense_layers) / in.pp * local * coef::expert_host_s.value * (recompute ? 1.5 : 1.0);
+  // The experts' GPU time: their share of the step's FLOPs (2 per active routed weight and token per pass).
+  const bool frozen = w.mode == Mode::lora || w.mode == Mode::qlora;
+  const double passes = (frozen ? 2.0 : 3.0) + (recompute ? 1.0 : 0.0);
+  const double routed_active = in.pc.routed_experts * d(m.experts_per_token) / d(m.experts);
+  const double gpu_experts = t_compute * std::min(1.0, 2.0 * routed_active * passes / fpt);
+  return std::max(0.0, host - gpu_experts);
+}
+
+}  // namespace gpuadvise::perf_detail
