@@ -318,3 +318,35 @@ TEST_CASE("cli: every command writes CSV, one field count per row", "[cli][csv]"
   CHECK(gpu[0][6] == "capacity_bytes");
   CHECK(gpu[1][6] == "85520809984");
 }
+
+TEST_CASE("cli: estimate of a plan that does not fit gives its rate as hypothetical, and no job time or cost", "[cli][invariants]") {
+  // Qwen3-30B-A3B on 8 H100s at EP 8 without sharding: the experts' optimizer states stay whole on each GPU
+  // (one expert-data-parallel rank), 118.8 GB against 85.5. The contract's rate stays; hours and dollars do not.
+  const std::vector<std::string> job{"estimate", "--model", "qwen3-30b-a3b", "--mode", "train", "--precision", "fp8", "--framework", "megatron",
+                                     "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--gpus", "8", "--ep", "8", "--tokens", "1T"};
+  auto with = [&](std::vector<std::string> tail) {
+    std::vector<std::string> a = job;
+    a.insert(a.end(), tail.begin(), tail.end());
+    return test::run(a);
+  };
+  const auto j = with({"--format", "json"});
+  REQUIRE(j.code == 0);
+  const auto d = j.json();
+  CHECK(d["fits"] == false);
+  CHECK(d["time"]["train_tokens_per_second_per_gpu"].is_number());
+  CHECK(d["time"]["job_seconds"].is_null());
+  CHECK(d["cost"]["job_usd"].is_null());
+  const auto t = with({});
+  CHECK(t.out.find("were it to fit (it does not: no job time or cost)") != std::string::npos);
+  CHECK(t.out.find("  job: ") == std::string::npos);
+  CHECK(t.out.find("no job cost: the plan does not fit") != std::string::npos);
+  // The same plan sharded (ZeRO-1 still leaves the experts' states whole) and at half the experts per GPU fits,
+  // and then has its job time and cost.
+  const auto fits = test::run({"estimate", "--model", "qwen3-30b-a3b", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--seq-len", "4096",
+                               "--gpu", "h100-sxm-80gb", "--gpus", "16", "--pp", "2", "--ep", "8", "--sharding", "zero1", "--tokens", "1T", "--format", "json"});
+  REQUIRE(fits.code == 0);
+  const auto f = fits.json();
+  REQUIRE(f["fits"] == true);
+  CHECK(f["time"]["job_seconds"].is_number());
+  CHECK(f["cost"]["job_usd"].is_number());
+}

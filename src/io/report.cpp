@@ -175,6 +175,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                          mib(static_cast<double>(g.memory_bytes)), verdict, gbs(on_gpu->headroom_bytes, style), mem_unit(style));
     }
     const auto& t = on_gpu->time;
+    const bool rates = t.train_tokens_per_second_per_gpu || t.images_per_second || t.prefill_tokens_per_second || t.decode_tokens_per_second;
+    if (!on_gpu->fits && on_gpu->supported && rates) out += "  were it to fit (it does not: no job time or cost), it would run at:\n";
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
     if (t.images_per_second) out += fmt::format("  {:.1f} images/s per GPU\n", *t.images_per_second);
     if (on_gpu->video) {
@@ -215,8 +217,9 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
       out += fmt::format("  cost: ${:.2f} for the job at ${:.2f}/GPU-h ({}{})\n", *k.total_usd, *k.price.usd_per_gpu_hour,
                          k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
     else if (k.price.usd_per_gpu_hour)
-      out += fmt::format("  price: ${:.2f}/GPU-h ({}{}); give --tokens or --requests for the job's cost\n", *k.price.usd_per_gpu_hour,
-                         k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
+      out += fmt::format("  price: ${:.2f}/GPU-h ({}{}); {}\n", *k.price.usd_per_gpu_hour, k.price.provider,
+                         k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen,
+                         on_gpu->fits ? "give --tokens or --requests for the job's cost" : "no job cost: the plan does not fit");
     if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
     if (k.usd_per_thousand_images) out += fmt::format("  ${:.3f} per thousand images\n", *k.usd_per_thousand_images);
     if (k.usd_per_million_input_tokens && k.usd_per_million_output_tokens_apart)
