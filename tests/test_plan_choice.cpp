@@ -60,11 +60,17 @@ TEST_CASE("plan choice: where no plan of the band finishes within a day, its fas
   const Pick p = pick_plan(pointers(slow), 8, true, RankBy::value, opts);
   CHECK(p.plan->gpus == 64);
   CHECK(p.in_band);
-  // One GPU finishes in 5 h and is the cheapest: it is chosen, and the band is not named.
+  // Within a day the band trades dollars for hours (value_time_weight 0.1): 8 GPUs in 0.7 h for 5 % more score
+  // 1.05 + 0.1 x 0.7/5 = 1.064 against the single GPU's 1.0 + 0.1 = 1.1, and win; 8 GPUs in 4 h for 5 % more
+  // score 1.05 + 0.08 = 1.13 and do not: the cheapest is chosen, and the band is not named.
   const std::vector<Candidate> quick{plan_of(1, 10, 5), plan_of(8, 10.5, 0.7)};
   const Pick q = pick_plan(pointers(quick), 1, true, RankBy::value, opts);
-  CHECK(q.plan->gpus == 1);
-  CHECK_FALSE(q.in_band);
+  CHECK(q.plan->gpus == 8);
+  CHECK(q.in_band);
+  const std::vector<Candidate> slight{plan_of(1, 10, 5), plan_of(8, 10.5, 4)};
+  const Pick s = pick_plan(pointers(slight), 1, true, RankBy::value, opts);
+  CHECK(s.plan->gpus == 1);
+  CHECK_FALSE(s.in_band);
 }
 
 TEST_CASE("plan choice: a deadline keeps the cheapest plan that meets it, a budget the fastest within it, and a plan both cheaper and faster wins", "[plan-choice]") {

@@ -213,11 +213,14 @@ inline constexpr Coefficient value_cost_slack{
 inline constexpr Coefficient value_target_hours{
     "value_target_hours", 24, "hours", Basis::assumed,
     "a job within the band that finishes within a day needs no more GPUs: the cheapest such plan is best value", "§9"};
+inline constexpr Coefficient value_time_weight{
+    "value_time_weight", 0.10, "cost share per share of the cheapest plan's hours", Basis::assumed,
+    "best value within a day pays up to a tenth of the time it saves, as a share of cost: twice as fast for 2 % more wins, 20 % faster for 8 % more does not", "§9"};
 inline constexpr Coefficient finetune_global_batch{
     "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
     "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 64> all{
+inline constexpr std::array<const Coefficient*, 65> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
@@ -230,6 +233,6 @@ inline constexpr std::array<const Coefficient*, 64> all{
     &overlap_slowdown,     &expert_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
-    &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &finetune_global_batch};
+    &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &value_time_weight, &finetune_global_batch};
 
 }  // namespace gpuadvise::coef

@@ -170,9 +170,10 @@ std::string order_description(RankBy order, const Workload& w, const ModelSpec& 
     case RankBy::value:
       if (w.streams) return "best value: lowest cost per stream-hour";
       if (job)
-        return fmt::format("best value: the cheapest job that finishes within {:.0f} h if it costs at most {:.0f}% more than the cheapest, else the "
-                           "fastest within {:.0f}% of it; then the lowest cost of the completed job",
-                           coef::value_target_hours.value, 100 * coef::value_cost_slack.value, 100 * coef::value_cost_slack.value);
+        return fmt::format("best value: among plans costing at most {:.0f}% more than the cheapest, one that finishes within {:.0f} h, "
+                           "trading a {:.0f}th of the time saved in cost (twice as fast for 2% more wins), else the fastest; then the lowest cost "
+                           "of the completed job",
+                           100 * coef::value_cost_slack.value, coef::value_target_hours.value, 1.0 / coef::value_time_weight.value);
       return "best value: lowest cost per unit of work (no job size: " + job_size_flags(w, m) + " prices the whole job)";
     case RankBy::cost: return job ? "lowest cost of the completed job" : "lowest hourly cost of the plan";
     case RankBy::time: return job ? "shortest job" : "highest throughput";
