@@ -212,7 +212,7 @@ inline constexpr Coefficient value_cost_slack{
     "§9"};
 inline constexpr Coefficient value_target_hours{
     "value_target_hours", 24, "hours", Basis::assumed,
-    "a job within the band that finishes within a day needs no more GPUs: the cheapest such plan is best value", "§9"};
+    "a job within the band that finishes within a day needs no more GPUs: best value is chosen among such plans (value_time_weight)", "§9"};
 inline constexpr Coefficient value_time_weight{
     "value_time_weight", 0.10, "cost share per share of the cheapest plan's hours", Basis::assumed,
     "best value within a day pays up to a tenth of the time it saves, as a share of cost: twice as fast for 2 % more wins, 20 % faster for 8 % more does not", "§9"};
