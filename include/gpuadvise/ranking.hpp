@@ -107,6 +107,9 @@ std::string job_size_flags(const Workload& w, const ModelSpec& m);
 
 // Evaluates one GPU at the workload's own layout (what `estimate --gpu` shows).
 Candidate evaluate(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost = {});
+// A plan that does not fit has no job time or cost (its price stays): what `estimate` shows of it, beside the
+// rates it would run at (the ranking withholds those too).
+void withhold_job(Candidate& c);
 
 // The plan an engineer would pick (method.md §9): memory savers on one GPU first (activation checkpointing,
 // micro-batches with gradient accumulation), then more GPUs in one node (data parallel, ZeRO-1/2/3, tensor

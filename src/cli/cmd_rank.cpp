@@ -68,13 +68,7 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
     cand = evaluate(w, model, gpu_for(*w.gpu, cat), cost_options(flags.cf, cat, ctx.in));
     cand->fits_single = cand->fits;
     mem = cand->memory;
-    if (!cand->fits) {
-      // A plan that cannot run has no job time or cost; its rates stay (the contract's keys), said to be hypothetical.
-      cand->time.job_seconds.reset();
-      const PriceChoice price = cand->cost.price;
-      cand->cost = JobCost{};
-      cand->cost.price = price;
-    }
+    withhold_job(*cand);  // its rates stay (the contract's keys), said to be hypothetical
   } else {
     mem = estimate_memory(w, model, nullptr);
   }

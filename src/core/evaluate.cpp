@@ -301,14 +301,20 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
   c.described = false;
 }
 
-void ranking_detail::withhold_unfit(Candidate& c) {
+void withhold_job(Candidate& c) {
   if (c.fits) return;
   const PriceChoice price = c.cost.price;
   const std::optional<std::string> missing = c.cost.missing_price;
-  c.time = TimeEstimate{};
+  c.time.job_seconds.reset();
   c.cost = JobCost{};
   c.cost.price = price;
   c.cost.missing_price = missing;
+}
+
+void ranking_detail::withhold_unfit(Candidate& c) {
+  if (c.fits) return;
+  withhold_job(c);
+  c.time = TimeEstimate{};
   c.value_usd.reset();
   c.unranked = "does not fit";
   c.frontier.clear();

@@ -143,8 +143,9 @@ using perf_detail::TimeBasis;
 
 // Seconds per training token on one GPU before communication (method.md §8.2): the matmul FLOPs at the family's
 // achieved share of the dense peak, attention at its own share, the memory-bound elementwise traffic at 80 % of
-// the peak bandwidth and QLoRA's dequantisation.
-double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens_step) {
+// the peak bandwidth and QLoRA's dequantisation. `streamed`: the weight-streaming part of it (what a larger
+// micro-batch amortises).
+double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens_step, double& streamed) {
   const auto& [w, m, gpu, mem] = in.io;
   const ParamCounts& pc = in.pc;
   const PrecisionSupport& ps = in.ps;
@@ -165,7 +166,8 @@ double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens
   if (bw_bytes > 0) {
     const bool fused = w.compile || fw.fused_elementwise;
     token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;
-    token_s += perf_detail::weight_streaming_seconds_per_token(in, tokens_step, *peak * e_mm, bw_bytes);
+    streamed = perf_detail::weight_streaming_seconds_per_token(in, tokens_step, *peak * e_mm, bw_bytes);
+    token_s += streamed;
     if (w.mode == Mode::qlora) {
       // bitsandbytes/torchao dequantise each NF4 weight to 16 bits before each matmul: read 0.5 byte, write
       // 2 and read them back, in the forward, the backward and a recomputed forward ([QLORA] §3).
@@ -284,14 +286,6 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
   return exposed;
 }
 
-// The time one GPU's micro-batch spends streaming weights beyond their GEMMs' FLOPs (perf_weights.cpp).
-double streamed_weight_seconds(const TimeBasis& in, double tokens_step) {
-  const auto& [w, m, gpu, mem] = in.io;
-  const double matmul = in.peak.value_or(0) * matmul_efficiency_for(gpu, in.ps.compute_key);
-  const double bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::streaming_bandwidth_share.value;
-  return perf_detail::weight_streaming_seconds_per_token(in, tokens_step, matmul, bytes) * tokens_step / in.model_par;
-}
-
 // The optimizer step, memory-bound, per micro-batch (method.md §8.2), with a note when it is a large share.
 double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_compute, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
@@ -335,7 +329,8 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   // The tokens one GPU runs per micro-batch: context parallelism splits each sequence over cp GPUs (the attention
   // of each token still spans the whole sequence: fpt counts it at the full length).
   const double tokens_step = d(w.batch) * s / d(w.cp);
-  const double token_s = training_seconds_per_token(in, fpt, tokens_step);
+  double streamed_per_token = 0;
+  const double token_s = training_seconds_per_token(in, fpt, tokens_step, streamed_per_token);
   const double mfu = w.mfu.value_or(fpt / (*peak * token_s));
   // One micro-batch of `batch` sequences runs through a model-parallel group of tp·pp GPUs; each GPU does
   // 1/(tp·pp) of its FLOPs.
@@ -352,6 +347,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt);
   const double expert_host = perf_detail::expert_host_seconds(in, t_compute, fpt);
   double stage_time = t_compute + exposed + expert_host;
+  const double bubble = w.pp > 1 ? pipeline_bubble(w.pp, accum, w.virtual_stages) : 0.0;
   if (w.pp > 1) {
     // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
     // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B). Megatron's
@@ -364,7 +360,6 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
       const double sends = 2.0 * v * act / links.pp_bytes_per_s;
       stage_time += v > 1 ? std::max(0.0, sends - t_compute) : sends;
     }
-    const double bubble = pipeline_bubble(w.pp, accum, w.virtual_stages);
     stage_time /= (1.0 - bubble);
     if (bubble > 0.1 && w.virtual_stages > 1)
       t.notes.push_back(Note::format("pipeline bubble: {:.0f}% of each step idle with {} micro-batches over {} stages of {} interleaved chunks",
@@ -381,7 +376,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / coef::cpu_adam_params_per_s.value) / accum;
     t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
   }
-  const double comm = stage_time - t_compute - expert_host / (w.pp > 1 ? 1.0 - pipeline_bubble(w.pp, accum, w.virtual_stages) : 1.0);
+  const double comm = stage_time - t_compute - expert_host / (1.0 - bubble);
   if (expert_host > 0.1 * t_compute)
     t.notes.push_back(Note::format("MoE experts at the host's pace: launching the {:.0f} local experts of each MoE layer one by one adds {:.0f}% to each "
                                   "micro-batch; more expert parallelism (--ep: fewer experts per GPU) or a larger micro-batch (--batch) amortises it",
@@ -401,7 +396,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     stage_time = host;
   }
   // What a larger micro-batch would amortise: the host's excess, the experts' launches, the weights streamed.
-  const double fixed = (host_bound ? host - gpu_stage_time : 0.0) + expert_host + streamed_weight_seconds(in, tokens_step);
+  const double fixed = (host_bound ? host - gpu_stage_time : 0.0) + expert_host + streamed_per_token * tokens_step / model_par;
   stage_time += t_opt;
   // Per GPU: the micro-batch's tokens over the tp·pp GPUs that carry it, at the pace of the most loaded stage (an
   // uneven split idles the lighter stages).

@@ -35,13 +35,14 @@ const Candidate* pick_in_value_band(const std::vector<const Candidate*>& pool) {
   if (!low) return nullptr;
   const double ceiling = *low * (1.0 + coef::value_cost_slack.value);
   // Within a day, the plans of the band trade dollars for hours: each scores its cost over the cheapest's plus
-  // value_time_weight x its hours over the cheapest in-time plan's, and the lowest wins (a plan twice as fast for
-  // 2 % more scores 1.02 + 0.05 against 1.10, one 20 % faster for 8 % more 1.16 against 1.10).
-  std::optional<double> slowest_hours;
+  // value_time_weight x its hours over the cheapest plan's (the slowest of them where several cost the same), and
+  // the lowest wins (a plan twice as fast for 2 % more scores 1.02 + 0.05 against 1.10, one 20 % faster for 8 %
+  // more 1.16 against 1.10).
+  double cheapest_hours = 0;
   for (const Candidate* c : pool)
-    if (auto v = band_cost(*c); v && *v == *low) slowest_hours = std::max(slowest_hours.value_or(0.0), c->cost.wall_hours);
+    if (auto v = band_cost(*c); v && *v == *low) cheapest_hours = std::max(cheapest_hours, c->cost.wall_hours);
   auto score = [&](const Candidate* c) {
-    const double h = slowest_hours && *slowest_hours > 0 ? c->cost.wall_hours / *slowest_hours : 1.0;
+    const double h = cheapest_hours > 0 ? c->cost.wall_hours / cheapest_hours : 1.0;
     return *band_cost(*c) / *low + coef::value_time_weight.value * h;
   };
   const Candidate *in_time = nullptr, *fastest = nullptr;
