@@ -41,6 +41,10 @@ TEST_CASE("support: fp8 before Ampere is not supported, on Ampere it runs in bf1
   CHECK(a100.supported);
   CHECK(a100.compute_key == "bf16");
   CHECK(precision_support(w, *test::gpus().find("h100-sxm-80gb")).compute_key == "fp8");
+  // FLUX on a T4 (no bf16): fp16, but with its T5 text encoder in fp32 (method.md §12.4), said where the row is dropped.
+  const auto flux = test::run({"--model", "flux-1-dev", "--mode", "inference", "--only", "t4-16gb"});
+  REQUIRE(flux.code == 0);
+  CHECK(flux.out.find("use fp16, with the T5 text encoder in fp32") != std::string::npos);
 }
 
 TEST_CASE("support: QLoRA's 4-bit layers have no tensor parallelism, and PEFT adapters outside Megatron split by data only", "[advice][support]") {

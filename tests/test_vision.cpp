@@ -127,6 +127,13 @@ TEST_CASE("generation: every pipeline component is resident, the peak is a denoi
                                      {"flash_attention", "false"}}), sdxl, nullptr);
   CHECK(x.weights / 1e9 == Approx(13.88).epsilon(0.01));
   CHECK(x.activations / 1e9 > 10.7);
+  // FLUX in fp16 keeps T5-XXL (4.76 B of the 4.883 B text parameters) in fp32, as diffusers' Flux docs run it:
+  // 11.9 x 2 + 0.12306 x 2 + 4.76 x 4 + 0.08382 x 2 = 43.254 GB; in bf16 everything 16-bit: 33.734 GB.
+  const auto fp16 = estimate_memory(wl({{"mode", "inference"}, {"precision", "fp16"}, {"image_size", "1024x1024"}}), flux, nullptr);
+  const auto bf16 = estimate_memory(wl({{"mode", "inference"}, {"precision", "bf16"}, {"image_size", "1024x1024"}}), flux, nullptr);
+  CHECK(fp16.weights / 1e9 == Approx(43.254).epsilon(0.001));
+  CHECK(bf16.weights / 1e9 == Approx(33.734).epsilon(0.001));
+  CHECK(fp16.notes.size() == bf16.notes.size() + 1);
 }
 
 TEST_CASE("generation: LoRA, QLoRA, checkpointing and cached latents each change a FLUX training peak as the write-up measures", "[vision][diffusion]") {

@@ -41,6 +41,9 @@ struct VisionArch {
   // Image generation (task "generation"): the denoiser (UNet or diffusion transformer), text encoders and
   // VAE of a pipeline; classifier-free guidance doubles the denoiser's batch.
   double denoiser_params = 0, text_encoder_params = 0, vae_params = 0;
+  // Of the text encoders, the parameters whose activations overflow fp16 (T5 v1.1: Hugging Face's T5 clamps them
+  // under fp16; diffusers' Flux docs run the text encoders in fp32 for fp16 inference): kept in fp32 under fp16.
+  double fp32_text_encoder_params = 0;
   bool cfg = true;
   std::int64_t latent_channels = 4;
   // UNet levels from the highest resolution down: channels, transformer layers per attention block (0 = no
@@ -55,5 +58,11 @@ struct VisionArch {
   std::int64_t default_steps = 50;
   bool operator==(const VisionArch&) const = default;
 };
+
+// The text encoders' weight bytes at `bytes` per weight; under fp16 the encoders that overflow it stay fp32
+// (VisionArch::fp32_text_encoder_params; method.md §12.4).
+inline double text_encoder_bytes(const VisionArch& a, bool fp16, double bytes) {
+  return fp16 ? (a.text_encoder_params - a.fp32_text_encoder_params) * bytes + a.fp32_text_encoder_params * 4.0 : a.text_encoder_params * bytes;
+}
 
 }  // namespace gpuadvise

@@ -222,7 +222,9 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   c.gpus = w.gpus;
   const PrecisionSupport ps = precision_support(w, g);
   c.supported = ps.supported;
-  if (!ps.note.empty()) c.notes.push_back(ps.note);
+  if (!ps.supported && w.precision == Precision::bf16 && m.vision && m.vision->fp32_text_encoder_params > 0)
+    c.notes.push_back(Note::format("{}, with the T5 text encoder in fp32 (its activations overflow fp16; --precision fp16 counts it)", ps.note.text()));
+  else if (!ps.note.empty()) c.notes.push_back(ps.note);
   const Framework fw = w.effective_framework();
   if (w.mode == Mode::qlora && w.tp > 1) {
     c.supported = false;

@@ -124,7 +124,7 @@ void diffusion_inference_memory(MemoryEstimate& e, const Workload& w, const Visi
   const double px = w.vae_tiling ? std::min(W * H, 512.0 * 512.0) : W * H;
   const double Tl = px / 64.0;
   const double vae = b * (128.0 * px * 4.0 + (eager ? Tl * Tl * 2.0 : 0.0)) * act_b;
-  const double den_w = a.denoiser_params * den_b, text_w = a.text_encoder_params * other_b, vae_w = a.vae_params * other_b;
+  const double den_w = a.denoiser_params * den_b, text_w = text_encoder_bytes(a, w.precision == Precision::fp16, other_b), vae_w = a.vae_params * other_b;
   e.weights = den_w + text_w + vae_w;
   e.activations = std::max(denoiser_bytes, vae);
   if (w.offload == Offload::model) {
@@ -191,7 +191,8 @@ void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a,
   const double pw = mixed ? 4.0 : den_b;
   const double opt = optimizer_state_bytes(w.optimizer, 4.0, 4.0);
   e.params_trainable = trainable;
-  const double frozen_others = w.cache_latents ? 0.0 : (a.text_encoder_params + a.vae_params) * (w.mode == Mode::qlora ? 2.0 : other_b);
+  const double others_b = w.mode == Mode::qlora ? 2.0 : other_b;
+  const double frozen_others = w.cache_latents ? 0.0 : text_encoder_bytes(a, w.precision == Precision::fp16, others_b) + a.vae_params * others_b;
   e.weights = (lora ? a.denoiser_params * base_b + trainable * pw : a.denoiser_params * pw) + frozen_others;
   e.gradients = trainable * pw;
   e.optimizer_states = trainable * opt;
@@ -207,6 +208,10 @@ MemoryEstimate memory_detail::estimate_vision_memory(const Workload& w, const Mo
   if (m.vision->task == "generation") {
     const auto [W, H] = image_size(w, m);
     diffusion_memory(e, w, *m.vision, W, H);
+    if (w.precision == Precision::fp16 && m.vision->fp32_text_encoder_params > 0 && !(is_training(w.mode) && w.cache_latents))
+      e.notes.push_back(Note::format("fp16: the T5 text encoder ({:.2f} B parameters) stays in fp32, {:.1f} GB more: its activations overflow fp16 "
+                                     "(diffusers' Flux docs run the text encoders in fp32 under fp16)",
+                                     m.vision->fp32_text_encoder_params / 1e9, m.vision->fp32_text_encoder_params * 2.0 / 1e9));
     e.tensor_peak = e.weights + e.gradients + e.optimizer_states + e.activations;
     set_runtime(e, w, gpu, false);
     e.allocator_reserve = 0.10 * (e.activations + e.gradients);

@@ -138,6 +138,7 @@ void vision(std::ostream& o, const VisionArch& a) {
                    num(a.depth_mult), lit(a.yolo_family), num(a.max_channels), num(a.hidden_ratio));
   o << fmt::format("    a.denoiser_params = {}; a.text_encoder_params = {}; a.vae_params = {}; a.cfg = {}; a.latent_channels = {};\n",
                    num(a.denoiser_params), num(a.text_encoder_params), num(a.vae_params), boolean(a.cfg), a.latent_channels);
+  if (a.fp32_text_encoder_params > 0) o << fmt::format("    a.fp32_text_encoder_params = {};\n", num(a.fp32_text_encoder_params));
   for (const auto& l : a.levels) o << fmt::format("    a.levels.push_back(VisionArch::Level{{{}, {}, {}}});\n", l.channels, l.transformer_layers, l.heads);
   o << fmt::format("    a.dit_blocks = {}; a.dit_hidden = {}; a.dit_heads = {}; a.dit_text_tokens = {}; a.default_steps = {};\n", a.dit_blocks,
                    a.dit_hidden, a.dit_heads, a.dit_text_tokens, a.default_steps);

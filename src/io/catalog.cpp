@@ -269,6 +269,11 @@ VisionArch parse_vision(const json& j, const std::string& where) {
     Obj d(o.raw("diffusion"), where + ".diffusion");
     a.denoiser_params = d.num("denoiser_params");
     a.text_encoder_params = d.num("text_encoder_params");
+    if (d.has("fp32_text_encoder_params")) {
+      a.fp32_text_encoder_params = d.num("fp32_text_encoder_params");
+      if (a.fp32_text_encoder_params < 0 || a.fp32_text_encoder_params > a.text_encoder_params)
+        throw InputError(where + ".diffusion.fp32_text_encoder_params: expected a count from 0 to text_encoder_params");
+    }
     a.vae_params = d.num("vae_params");
     a.cfg = d.boolean("cfg");
     a.latent_channels = d.integer("latent_channels", 0, 1e6);
