@@ -1,6 +1,7 @@
 // The choice among the plans that fit one GPU (method.md §9, "The choice per GPU"): which counts are worth
 // searching, which plan the order asks for, and the cost-time frontier the JSON carries.
 #include <algorithm>
+#include <limits>
 #include <tuple>
 #include <fmt/format.h>
 
@@ -133,6 +134,32 @@ Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit
   return out;
 }
 
+namespace {
+// Which plans another beats on both time and cost (at least as good on both, better on one): a sweep in order of
+// hours, then dollars, keeping the fewest dollars of the plans strictly faster. Plans without a job time or cost
+// are not compared.
+std::vector<char> dominated_plans(const std::vector<const Candidate*>& plans) {
+  std::vector<char> dominated(plans.size(), 0);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < plans.size(); ++i)
+    if (plans[i]->cost.total_usd && plans[i]->time.job_seconds) order.push_back(i);
+  auto hours = [&](std::size_t i) { return plans[i]->cost.wall_hours; };
+  auto usd = [&](std::size_t i) { return *plans[i]->cost.total_usd; };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return std::pair(hours(a), usd(a)) < std::pair(hours(b), usd(b)); });
+  double faster_usd = std::numeric_limits<double>::infinity();  // the fewest dollars among strictly faster plans
+  for (std::size_t g = 0; g < order.size();) {
+    std::size_t end = g;
+    while (end < order.size() && hours(order[end]) == hours(order[g])) ++end;
+    const double group_usd = usd(order[g]);  // the group's fewest dollars (sorted)
+    for (std::size_t k = g; k < end; ++k)
+      dominated[order[k]] = usd(order[k]) > group_usd || faster_usd <= usd(order[k]);
+    faster_usd = std::min(faster_usd, group_usd);
+    g = end;
+  }
+  return dominated;
+}
+}  // namespace
+
 // Keeps the plans no other plan beats on both time and cost (with a job size), else the best value per GPU count.
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
   std::vector<FrontierPoint> out;
@@ -141,23 +168,17 @@ std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
     const double va = score(*a, RankBy::value), vb = score(*b, RankBy::value);
     return std::tie(a->gpus, va, a->planned.sharding) < std::tie(b->gpus, vb, b->planned.sharding);
   });
-  for (const Candidate* c : plans) {
-    FrontierPoint f{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd};
+  const std::vector<char> dominated = dominated_plans(plans);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const Candidate* c = plans[i];
     if (c->cost.total_usd && c->time.job_seconds) {
-      f.hours = c->cost.wall_hours;
-      f.usd = c->cost.total_usd;
-      bool dominated = false;
-      for (const Candidate* o : plans)
-        if (o != c && o->cost.total_usd && o->time.job_seconds && o->cost.wall_hours <= c->cost.wall_hours &&
-            *o->cost.total_usd <= *c->cost.total_usd && (o->cost.wall_hours < c->cost.wall_hours || *o->cost.total_usd < *c->cost.total_usd))
-          dominated = true;
       // A plan with the same hours and dollars as one kept is the same point (ZeRO-1 and ZeRO-2 often are).
-      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) { return k.hours == f.hours && k.usd == f.usd; });
-      if (dominated || same) continue;
-    } else if (!out.empty() && out.back().gpus == c->gpus) {
-      continue;  // without a job size: the best value at each count
+      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) { return k.hours == c->cost.wall_hours && k.usd == c->cost.total_usd; });
+      if (dominated[i] || same) continue;
+      out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, c->cost.wall_hours, c->cost.total_usd, c->value_usd});
+    } else if (out.empty() || out.back().gpus != c->gpus) {
+      out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd});  // without a job size: the best value at each count
     }
-    out.push_back(f);
   }
   return out;
 }
