@@ -90,6 +90,19 @@ TEST_CASE("plan choice: a deadline keeps the cheapest plan that meets it, a budg
   CHECK(pick_plan(pointers(dominated), 1, true, RankBy::gpus, RankOptions{}).plan->gpus == 2);
 }
 
+TEST_CASE("plan choice: the frontier keeps each plan no other beats on both hours and dollars, ties once", "[plan-choice]") {
+  // (gpus, $, h): 8 ($100, 40 h) and 16 ($100, 20 h): 16 is as cheap and faster, so 8 is dominated. 32 ($150, 20 h)
+  // is as fast as 16 and dearer: dominated. 64 ($200, 10 h) and 128 ($400, 5 h) trade dollars for hours: kept.
+  // 256 ($400, 6 h) is slower than 128 at the same price: dominated. A second 16-GPU plan with the same hours and
+  // dollars (ZeRO-2 beside ZeRO-1) is the same point: kept once.
+  const std::vector<Candidate> plans{plan_of(8, 100, 40),   plan_of(16, 100, 20), plan_of(16, 100, 20), plan_of(32, 150, 20),
+                                     plan_of(64, 200, 10),  plan_of(128, 400, 5), plan_of(256, 400, 6)};
+  const auto front = frontier_of(pointers(plans));
+  std::vector<std::int64_t> kept;
+  for (const auto& f : front) kept.push_back(f.gpus);
+  CHECK(kept == std::vector<std::int64_t>{16, 64, 128});
+}
+
 TEST_CASE("plan choice: the search goes on while the last count still had a plan within the band and none finishes within a day", "[plan-choice]") {
   const RankOptions opts;
   std::vector<Candidate> fits;
