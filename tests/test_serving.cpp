@@ -155,3 +155,30 @@ TEST_CASE("serving: a model whose layers the stages do not divide is split uneve
   // Training splits unevenly too (Megatron's first/last stage layer counts): the largest stage holds 31 layers.
   CHECK(test::run({"estimate", "--model", "deepseek-v3", "--mode", "train", "--pp", "2", "--gpus", "2"}).code == 0);
 }
+
+TEST_CASE("serving: llama.cpp splits a model over its GPUs by layers, so two RTX 4090s decode faster than two RTX 3090s", "[serving][llamacpp]") {
+  // XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama.cpp, Llama 3 70B Q4_K_M, tg 1024): 3090 x 2 16.29 tokens/s,
+  // 4090 x 2 19.06. llama.cpp's default --split-mode layer runs the stages one after another, so a token costs every
+  // GPU's share of the weights read in turn: the whole model at one card's bandwidth (936 against 1,008 GB/s).
+  // Tensor parallel (its row split) would read both halves at once and decode about twice as fast as measured.
+  struct Row {
+    const char* gpu;
+    double measured;
+  };
+  double rate_3090 = 0, rate_4090 = 0;
+  for (const Row& row : {Row{"rtx-3090-24gb", 16.29}, Row{"rtx-4090-24gb", 19.06}}) {
+    INFO(row.gpu);
+    const auto r = test::run({"--model", "llama-3.1-70b", "--mode", "inference", "--precision", "q4_k_m", "--framework", "llamacpp", "--seq-len", "1024",
+                              "--only", row.gpu, "--format", "json"});
+    REQUIRE(r.code == 0);
+    const auto pick = r.json()["ranking"][0];
+    CHECK(pick["gpus"] == 2);
+    CHECK(pick["plan"]["tp"] == 1);
+    CHECK(pick["plan"]["pp"] == 2);
+    CHECK(pick["launch_hints"]["server"].get<std::string>().find("--split-mode layer") != std::string::npos);
+    const double rate = pick["time"]["decode_tokens_per_second"].get<double>();
+    CHECK(rate == Approx(row.measured).epsilon(0.2));
+    (row.measured < 18 ? rate_3090 : rate_4090) = rate;
+  }
+  CHECK(rate_4090 > rate_3090);
+}

@@ -53,11 +53,29 @@ inline Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t n
   return p;
 }
 
+// Inference's splits of a language model over n GPUs (method.md §9): tensor parallel inside a node, pipeline
+// stages across nodes; `at(gpus, nodes, tp, pp, sharding)` tries one.
+template <class At>
+void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std::int64_t nodes, std::int64_t per_node, At&& at) {
+  const std::int64_t layers = m.layers + m.encoder_layers;
+  // llama.cpp splits a model over the GPUs of one machine by layers (--split-mode layer, its default): stages one
+  // after another, one card at work at a time; its row split (tensor parallel) only when --tp asks for it.
+  const bool layer_split = w.effective_framework() == Framework::llamacpp || is_gguf(w.precision);
+  if (nodes == 1 && layer_split && w.tp == 1) {
+    if (layers >= n) at(n, 1, 1, n, Sharding::none);
+  } else if (nodes == 1 && tp_divides(m, n, false)) {
+    at(n, 1, n, 1, Sharding::none);
+  }
+  // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
+  // layers over 2 nodes are 31 + 30.
+  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) at(n, nodes, per_node, nodes, Sharding::none);
+}
+
 // The layouts worth trying at n GPUs (method.md §9). Inside one node: data parallel, ZeRO-1/2/3, tensor
 // parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
 // divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
 // family over every GPU, tensor parallel inside each node with data parallel or pipeline stages across.
-// Inference splits with tensor parallelism inside a node and pipeline stages across nodes (unevenly where the
+// Inference splits with tensor parallelism inside a node (llama.cpp: by layers) and pipeline stages across nodes (unevenly where the
 // stages do not divide the layers, as serving engines do).
 template <class Try>
 void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n, Try&& try_layout) {
@@ -152,11 +170,7 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
       }
     return;
   }
-  if (m.vision) return;
-  if (nodes == 1 && tp_divides(m, n, false)) at(n, 1, n, 1, Sharding::none);
-  // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
-  // layers over 2 nodes are 31 + 30.
-  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) at(n, nodes, per_node, nodes, Sharding::none);
+  if (!m.vision) serving_layouts(w, m, n, nodes, per_node, at);
 }
 
 // Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
