@@ -121,10 +121,16 @@ TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and toke
   REQUIRE(one.code == 0);
   const double own = one.json()["time"]["ttft_seconds"].get<double>();
   CHECK(ttft == Approx(own + 1.5 * tpot));
-  // Priced apart: the job's cost split by the GPU time each part takes. A request's prompt takes
-  // 512 / prefill tokens/s of the GPU; its output 256 x TPOT / 256 sequences in flight.
+  // Little's law under continuous batching: 256 requests in flight, each living 256 x TPOT (the TPOT counts the new
+  // requests' prompts prefilled in the same steps), so 256 / (256 x TPOT) requests per second; TPOT is the decode
+  // step plus 256 x 512/256 prompt tokens per step at the prefill rate.
   const double prefill = j["time"]["prefill_tokens_per_second"].get<double>();
-  const double share = (512.0 / prefill) / (512.0 / prefill + 256.0 * tpot / 256.0);
+  CHECK(j["time"]["requests_per_second"].get<double>() == Approx(256.0 / (256.0 * tpot)));
+  CHECK(j["time"]["decode_tokens_per_second"].get<double>() == Approx(256.0 / tpot));
+  CHECK(tpot > 256.0 * 512.0 / 256.0 / prefill);
+  // Priced apart: the job's cost split by the GPU time each part takes. A request's prompt takes
+  // 512 / prefill tokens/s of the GPU of the 256 x TPOT / 256 it takes in all.
+  const double share = (512.0 / prefill) / (256.0 * tpot / 256.0);
   const double job = j["cost"]["job_usd"].get<double>();
   CHECK(j["cost"]["usd_per_million_input_tokens"].get<double>() == Approx(job * share / (1e6 * 512) * 1e6));
   CHECK(j["cost"]["usd_per_million_output_tokens_apart"].get<double>() == Approx(job * (1.0 - share) / (1e6 * 256) * 1e6));

@@ -24,6 +24,22 @@ void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt
   t.utilization = eta;
 }
 
+// Continuous batching (vLLM/SGLang chunked prefill, TensorRT-LLM in-flight batching; method.md §8.3): in the steady
+// state a finished sequence is replaced by a new request, so each scheduler step also prefills b·in/out prompt
+// tokens beside the b decode tokens, and every running sequence waits for them: by Little's law a request lives
+// b x (its prompt's GPU time + out x the decode step / b). Returns what that adds to each output token.
+double prefill_interference(const Workload& w, double prompt, double decode_tpot, TimeEstimate& t) {
+  const double b = d(w.batch);
+  if (b <= 1 || !w.output_tokens || *w.output_tokens <= 0 || !t.prefill_tokens_per_second) return 0.0;
+  const double per_step = b * prompt / *w.output_tokens;
+  const double interference = per_step / *t.prefill_tokens_per_second;
+  if (interference > 0.1 * decode_tpot)
+    t.notes.push_back(Note::format("time per output token at {} in flight: {:.1f} ms of decode + {:.1f} ms of the new requests' prompts "
+                                  "prefilled in the same scheduler steps ({:.0f} prompt tokens per step)",
+                                  w.batch, decode_tpot * 1e3, interference * 1e3, per_step));
+  return interference;
+}
+
 }  // namespace
 
 // Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads.
@@ -94,6 +110,8 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       tpot = pp * step + (pp - 1.0) * hop;
       t.notes.push_back(Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
     }
+    const double decode_tpot = tpot;
+    if (fw.kv_pool) tpot += prefill_interference(w, prompt, decode_tpot, t);
     t.tpot_seconds = tpot;
     t.decode_tokens_per_second = b / tpot;
     if (fw.kv_pool && b > 1 && t.ttft_seconds) {
@@ -115,7 +133,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
       const double prefill_share = t.prefill_tokens_per_second ? prompt / *t.prefill_tokens_per_second : 0.0;  // GPU time of one prompt
-      const double per_request = prefill_share + *w.output_tokens * tpot / b;
+      const double per_request = prefill_share + *w.output_tokens * decode_tpot / b;
       t.requests_per_second = replicas / per_request;
       t.input_time_share = prefill_share / per_request;
       t.job_seconds = *w.requests / *t.requests_per_second;
