@@ -188,3 +188,17 @@ TEST_CASE("serving: llama.cpp splits a model over its GPUs by layers, so two RTX
   }
   CHECK(rate_4090 > rate_3090);
 }
+
+TEST_CASE("serving: each engine's pool is named as that engine sizes it", "[serving]") {
+  // vLLM takes a share of the card, SGLang a static share for weights and pool, TensorRT-LLM a share of what its
+  // engine leaves free (method.md §6.2): the text names the engine that runs, never vLLM for the others.
+  const std::vector<std::pair<const char*, const char*>> engines{
+      {"vllm", "vLLM: 90% of the card"}, {"sglang", "SGLang: "}, {"trtllm", "TensorRT-LLM: the engine and 90% of the memory it leaves free"}};
+  for (const auto& [engine, line] : engines) {
+    INFO(engine);
+    const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", engine, "--gpu", "h100-sxm-80gb"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find(line) != std::string::npos);
+    CHECK((std::string(engine) == "vllm") == (r.out.find("vLLM") != std::string::npos));
+  }
+}

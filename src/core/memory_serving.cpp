@@ -51,7 +51,11 @@ void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m
     e.kv_cache = pool.kv_pool_bytes;
   }
   e.vllm = pool;
-  e.peak_phase = "vLLM pre-allocates its share of the card; the KV-cache pool takes what is left";
+  switch (w.effective_framework()) {
+    case Framework::sglang: e.peak_phase = "SGLang reserves its static share of the card for the weights and the KV-cache pool"; break;
+    case Framework::trtllm: e.peak_phase = "TensorRT-LLM loads the engine, then its KV-cache pool takes its share of the memory left free"; break;
+    default: e.peak_phase = "vLLM pre-allocates its share of the card; the KV-cache pool takes what is left"; break;
+  }
 }
 
 }  // namespace gpuadvise::memory_detail

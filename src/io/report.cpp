@@ -156,8 +156,10 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   out += memory_breakdown(mem, style);
   if (on_gpu) out += memory_bar(mem, static_cast<double>(on_gpu->gpu->memory_bytes), style);
   if (mem.vllm) {
-    out += fmt::format("\nvLLM: {:.0f}% of the card = {} {}; KV-cache pool {} {} = {:.0f} tokens = {:.1f} sequences of {} tokens\n",
-                       mem.vllm->utilization * 100, gbs(mem.vllm->budget_bytes, style), mem_unit(style), gbs(mem.vllm->kv_pool_bytes, style), mem_unit(style), mem.vllm->max_tokens,
+    const bool trt = mem.vllm->engine == "trtllm";
+    const char* engine = trt ? "TensorRT-LLM" : mem.vllm->engine == "sglang" ? "SGLang" : "vLLM";
+    out += fmt::format("\n{}: {}{:.0f}% of {} = {} {}; KV-cache pool {} {} = {:.0f} tokens = {:.1f} sequences of {} tokens\n", engine,
+                       trt ? "the engine and " : "", mem.vllm->utilization * 100, trt ? "the memory it leaves free" : "the card", gbs(mem.vllm->budget_bytes, style), mem_unit(style), gbs(mem.vllm->kv_pool_bytes, style), mem_unit(style), mem.vllm->max_tokens,
                        mem.vllm->max_concurrent_sequences, mem.seq_len);
   }
   if (on_gpu) {
