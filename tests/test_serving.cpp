@@ -2,6 +2,7 @@
 // holds each request's prompt and output, a request count without --concurrency runs as many sequences as
 // the pool holds, TTFT is one request's, and the context bounds fit --maximize seq-len.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "gpuadvise/memory.hpp"
 #include "helpers.hpp"
@@ -201,4 +202,27 @@ TEST_CASE("serving: each engine's pool is named as that engine sizes it", "[serv
     CHECK(r.out.find(line) != std::string::npos);
     CHECK((std::string(engine) == "vllm") == (r.out.find("vLLM") != std::string::npos));
   }
+}
+
+TEST_CASE("serving: sequences beyond the KV pool wait in the engine's queue, and the time to first token counts the wait", "[serving]") {
+  // Llama 2 70B FP8 over 2 H200s (TP 2) under TensorRT-LLM, 128 in / 2,048 out, 512 asked in flight: the pool holds
+  // 619,248 tokens, 284 sequences of 2,176. The engine runs 284 and queues 228 (method.md §8.3): the same TPOT and
+  // requests/s as at 284, and a TTFT longer by 228 x (TTFT + 2,048 x TPOT) / 284 (Little's law).
+  auto at = [](const char* concurrency) {
+    const auto r = test::run({"estimate", "--model", "llama-2-70b", "--mode", "inference", "--framework", "trtllm", "--precision", "fp8", "--gpu",
+                              "h200-sxm-141gb", "--gpus", "2", "--tp", "2", "--concurrency", concurrency, "--input-tokens", "128", "--output-tokens",
+                              "2048", "--requests", "10k", "--format", "json"});
+    REQUIRE(r.code == 0);
+    return r.json();
+  };
+  const auto asked = at("512"), held = at("284");
+  CHECK(asked["fits"] == true);
+  CHECK(std::floor(asked["memory"]["vllm"]["max_tokens"].get<double>() / 2176.0) == 284);
+  const double tpot = held["time"]["tpot_seconds"].get<double>(), ttft = held["time"]["ttft_seconds"].get<double>();
+  CHECK(asked["time"]["tpot_seconds"].get<double>() == Approx(tpot));
+  CHECK(asked["time"]["requests_per_second"].get<double>() == Approx(held["time"]["requests_per_second"].get<double>()));
+  CHECK(asked["time"]["ttft_seconds"].get<double>() == Approx(ttft + 228.0 * (ttft + 2048.0 * tpot) / 284.0));
+  bool said = false;
+  for (const auto& n : asked["notes"]) said = said || n.get<std::string>().find("the other 228 wait in its queue") != std::string::npos;
+  CHECK(said);
 }

@@ -134,7 +134,16 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
                                     c.planned.batch, engine, per_seq));
     }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
-    if (need > pool.kv_pool_bytes)
+    const double holds = std::floor(pool.max_tokens / kv_seq);
+    if (need > pool.kv_pool_bytes && w.batch_given && holds >= 1) {
+      // More sequences than the pool holds: the engine's scheduler admits what fits and the rest wait in its
+      // queue (vLLM and SGLang schedule by free KV blocks, TensorRT-LLM's capacity scheduler likewise), so the
+      // job runs at what the pool holds and the waiting shows in the time to first token.
+      c.notes.push_back(Note::format("{} sequences asked in flight; {}'s KV-cache pool holds {:.0f} sequences of {:.0f} tokens at once: the other {:.0f} wait "
+                                    "in its queue (the time to first token counts the wait)",
+                                    c.planned.batch, engine, holds, per_seq, static_cast<double>(c.planned.batch) - holds));
+      c.planned.batch = static_cast<std::int64_t>(holds);
+    } else if (need > pool.kv_pool_bytes)
       c.fit_reason = Note::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; {}'s pool holds {:.1f} GB (at most {:.0f} at once)",
                                  c.planned.batch, per_seq, need / 1e9, engine, pool.kv_pool_bytes / 1e9, std::floor(pool.max_tokens / kv_seq));
   }
@@ -273,6 +282,12 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
   c.time = estimate_time(w, m, g, c.memory);
+  if (c.memory.vllm && asked.batch > w.batch && c.time.ttft_seconds && c.time.tpot_seconds && asked.output_tokens) {
+    // The queue beyond the pool (serving_fit): with N asked and M running, each lasting L = TTFT + output x TPOT,
+    // the engine completes M per L, so a request waits (N - M) x L / M before it starts (Little's law).
+    const double life = *c.time.ttft_seconds + *asked.output_tokens * *c.time.tpot_seconds;
+    *c.time.ttft_seconds += static_cast<double>(asked.batch - w.batch) * life / static_cast<double>(w.batch);
+  }
   if (k) {
     auto scale = [&](std::optional<double>& v, double f) {
       if (v) *v *= f;
