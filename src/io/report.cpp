@@ -340,11 +340,15 @@ std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
     return fmt::format("{} does not fit on {} even at {} 1: {} {} per GPU needed, {} {} usable\n", m.id, g.id, what,
                        gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style));
   }
-  out += fmt::format("Largest {} that fits {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what, g.id, gbs(static_cast<double>(g.memory_bytes), style),
-                     mem_unit(style), r.min_headroom_pct, m.id, to_string(w.mode), paint(style, std::to_string(r.value), "1"));
+  // A serving engine's pool: the most sequences it runs at once; more wait in its queue (method.md §8.3).
+  const bool pool = r.at && r.at->memory.vllm && r.what != Maximize::seq_len;
+  out += fmt::format("Largest {} that {} {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what, pool ? "runs at once in the KV-cache pool on" : "fits",
+                     g.id, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), r.min_headroom_pct, m.id, to_string(w.mode),
+                     paint(style, std::to_string(r.value), "1"));
   if (!r.as_given.empty()) out += "  " + r.as_given + "\n";
   out += fmt::format("  at {}: device peak {} {}, headroom {} {}\n", r.value, gbs(r.at->memory.device_peak, style), mem_unit(style), gbs(r.at->headroom_bytes, style), mem_unit(style));
-  if (r.next) out += fmt::format("  at {}: {} {}, does not fit within the margin\n", r.value + 1, gbs(r.next->memory.device_peak, style), mem_unit(style));
+  if (r.next && pool) out += fmt::format("  at {}: the pool is full; the engine runs {} and queues the rest\n", r.value + 1, r.value);
+  else if (r.next) out += fmt::format("  at {}: {} {}, does not fit within the margin\n", r.value + 1, gbs(r.next->memory.device_peak, style), mem_unit(style));
   else out += "  limited by " + (r.limited_by.empty() ? std::string("the search's upper limit") : r.limited_by) + ", not by memory\n";
   out += "\n";
   out += memory_breakdown(r.at->memory, style);
