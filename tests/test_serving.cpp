@@ -225,4 +225,10 @@ TEST_CASE("serving: sequences beyond the KV pool wait in the engine's queue, and
   bool said = false;
   for (const auto& n : asked["notes"]) said = said || n.get<std::string>().find("the other 228 wait in its queue") != std::string::npos;
   CHECK(said);
+  // fit says the same: the most that run at once, and the next one queued rather than refused.
+  const auto fit = test::run({"fit", "--model", "llama-2-70b", "--mode", "inference", "--framework", "trtllm", "--precision", "fp8", "--gpu",
+                              "h200-sxm-141gb", "--gpus", "2", "--tp", "2", "--input-tokens", "128", "--output-tokens", "2048", "--maximize", "concurrency"});
+  REQUIRE(fit.code == 0);
+  CHECK(fit.out.find("runs at once in the KV-cache pool") != std::string::npos);
+  CHECK(fit.out.find("at 285: the pool is full; the engine runs 284 and queues the rest") != std::string::npos);
 }
