@@ -42,6 +42,8 @@ struct VllmPool {
   double kv_bytes_per_token = 0;  // per GPU
   double max_concurrent_sequences = 0;  // at --seq-len
   double max_tokens = 0;
+  // The engine as its users name it: vLLM, SGLang, TensorRT-LLM.
+  const char* engine_name() const { return engine == "sglang" ? "SGLang" : engine == "trtllm" ? "TensorRT-LLM" : "vLLM"; }
 };
 
 struct MemoryEstimate {

@@ -112,7 +112,7 @@ namespace {
 // and no --concurrency, the engine runs as many as the pool holds, up to its max_num_seqs of 256.
 void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
   const VllmPool& pool = *c.memory.vllm;
-  const std::string engine = pool.engine == "sglang" ? "SGLang" : pool.engine == "trtllm" ? "TensorRT-LLM" : "vLLM";
+  const char* engine = pool.engine_name();
   const std::string knob = pool.engine == "sglang"   ? fmt::format("mem_fraction_static {:.3g}", pool.utilization)
                            : pool.engine == "trtllm" ? fmt::format("kv_cache_free_gpu_mem_fraction {:g}", pool.utilization)
                                                      : fmt::format("gpu_memory_utilization {:g}", pool.utilization);
@@ -128,13 +128,13 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
                                "{:.1f} GB ({:.0f} tokens): lower --seq-len",
                                max_len, kv_tokens_avg(m, max_len) * pool.kv_bytes_per_token / 1e9, engine, pool.kv_pool_bytes / 1e9, pool.max_tokens);
   } else {
+    const double holds = kv_seq > 0 ? std::floor(pool.max_tokens / kv_seq) : 0.0;  // sequences of per_seq tokens the pool runs at once
     if (!w.batch_given && w.requests && kv_seq > 0) {
-      c.planned.batch = static_cast<std::int64_t>(std::clamp(std::floor(pool.max_tokens / kv_seq), 1.0, 256.0));
+      c.planned.batch = static_cast<std::int64_t>(std::clamp(holds, 1.0, 256.0));
       c.notes.push_back(Note::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to 256 (vLLM's max_num_seqs)",
                                     c.planned.batch, engine, per_seq));
     }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
-    const double holds = std::floor(pool.max_tokens / kv_seq);
     if (need > pool.kv_pool_bytes && w.batch_given && holds >= 1) {
       // More sequences than the pool holds: the engine's scheduler admits what fits and the rest wait in its
       // queue (vLLM and SGLang schedule by free KV blocks, TensorRT-LLM's capacity scheduler likewise), so the
@@ -145,7 +145,7 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
       c.planned.batch = static_cast<std::int64_t>(holds);
     } else if (need > pool.kv_pool_bytes)
       c.fit_reason = Note::format("{} sequences of {:.0f} tokens need {:.1f} GB of KV cache; {}'s pool holds {:.1f} GB (at most {:.0f} at once)",
-                                 c.planned.batch, per_seq, need / 1e9, engine, pool.kv_pool_bytes / 1e9, std::floor(pool.max_tokens / kv_seq));
+                                 c.planned.batch, per_seq, need / 1e9, engine, pool.kv_pool_bytes / 1e9, holds);
   }
   c.fits = c.supported && c.fit_reason.empty();
 }

@@ -157,8 +157,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   if (on_gpu) out += memory_bar(mem, static_cast<double>(on_gpu->gpu->memory_bytes), style);
   if (mem.vllm) {
     const bool trt = mem.vllm->engine == "trtllm";
-    const char* engine = trt ? "TensorRT-LLM" : mem.vllm->engine == "sglang" ? "SGLang" : "vLLM";
-    out += fmt::format("\n{}: {}{:.0f}% of {} = {} {}; KV-cache pool {} {} = {:.0f} tokens = {:.1f} sequences of {} tokens\n", engine,
+    out += fmt::format("\n{}: {}{:.0f}% of {} = {} {}; KV-cache pool {} {} = {:.0f} tokens = {:.1f} sequences of {} tokens\n", mem.vllm->engine_name(),
                        trt ? "the engine and " : "", mem.vllm->utilization * 100, trt ? "the memory it leaves free" : "the card", gbs(mem.vllm->budget_bytes, style), mem_unit(style), gbs(mem.vllm->kv_pool_bytes, style), mem_unit(style), mem.vllm->max_tokens,
                        mem.vllm->max_concurrent_sequences, mem.seq_len);
   }
@@ -340,8 +339,7 @@ std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
     return fmt::format("{} does not fit on {} even at {} 1: {} {} per GPU needed, {} {} usable\n", m.id, g.id, what,
                        gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style));
   }
-  // A serving engine's pool: the most sequences it runs at once; more wait in its queue (method.md §8.3).
-  const bool pool = r.at && r.at->memory.vllm && r.what != Maximize::seq_len;
+  const bool pool = r.pool_bound();
   out += fmt::format("Largest {} that {} {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what, pool ? "runs at once in the KV-cache pool on" : "fits",
                      g.id, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), r.min_headroom_pct, m.id, to_string(w.mode),
                      paint(style, std::to_string(r.value), "1"));

@@ -86,7 +86,7 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
 std::string fit_markdown(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style) {
   const std::string what = r.what == Maximize::seq_len ? "sequence length" : r.what == Maximize::batch ? "batch" : "concurrency";
   const std::string usable = gbs(static_cast<double>(g.memory_bytes), style) + " " + mem_unit(style);
-  const bool pool = r.at && r.at->memory.vllm && r.what != Maximize::seq_len;  // more sequences queue in the engine
+  const bool pool = r.pool_bound();
   std::string out = fmt::format("## Largest {} that {} `{}`\n\n**Workload:** {} {}; {} usable, {:g}% kept free.\n\n", what,
                                 pool ? "runs at once in the KV-cache pool on" : "fits", g.id, cell(m.id), to_string(w.mode), usable, r.min_headroom_pct);
   if (r.value == 0)
