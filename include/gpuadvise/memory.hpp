@@ -84,6 +84,10 @@ struct TensorMemory {
 };
 TensorMemory tensor_memory(const Workload& w, const ModelSpec& m);
 MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
+// device_memory's device peak alone, for a workload without a serving engine's pool (training, or inference
+// outside vLLM, SGLang and TensorRT-LLM): the tensor peak, the allocator reserve and the runtime, the same sum
+// in the same order (the planner's numeric screen, screen.cpp).
+double device_peak_bytes(const MemoryEstimate& tensors, const Workload& w, const GpuSpec* gpu);
 
 // Vision: the framework's freezing and normalisation policy, and the input size (default: the model's).
 struct VisionPolicy;
@@ -118,5 +122,7 @@ struct PrecisionSupport {
   Note note;                // what falls back to what, or why unsupported
 };
 PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu);
+// precision_support(w, gpu).supported alone, without its notes (the planner's screen; a test holds the two equal).
+bool precision_runs(const Workload& w, const GpuSpec& gpu);
 
 }  // namespace gpuadvise

@@ -193,15 +193,33 @@ void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, c
 }  // namespace
 
 const TensorMemory& ranking_detail::TensorMemo::of(const PlanShape& shape, const Workload& w, const ModelSpec& m) {
-  auto it = memo_.find(shape);
-  if (it == memo_.end()) it = memo_.emplace(shape, tensor_memory(w, m)).first;
-  return it->second;
+  const std::size_t h = hash(shape);
+  if (entries_.size() * 2 >= slots_.size()) grow();  // at most half full: short probes
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t i = h & mask;
+  for (; slots_[i].entry; i = (i + 1) & mask)
+    if (slots_[i].hash == h && entries_[slots_[i].entry - 1].first == shape) return entries_[slots_[i].entry - 1].second;
+  entries_.emplace_back(shape, tensor_memory(w, m));
+  slots_[i] = {h, static_cast<std::uint32_t>(entries_.size())};
+  return entries_.back().second;
 }
 
-std::size_t ranking_detail::TensorMemo::Hash::operator()(const PlanShape& s) const {
+void ranking_detail::TensorMemo::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(std::max<std::size_t>(1024, old.size() * 2), Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (!s.entry) continue;
+    std::size_t i = s.hash & mask;
+    while (slots_[i].entry) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
+std::size_t ranking_detail::TensorMemo::hash(const PlanShape& s) {
   std::size_t h = 0;
   std::apply([&h](const auto&... v) { ((h = h * 1099511628211ULL + static_cast<std::size_t>(v)), ...); }, plan_fields(s));
-  return h;
+  return h ^ (h >> 29);  // the low bits pick the slot: fold the high ones in
 }
 
 Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
@@ -229,20 +247,8 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   }
   const Workload& w = spread ? *spread : w_in;
   c.gpus = w.gpus;
-  const PrecisionSupport ps = precision_support(w, g);
-  c.supported = ps.supported;
-  if (!ps.supported && w.precision == Precision::bf16 && m.vision && m.vision->fp32_text_encoder_params > 0)
-    c.notes.push_back(Note::format("{}, with the T5 text encoder in fp32 (its activations overflow fp16; --precision fp16 counts it)", ps.note.text()));
-  else if (!ps.note.empty()) c.notes.push_back(ps.note);
+  c.supported = layout_supported(w, m, g, &c.notes);
   const Framework fw = w.effective_framework();
-  if (w.mode == Mode::qlora && w.tp > 1) {
-    c.supported = false;
-    c.notes.push_back("QLoRA's 4-bit layers (bitsandbytes NF4) have no tensor parallelism: use data parallel or FSDP (FSDP-QLoRA)");
-  }
-  if ((fw == Framework::tensorrt || fw == Framework::trtllm) && g.stack != "cuda") {
-    c.supported = false;
-    c.notes.push_back("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
-  }
   c.memory = memo && !m.vision ? device_memory(memo->of(c.planned, w, m), w, m, &g) : estimate_memory(w, m, &g);
   // A local correction scales the tensor peak and the throughput, and says so in every answer it touches. A
   // serving engine's pool takes its share of the card whatever the tensors need: only the speed applies there.

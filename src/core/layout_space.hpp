@@ -105,10 +105,11 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
       if (!reach_global_batch(p, micro)) return;
       if (p.batch < micro) return;  // the global batch leaves each rank fewer sequences
       // A search that says whether a larger micro-batch is worth it (the planner's) stops when it is not.
-      if constexpr (std::is_same_v<std::invoke_result_t<Try&, const Workload&>, bool>) {
-        if (!try_layout(std::as_const(p))) return;
+      // The layout is lent to try_layout, which may change it while it runs (for_each_saver) and gives it back.
+      if constexpr (std::is_same_v<std::invoke_result_t<Try&, Workload&>, bool>) {
+        if (!try_layout(p)) return;
       } else {
-        try_layout(std::as_const(p));
+        try_layout(p);
       }
     }
   };
@@ -181,13 +182,29 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
 // last one) does not fit, none would, and the layout costs one evaluation instead of one per saver.
 // `smallest`: the smallest micro-batch to shrink to (a layout tried at a larger micro-batch than the default stops
 // at its own: the smaller ones are layouts of their own).
+// `layout` is changed in place for each try (a workload holds strings: a copy per layout was a fifth of the
+// screen's time) and given back as it came.
 template <class Fits, class TryOne>
-void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one, std::int64_t smallest = 1) {
-  Workload q = p;
-  if (!is_training(p.mode)) {
+void for_each_saver(Workload& layout, Fits&& fits, TryOne&& try_one, std::int64_t smallest = 1) {
+  struct Restore {  // what the savers change
+    Workload& q;
+    const Precision precision;
+    const Checkpointing checkpointing;
+    const std::int64_t batch, grad_accum;
+    ~Restore() {
+      q.precision = precision;
+      q.checkpointing = checkpointing;
+      q.batch = batch;
+      q.grad_accum = grad_accum;
+    }
+  };
+  const Restore restore{layout, layout.precision, layout.checkpointing, layout.batch, layout.grad_accum};
+  Workload& q = layout;
+  const Restore& p = restore;  // the layout as it came
+  if (!is_training(q.mode)) {
     if (try_one(q)) return;
     // Quantised weights only when the user allows them: 8-bit, then 4-bit (AWQ-style int4) on the same GPUs.
-    if (p.allow_quantization && (p.precision == Precision::bf16 || p.precision == Precision::fp16))
+    if (q.allow_quantization && (p.precision == Precision::bf16 || p.precision == Precision::fp16))
       for (Precision x : {Precision::int8, Precision::int4}) {
         q.precision = x;
         if (try_one(q)) return;
@@ -195,7 +212,7 @@ void for_each_saver(const Workload& p, Fits&& fits, TryOne&& try_one, std::int64
     return;
   }
   static constexpr std::array<Checkpointing, 3> every_level{Checkpointing::none, Checkpointing::selective, Checkpointing::full};
-  const std::span<const Checkpointing> levels = !p.checkpointing_given && p.checkpointing == Checkpointing::none
+  const std::span<const Checkpointing> levels = !q.checkpointing_given && p.checkpointing == Checkpointing::none
                                                     ? std::span<const Checkpointing>(every_level)
                                                     : std::span<const Checkpointing>(&p.checkpointing, 1);
   smallest = std::clamp<std::int64_t>(smallest, 1, p.batch);

@@ -140,11 +140,10 @@ double optimizer_state_bytes(Optimizer o, double elem, double factored) {
 
 // Memory outside the framework's allocator (method.md §6.4): the CUDA context with library handles, NCCL
 // communicators and buffers with several GPUs, CUDA graphs of serving engines.
-void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs) {
+double runtime_bytes(const Workload& w, const GpuSpec* gpu, bool cuda_graphs, const char** source) {
   double ctx = coef::cuda_context_bytes.value;  // CUDA 11.7+ lazy module loading: context + cuBLAS/cuDNN handles
   const char* ctx_src = "current CUDA stack with lazy kernel loading (~0.5 GiB)";
   if (!gpu) {
-    e.runtime_assumed_generic = true;
   } else if (const double cc = gpu->cc(); gpu->stack == "cuda" && cc > 0 && cc < 8.0) {
     ctx = coef::cuda_context_pre_ampere_bytes.value;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
     ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
@@ -155,7 +154,14 @@ void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool 
   double comm = 0;
   if (w.gpus > 1) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);  // NCCL communicators and buffers
   if (cuda_graphs) comm += 0.5 * k_gib;                                 // CUDA graphs captured by vLLM
-  e.runtime = ctx + comm;
+  if (source) *source = ctx_src;
+  return ctx + comm;
+}
+
+void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs) {
+  const char* ctx_src = "";
+  e.runtime = runtime_bytes(w, gpu, cuda_graphs, &ctx_src);
+  if (!gpu) e.runtime_assumed_generic = true;
   if (w.explain) e.explain.push_back({"runtime", "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)", ctx_src, e.runtime, "method.md §6.4"});
 }
 
@@ -339,8 +345,7 @@ MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec&
   set_runtime(e, w, gpu, fw.kv_pool);
 
   // ---- Allocator reserve -------------------------------------------------------------------------
-  const double transient = e.activations + e.logits + (training ? e.gradients : 0.0);
-  e.allocator_reserve = fw.reserve_fraction * transient;
+  e.allocator_reserve = allocator_reserve_bytes(e, fw, training);
   if (w.explain) e.explain.push_back({"allocator_reserve", "reserve fraction x transient tensors (activations, logits, gradients)",
                        fmt::format("{:.2f}", fw.reserve_fraction), e.allocator_reserve, "method.md §6.4"});
   e.device_peak = e.tensor_peak + e.allocator_reserve + e.runtime;
@@ -364,6 +369,11 @@ MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec&
     e.device_high = band(+1);
   }
   return std::move(t.e);
+}
+
+double device_peak_bytes(const MemoryEstimate& tensors, const Workload& w, const GpuSpec* gpu) {
+  const FrameworkProfile& fw = framework_profile(w.effective_framework());
+  return tensors.tensor_peak + allocator_reserve_bytes(tensors, fw, is_training(w.mode)) + runtime_bytes(w, gpu, fw.kv_pool);
 }
 
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {

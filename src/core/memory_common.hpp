@@ -19,8 +19,15 @@ inline bool is_16bit_or_lower(Precision p) { return p != Precision::fp32 && p !=
 
 // Optimizer state bytes per trainable parameter (method.md §3.1).
 double optimizer_state_bytes(Optimizer o, double elem, double factored);
-// Memory outside the framework's allocator (method.md §6.4).
+// Memory outside the framework's allocator (method.md §6.4): its bytes (and what they rest on, in `source`), and
+// the same written into an estimate with its explanation.
+double runtime_bytes(const Workload& w, const GpuSpec* gpu, bool cuda_graphs, const char** source = nullptr);
 void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool cuda_graphs);
+// The caching allocator's reserve over the transient tensors: activations, logits and, in training, gradients
+// (method.md §6.4).
+inline double allocator_reserve_bytes(const MemoryEstimate& e, const FrameworkProfile& fw, bool training) {
+  return fw.reserve_fraction * (e.activations + e.logits + (training ? e.gradients : 0.0));
+}
 // Serving engines (memory_serving.cpp): the pool replaces the activations, KV cache and device peak.
 void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m, const GpuSpec* gpu, const ServingShape& sh);
 // Vision models and image-generation pipelines (memory_vision.cpp).

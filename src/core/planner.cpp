@@ -117,9 +117,12 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
                       TryLayout&& try_layout) {
   if (is_training(w.mode) && !m.vision) {
     for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
-      try_layout(with_layout(w, 1, 1, 1, 1, Sharding::none, off));
-      for (std::int64_t n = 2; n <= std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node()) && fits.empty(); n *= 2)
-        try_layout(with_layout(w, n, 1, 1, 1, Sharding::zero3, off));
+      Workload one = with_layout(w, 1, 1, 1, 1, Sharding::none, off);
+      try_layout(one);
+      for (std::int64_t n = 2; n <= std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node()) && fits.empty(); n *= 2) {
+        Workload sharded = with_layout(w, n, 1, 1, 1, Sharding::zero3, off);
+        try_layout(sharded);
+      }
       if (!fits.empty()) return;
     }
   }
@@ -176,7 +179,13 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   // The screens and the layouts that do not fit are assessed in one reused candidate: only a layout that fits
   // becomes a candidate of its own.
   Candidate scratch;
+  // The numeric screen first (screen.cpp); a layout it cannot judge alone is assessed in full.
+  auto screened_out = [&](const Workload& p) {
+    const std::optional<bool> verdict = memo ? screen_fit(p, m, g, opts.cost, *memo) : std::nullopt;
+    return verdict && !*verdict;
+  };
   auto could_fit = [&](const Workload& p) {
+    if (screened_out(p)) return false;
     assess_fit(scratch, p, m, g, opts.cost, memo);
     return scratch.fits;
   };
@@ -187,12 +196,13 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   // pipeline bubble cost more.
   constexpr double k_amortisable_share = 0.1;
   double previous_rate = 0;
-  auto try_layout = [&](const Workload& layout) {
+  auto try_layout = [&](Workload& layout) {
     if (layout.batch <= w.batch) previous_rate = 0;
     const std::size_t kept = fits.size();
     for_each_saver(layout, could_fit, [&](const Workload& p) {
       const bool as_asked = p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                             p.precision == w.precision;
+      if (!as_asked && screened_out(p)) return false;
       const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost, memo);
       if (!(as_asked ? single.fits : scratch.fits)) return false;
       if (as_asked) scratch = single;

@@ -62,19 +62,34 @@ std::int64_t effective_seq_len(const Workload& w, const ModelSpec& m) {
   return s;
 }
 
+namespace {
+// The peak a workload's matmuls ask for, before any fallback.
+std::string_view asked_compute_key(const Workload& w) {
+  if (w.mode == Mode::qlora) return w.precision == Precision::fp32 ? "fp32" : (w.precision == Precision::fp16 ? "fp16" : "bf16");
+  switch (w.precision) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+    case Precision::fp8: return "fp8";
+    default: return "fp16";  // weight-only formats dequantise to 16-bit for the matmuls
+  }
+}
+}  // namespace
+
+bool precision_runs(const Workload& w, const GpuSpec& gpu) {
+  const std::string_view key = asked_compute_key(w);
+  if (gpu.dense_tflops.get(key) || (key != "bf16" && key != "fp8")) return true;
+  const double cc = gpu.cc();
+  if (gpu.stack == "cuda" && cc > 0 && cc < 8.0) return false;
+  return key == "bf16" || gpu.dense_tflops.get("bf16") || gpu.dense_tflops.get("fp16");
+}
+
 PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
   PrecisionSupport ps;
   auto has = [&](std::string_view k) { return gpu.peak_flops(k).has_value(); };
   const bool quant = is_weight_only_quant(w.precision);
-  switch (w.precision) {
-    case Precision::fp32: ps.compute_key = "fp32"; break;
-    case Precision::tf32: ps.compute_key = "tf32"; break;
-    case Precision::fp16: ps.compute_key = "fp16"; break;
-    case Precision::bf16: ps.compute_key = "bf16"; break;
-    case Precision::fp8: ps.compute_key = "fp8"; break;
-    default: ps.compute_key = "fp16"; break;  // weight-only formats dequantise to 16-bit for the matmuls
-  }
-  if (w.mode == Mode::qlora) ps.compute_key = w.precision == Precision::fp32 ? "fp32" : (w.precision == Precision::fp16 ? "fp16" : "bf16");
+  ps.compute_key = asked_compute_key(w);
   if (has(ps.compute_key)) return ps;
   if (ps.compute_key == "bf16") {
     const double cc = gpu.cc();

@@ -3,7 +3,8 @@
 // evaluate.cpp (one layout on one GPU) share; internal to core.
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "gpuadvise/ranking.hpp"
@@ -47,19 +48,34 @@ bool within_budget(const Candidate& c, const RankOptions& o);
 // The tensors' memory of the layouts one ranking tries, shared by its GPUs: the same layouts come up on most of
 // them, and only the runtime, the reserve, a serving pool and the band depend on the GPU (memory.hpp). Keyed by the
 // plan's shape, the rest of the workload being the ranking's own; language models only.
+// An open-addressing table (linear probing over slots holding a hash and an entry's index): the screen asks it for
+// every layout, and a node-based map's pointer chase was a quarter of the screen's time. Entries live in a deque,
+// so a reference stays valid while others are added.
 class TensorMemo {
  public:
   const TensorMemory& of(const PlanShape& shape, const Workload& w, const ModelSpec& m);
+  static std::size_t hash(const PlanShape& s);
 
  private:
-  struct Hash {
-    std::size_t operator()(const PlanShape& s) const;
+  struct Slot {
+    std::size_t hash = 0;
+    std::uint32_t entry = 0;  // index + 1 into entries_; 0 while empty
   };
-  std::unordered_map<PlanShape, TensorMemory, Hash> memo_;
+  void grow();
+  std::vector<Slot> slots_;
+  std::deque<std::pair<PlanShape, TensorMemory>> entries_;
 };
 
 // The plan of one GPU (`plan`), its layouts' tensor memory shared through `memo` when one is given.
 Candidate plan_with(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order, TensorMemo* memo);
+
+// Whether a layout runs on a GPU at all (screen.cpp): its precision, QLoRA without tensor parallelism, TensorRT on
+// CUDA only; with `notes`, why not and what falls back to what.
+bool layout_supported(const Workload& w, const ModelSpec& m, const GpuSpec& g, Notes* notes);
+// The numeric screen (screen.cpp): assess_fit's verdict (runs and fits) from the memo's tensors and the GPU's
+// runtime and reserve alone. Empty where the verdict needs more than that (a serving engine's pool, a vision
+// model, a local correction, GPUs spread over nodes not given): assess_fit decides those.
+std::optional<bool> screen_fit(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, TensorMemo& memo);
 
 // One layout on one GPU in three steps (`evaluate` runs all three). `assess_fit` writes the memory and the verdict
 // into `c`, resetting what an earlier layout left there (the planner screens layouts in one reused candidate),
