@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpuadvise/memory.hpp"
+#include "gpuadvise/perf.hpp"
 #include "helpers.hpp"
 
 namespace {
@@ -231,4 +232,31 @@ TEST_CASE("serving: sequences beyond the KV pool wait in the engine's queue, and
   REQUIRE(fit.code == 0);
   CHECK(fit.out.find("runs at once in the KV-cache pool") != std::string::npos);
   CHECK(fit.out.find("at 285: the pool is full; the engine runs 284 and queues the rest") != std::string::npos);
+}
+
+TEST_CASE("serving: a short prompt is a forward bound by its weight reads, so the first token takes a decode step's time", "[serving][time]") {
+  using namespace gpuadvise;
+  // Llama 2 7B in bf16 on one H100 under vLLM, a 128-token prompt: its 1.7 TFLOP at half the 989 TFLOP/s peak
+  // take 3.5 ms, less than reading the 13.48 GB of weights once at 80 % of 3,350 GB/s (5.03 ms). The first token
+  // takes the read plus 32 layers x 0.03 ms of host time: 5.99 ms, as long as one decode step (6.03 ms, which
+  // also reads the KV cache), not the 4.5 ms of the FLOPs alone.
+  const ModelSpec m = test::model("llama-2-7b");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  const Workload w = test::wl({{"model", "llama-2-7b"}, {"mode", "inference"}, {"framework", "vllm"}, {"batch", "1"}, {"input_tokens", "128"},
+                               {"output_tokens", "128"}});
+  const MemoryEstimate mem = estimate_memory(w, m, &g);
+  CHECK(mem.weights == Approx(13.48e9).epsilon(0.002));
+  const TimeEstimate t = estimate_time(w, m, g, mem);
+  const double read = mem.weights / (3350e9 * 0.8);
+  CHECK(read == Approx(5.03e-3).epsilon(0.002));
+  REQUIRE(t.ttft_seconds);
+  CHECK(*t.ttft_seconds == Approx(read + 32 * 0.03e-3).epsilon(1e-9));
+  CHECK(*t.ttft_seconds <= *t.tpot_seconds);
+  CHECK(*t.ttft_seconds >= 0.95 * *t.tpot_seconds);
+  // A 2,048-token prompt is compute-bound again: 27.6 TFLOP at 494 TFLOP/s, 56 ms, far above the read.
+  const Workload longer = test::wl({{"model", "llama-2-7b"}, {"mode", "inference"}, {"framework", "vllm"}, {"batch", "1"},
+                                    {"input_tokens", "2048"}, {"output_tokens", "128"}});
+  const TimeEstimate tl = estimate_time(longer, m, g, estimate_memory(longer, m, &g));
+  const double flops = 2.0 * count_params(m).active * 2048 + 2.0 * 32 * 4096 * 2048.0 * 2048.0;
+  CHECK(*tl.ttft_seconds == Approx(32 * 0.03e-3 + flops / (989.4e12 * 0.5)).epsilon(0.01));
 }

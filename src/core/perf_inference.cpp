@@ -10,29 +10,49 @@ namespace gpuadvise::perf_detail {
 
 namespace {
 
-// Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs.
-void prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
+// The bytes of weights a forward over `tokens` tokens reads: every resident weight (MoE: the experts those tokens
+// touch, each token routed to k of E, independently).
+double weights_read_bytes(const TimeBasis& in, double tokens) {
+  const auto& [w, m, gpu, mem] = in.io;
+  double bytes = mem.weights;
+  if (m.is_moe()) {
+    const double e = d(m.experts), k = d(m.experts_per_token);
+    const double touched = e * (1.0 - std::pow(1.0 - k / e, tokens));
+    bytes *= (in.pc.active + (in.pc.total - in.pc.active) * (touched - k) / std::max(1.0, e - k)) / in.pc.total;
+  }
+  return bytes;
+}
+
+// Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs, and never
+// faster than reading the weights once (the roofline: a short prompt is a forward like a decode step, bound by
+// the weights it reads). Returns the prompt tokens per second of its FLOPs alone: the rate a serving engine's
+// steps prefill beside their decodes, whose weight reads they share.
+double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
   const double eta = coef::prefill_share.value;  // fitted on optimum's Llama-2-13B prefill rows (45-57 %)
   const double flops = 2.0 * in.pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
-  const double secs = fw.prefill_fixed_s + overhead + flops / (*in.peak * eta * in.tp);
+  const double rate = *in.peak * eta * in.tp;
+  const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::decode_bandwidth_share.value;
+  auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
+  const double secs = fw.prefill_fixed_s + overhead + std::max(flops / rate, reads(prompt * b));
   t.prefill_tokens_per_second = prompt * b / secs;
   // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
   // prompt, not the whole batch's (queueing at load is not modelled).
-  t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + flops / b / (*in.peak * eta * in.tp) : secs;
+  t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(flops / b / rate, reads(prompt)) : secs;
   t.utilization = eta;
+  return prompt * b / (fw.prefill_fixed_s + overhead + flops / rate);
 }
 
 // Continuous batching (vLLM/SGLang chunked prefill, TensorRT-LLM in-flight batching; method.md §8.3): in the steady
 // state a finished sequence is replaced by a new request, so each scheduler step also prefills b·in/out prompt
 // tokens beside the b decode tokens, and every running sequence waits for them: by Little's law a request lives
 // b x (its prompt's GPU time + out x the decode step / b). Returns what that adds to each output token.
-double prefill_interference(const Workload& w, double prompt, double decode_tpot, TimeEstimate& t) {
+double prefill_interference(const Workload& w, double prompt, double decode_tpot, double prefill_rate, TimeEstimate& t) {
   const double b = d(w.batch);
-  if (b <= 1 || !w.output_tokens || *w.output_tokens <= 0 || !t.prefill_tokens_per_second) return 0.0;
+  if (b <= 1 || !w.output_tokens || *w.output_tokens <= 0 || prefill_rate <= 0) return 0.0;
   const double per_step = b * prompt / *w.output_tokens;
-  const double interference = per_step / *t.prefill_tokens_per_second;
+  const double interference = per_step / prefill_rate;
   if (interference > 0.1 * decode_tpot)
     t.notes.push_back(Note::format("time per output token at {} in flight: {:.1f} ms of decode + {:.1f} ms of the new requests' prompts "
                                   "prefilled in the same scheduler steps ({:.0f} prompt tokens per step)",
@@ -66,17 +86,17 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
   const double overhead = layers * per_layer / pp;
   const bool cuda_core_quant = fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8);
   const auto fp32_peak = gpu.peak_flops("fp32");
-  if (peak) prefill_time(in, fw, prompt, overhead, t);
+  // The GPU time of prompts, per token: in a serving engine's steps beside the decodes (which read the weights
+  // anyway), their FLOPs alone; elsewhere each prompt is a forward of its own, roofline and all.
+  double prefill_rate = 0;
+  if (peak) {
+    prefill_rate = prefill_time(in, fw, prompt, overhead, t);
+    if (!fw.kv_pool) prefill_rate = t.prefill_tokens_per_second.value_or(0);
+  }
   if (bw > 0) {
     const double eta_mem = coef::decode_bandwidth_share.value;  // achieved in decode (ExLlama, AutoAWQ rows)
     // Weights read per step: every resident weight (MoE: the experts the batch touches).
-    double weight_bytes = mem.weights;
-    if (m.is_moe()) {
-      const double e = d(m.experts), k = d(m.experts_per_token);
-      const double touched = e * (1.0 - std::pow(1.0 - k / e, b));
-      weight_bytes *= (pc.active + (pc.total - pc.active) * (touched - k) / std::max(1.0, e - k)) / pc.total;
-    }
-    const double bytes = weight_bytes + b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token;
+    const double bytes = weights_read_bytes(in, b) + b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token;
     const double t_bw = bytes / (bw * eta_mem);
     double step = overhead, t_tp_decode = 0, t_moe = 0;
     if (w.tp > 1) {
@@ -111,7 +131,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       t.notes.push_back(Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
     }
     const double decode_tpot = tpot;
-    if (fw.kv_pool) tpot += prefill_interference(w, prompt, decode_tpot, t);
+    if (fw.kv_pool) tpot += prefill_interference(w, prompt, decode_tpot, prefill_rate, t);
     t.tpot_seconds = tpot;
     t.decode_tokens_per_second = b / tpot;
     if (fw.kv_pool && b > 1 && t.ttft_seconds) {
@@ -132,7 +152,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
                                    : k_host_bound;
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
-      const double prefill_share = t.prefill_tokens_per_second ? prompt / *t.prefill_tokens_per_second : 0.0;  // GPU time of one prompt
+      const double prefill_share = prefill_rate > 0 ? prompt / prefill_rate : 0.0;  // GPU time of one prompt
       const double per_request = prefill_share + *w.output_tokens * decode_tpot / b;
       t.requests_per_second = replicas / per_request;
       t.input_time_share = prefill_share / per_request;
