@@ -260,3 +260,56 @@ TEST_CASE("serving: a short prompt is a forward bound by its weight reads, so th
   const double flops = 2.0 * count_params(m).active * 2048 + 2.0 * 32 * 4096 * 2048.0 * 2048.0;
   CHECK(*tl.ttft_seconds == Approx(32 * 0.03e-3 + flops / (989.4e12 * 0.5)).epsilon(0.01));
 }
+
+TEST_CASE("serving: the front of tokens per second per GPU against per user, each point as the estimate at its layout", "[serving][front]") {
+  // Llama 3.1 8B on H100s under vLLM, 512 in / 256 out at 256 in flight (one H100: TPOT 31.7 ms). The front
+  // (method.md §8.3): one replica at TP 1, 2, 4 and 8 at concurrencies 1, 2, 4, ..., 256, the points no other
+  // beats on both. TP 1 at 256: 256 / 31.7 ms = 8,068 tokens/s on its one GPU, 31.5 per user, and by Little's law
+  // 256 / (256 x TPOT) = 31.5 requests/s, the estimate's own.
+  const std::vector<std::string> job{"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--input-tokens", "512", "--output-tokens",
+                                     "256", "--gpu", "h100-sxm-80gb", "--format", "json"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = job;
+    a.insert(a.end(), extra.begin(), extra.end());
+    const auto r = test::run(a);
+    REQUIRE(r.code == 0);
+    return r.json();
+  };
+  const auto j = with({"--concurrency", "256", "--requests", "1M"});
+  const auto& front = j["serving_front"];
+  REQUIRE(front.size() >= 4);
+  const double tpot = j["time"]["tpot_seconds"].get<double>();
+  CHECK(tpot == Approx(0.0317).epsilon(0.01));
+  bool own = false;
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    const auto& p = front[i];
+    CHECK(p["tokens_per_second_per_user"].get<double>() == Approx(1.0 / p["tpot_seconds"].get<double>()));
+    CHECK(p["tokens_per_second_per_gpu"].get<double>() ==
+          Approx(p["concurrency"].get<double>() / p["tpot_seconds"].get<double>() / p["gpus"].get<double>()));
+    CHECK(p["requests_per_second"].get<double>() == Approx(p["concurrency"].get<double>() / (256.0 * p["tpot_seconds"].get<double>())));
+    if (i > 0) {  // a front: slower for each user, more for each GPU
+      CHECK(p["tokens_per_second_per_user"].get<double>() < front[i - 1]["tokens_per_second_per_user"].get<double>());
+      CHECK(p["tokens_per_second_per_gpu"].get<double>() > front[i - 1]["tokens_per_second_per_gpu"].get<double>());
+    }
+    if (p["tp"] == 1 && p["concurrency"] == 256) {
+      own = true;
+      CHECK(p["tpot_seconds"].get<double>() == Approx(tpot));
+      CHECK(p["tokens_per_second_per_gpu"].get<double>() == Approx(256.0 / tpot));
+      CHECK(p["tokens_per_second_per_gpu"].get<double>() == Approx(8068).epsilon(0.01));
+      CHECK(p["requests_per_second"].get<double>() == Approx(j["time"]["requests_per_second"].get<double>()));
+    }
+  }
+  CHECK(own);
+  // Its fastest point for a user is a single sequence at the widest tensor parallel, whose TPOT is the estimate's
+  // there: TP 8, one sequence in flight.
+  const auto& first = front[0];
+  CHECK(first["tp"] == 8);
+  CHECK(first["concurrency"] == 1);
+  const auto tp8 = with({"--gpus", "8", "--tp", "8", "--concurrency", "1"});
+  CHECK(first["tpot_seconds"].get<double>() == Approx(tp8["time"]["tpot_seconds"].get<double>()));
+  // Training, and an engine without a KV-cache pool, have no such front.
+  const auto train = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "finetune", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  CHECK(train.json()["serving_front"].empty());
+  const auto hf = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "hf", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  CHECK(hf.json()["serving_front"].empty());
+}

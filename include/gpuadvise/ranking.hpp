@@ -42,6 +42,14 @@ struct FrontierPoint {
   std::optional<double> value_usd;         // cost per unit of work (without one)
 };
 
+// One point of a serving plan's throughput-interactivity front (method.md §8.3, `serving_front`): a layout of
+// one replica on this GPU at a concurrency, its output tokens per second per GPU and per user (1 / TPOT).
+struct ServingPoint {
+  std::int64_t gpus = 1, tp = 1, pp = 1, concurrency = 1;
+  double tokens_per_second_per_gpu = 0, tokens_per_second_per_user = 0, tpot_seconds = 0;
+  std::optional<double> ttft_seconds, requests_per_second;  // per replica
+};
+
 struct Candidate {
   const GpuSpec* gpu = nullptr;
   bool supported = true;            // precision/software usable on this GPU
@@ -58,6 +66,7 @@ struct Candidate {
   std::string_view value_unit;      // static text: "job", "M training tokens", "M output tokens", "k images", "stream-hour"
   std::string unranked;             // why the value is unknown (no price, no throughput)
   std::vector<FrontierPoint> frontier;
+  std::vector<ServingPoint> serving_front;  // a serving engine's plan: what other concurrencies and TP degrees trade
   PlanShape planned;                // the layout, savers, batch and precision chosen (the rest is the workload as asked)
   MemoryEstimate memory;
   TimeEstimate time;

@@ -105,6 +105,21 @@ std::string layout_text(const Workload& w) {
 
 namespace {
 
+// The tokens each sequence of a serving workload holds: its prompt and output, else the max model length.
+double sequence_tokens(const MemoryEstimate& mem, const Workload& w) {
+  const double max_len = static_cast<double>(mem.seq_len);
+  return (w.input_tokens && w.output_tokens) ? std::min(max_len, *w.input_tokens + *w.output_tokens) : max_len;
+}
+
+}  // namespace
+
+double ranking_detail::pool_sequences(const MemoryEstimate& mem, const Workload& w, const ModelSpec& m) {
+  const double kv_seq = kv_tokens_avg(m, sequence_tokens(mem, w));
+  return mem.vllm && kv_seq > 0 ? std::floor(mem.vllm->max_tokens / kv_seq) : 0.0;
+}
+
+namespace {
+
 // vLLM's verdict in its own terms (method.md §6.2): the weights and the profiling run must leave a KV-cache
 // pool inside gpu_memory_utilization of the card; one sequence of the max model length (--seq-len) must fit
 // the pool (vLLM refuses to start otherwise); and the sequences in flight, each holding its prompt and output
@@ -117,7 +132,7 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
                            : pool.engine == "trtllm" ? fmt::format("kv_cache_free_gpu_mem_fraction {:g}", pool.utilization)
                                                      : fmt::format("gpu_memory_utilization {:g}", pool.utilization);
   const double max_len = static_cast<double>(c.memory.seq_len);
-  const double per_seq = (w.input_tokens && w.output_tokens) ? std::min(max_len, *w.input_tokens + *w.output_tokens) : max_len;
+  const double per_seq = sequence_tokens(c.memory, w);
   const double kv_seq = kv_tokens_avg(m, per_seq);
   c.fit_reason.clear();
   if (pool.kv_pool_bytes <= 0) {
@@ -128,7 +143,7 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
                                "{:.1f} GB ({:.0f} tokens): lower --seq-len",
                                max_len, kv_tokens_avg(m, max_len) * pool.kv_bytes_per_token / 1e9, engine, pool.kv_pool_bytes / 1e9, pool.max_tokens);
   } else {
-    const double holds = kv_seq > 0 ? std::floor(pool.max_tokens / kv_seq) : 0.0;  // sequences of per_seq tokens the pool runs at once
+    const double holds = ranking_detail::pool_sequences(c.memory, w, m);  // sequences of per_seq tokens the pool runs at once
     if (!w.batch_given && w.requests && kv_seq > 0) {
       c.planned.batch = static_cast<std::int64_t>(std::clamp(holds, 1.0, 256.0));
       c.notes.push_back(Note::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to 256 (vLLM's max_num_seqs)",
@@ -226,7 +241,7 @@ Candidate evaluate(const Workload& w_in, const ModelSpec& m, const GpuSpec& g, c
   Candidate c;
   const LocalCorrection* k = ranking_detail::assess_fit(c, w_in, m, g, cost);
   ranking_detail::score_layout(c, w_in, m, g, cost, k);
-  ranking_detail::describe_layout(c, w_in, m, g);
+  ranking_detail::describe_layout(c, w_in, m, g, cost);
   return c;
 }
 
@@ -343,7 +358,7 @@ void ranking_detail::withhold_unfit(Candidate& c) {
   c.frontier.clear();
 }
 
-void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g) {
+void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
   if (c.described) return;
   c.described = true;
   const Workload w = c.planned.applied_to(asked);
@@ -377,6 +392,7 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
   if (g.capacity_basis == "nominal") c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   c.system = system_needs(w, m, g, c.memory);
   for (const auto& n : c.system.notes) c.notes.push_back(n);
+  if (c.fits && c.memory.vllm) c.serving_front = serving_front(w, m, g, cost);
   for (const auto& n : c.cost.notes) c.notes.push_back(n);
   if (c.cost.missing_price) c.facts.push_back(*c.cost.missing_price);
   if (w.streams && m.vision && !is_training(w.mode)) {

@@ -154,7 +154,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     if (single_complete) return;
     single_complete = true;
     score_layout(single, w, m, g, opts.cost, single_k);
-    describe_layout(single, w, m, g);
+    describe_layout(single, w, m, g, opts.cost);
     finish_candidate(single, g, opts);
     single.fits_single = single.fits && !single.tight && w.gpus == 1;
   };
@@ -238,7 +238,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   if (fits.empty()) complete_single();
   Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
-  describe_layout(chosen, w, m, g);
+  describe_layout(chosen, w, m, g, opts.cost);
   withhold_unfit(chosen);
   return chosen;
 }

@@ -92,7 +92,15 @@ void score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const
 // `estimate` keeps the figures of the layout it was given beside its verdict.
 void withhold_unfit(Candidate& c);
 // Nothing for a candidate already described.
-void describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g);
+void describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
+// The sequences of a serving workload's length (--input-tokens + --output-tokens, else the max model length) a
+// serving engine's KV-cache pool runs at once (method.md §6.2); 0 without a pool.
+double pool_sequences(const MemoryEstimate& mem, const Workload& w, const ModelSpec& m);
+// A serving engine's plan, the front of output tokens per second per GPU against tokens per second per user
+// (serving_front.cpp, method.md §8.3): one replica of the plan's layout and of each tensor-parallel degree inside a
+// node that fits, at concurrencies 1, 2, 4, ... up to what the pool holds (the engine's 256 sequences, or the
+// concurrency asked if more); the points no other beats on both. Empty for other workloads.
+std::vector<ServingPoint> serving_front(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
 // Why the planner chose this count and layout, in one line.
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o,
                             bool in_band = false);

@@ -2,12 +2,14 @@
 // JSON helpers shared by the JSON renderers (report_json.cpp, report_lists.cpp); internal to the io layer.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "gpuadvise/note.hpp"
 #include "gpuadvise/launch_hints.hpp"
 #include "gpuadvise/planning.hpp"
+#include "gpuadvise/ranking.hpp"
 
 namespace gpuadvise {
 
@@ -37,5 +39,9 @@ void write_command_header(JsonWriter& o, const char* command, const std::string*
 // colon and comma (the table's launch hints).
 ojson deepspeed_json(const DeepSpeedConfig& ds);
 std::string one_line(const ojson& j);
+// A GPU's cost-time frontier, and a serving plan's front of tokens per second per GPU against per user
+// (report_json_fronts.cpp): each an array.
+void write_frontier(JsonWriter& o, const std::vector<FrontierPoint>& frontier);
+void write_serving_front(JsonWriter& o, const std::vector<ServingPoint>& front);
 
 }  // namespace gpuadvise::detail

@@ -324,18 +324,9 @@ void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool 
   o.text_or_null("unknown", c.unranked);
   o.end_object();
   o.key("frontier");
-  o.begin_array();
-  for (const auto& f : c.frontier) {
-    o.begin_object();
-    o.member("gpus", f.gpus);
-    o.member("nodes", f.nodes);
-    o.member("layout", f.layout);
-    o.member("hours", f.hours);
-    o.member("usd", f.usd);
-    o.member("value_usd", f.value_usd);
-    o.end_object();
-  }
-  o.end_array();
+  detail::write_frontier(o, c.frontier);
+  o.key("serving_front");
+  detail::write_serving_front(o, c.serving_front);
   o.member("capacity_bytes", c.gpu->memory_bytes);
   o.member("capacity_basis", c.gpu->capacity_basis);
   o.member("headroom_bytes", bytes_int(c.headroom_bytes));
@@ -392,6 +383,8 @@ std::string estimate_json(const Workload& w, const ModelSpec& m, const Candidate
     o.member("headroom_bytes", bytes_int(on_gpu->headroom_bytes));
     o.key("time");
     write_time(o, on_gpu->time);
+    o.key("serving_front");
+    detail::write_serving_front(o, on_gpu->serving_front);
     o.key("cost");
     write_cost(o, *on_gpu);
     o.key("launch_hints");
