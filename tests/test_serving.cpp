@@ -232,6 +232,24 @@ TEST_CASE("serving: sequences beyond the KV pool wait in the engine's queue, and
   REQUIRE(fit.code == 0);
   CHECK(fit.out.find("runs at once in the KV-cache pool") != std::string::npos);
   CHECK(fit.out.find("at 285: the pool is full; the engine runs 284 and queues the rest") != std::string::npos);
+  // check passes it (the engine runs), and says the queue in every format.
+  std::vector<std::string> gate{"check", "--model", "llama-2-70b", "--mode", "inference", "--framework", "trtllm", "--precision", "fp8", "--gpu",
+                                "h200-sxm-141gb", "--gpus", "2", "--tp", "2", "--concurrency", "512", "--input-tokens", "128", "--output-tokens", "2048"};
+  const auto text = test::run(gate);
+  CHECK(text.code == 0);
+  CHECK(text.out.find("note: workload on h200-sxm-141gb: TensorRT-LLM runs 284 of the 512 sequences in flight at once in its KV-cache pool; "
+                      "the other 228 wait in its queue") != std::string::npos);
+  gate.insert(gate.end(), {"--format", "json"});
+  const auto json = test::run(gate);
+  REQUIRE(json.code == 0);
+  const auto doc = json.json();
+  const auto& row = doc["results"][0];
+  CHECK(row["passed"] == true);
+  REQUIRE(row["notes"].size() == 1);
+  CHECK(row["notes"][0].get<std::string>().find("runs 284 of the 512") != std::string::npos);
+  gate.push_back("--concurrency");
+  gate.push_back("284");  // what the pool holds: nothing waits
+  CHECK(test::run(gate).json()["results"][0]["notes"].empty());
 }
 
 TEST_CASE("serving: a short prompt is a forward bound by its weight reads, so the first token takes a decode step's time", "[serving][time]") {

@@ -47,6 +47,11 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
       r.failures.push_back(fmt::format("{}: headroom {:.1f}% is below --min-headroom {:g}% ({:.2f} of {:.2f} GB free)", who, pct,
                                        *a.min_headroom_pct, c.headroom_bytes / 1e9, cap / 1e9));
   }
+  // More sequences asked in flight than the engine's KV-cache pool holds: it runs what fits and queues the rest
+  // (method.md §8.3), which the check passes but says.
+  if (c.fits && c.memory.vllm && w.batch_given && c.planned.batch < w.batch)
+    r.notes.push_back(fmt::format("{}: {} runs {} of the {} sequences in flight at once in its KV-cache pool; the other {} wait in its queue", who,
+                                  c.memory.vllm->engine_name(), c.planned.batch, w.batch, w.batch - c.planned.batch));
   if (a.max_gpus && c.gpus > *a.max_gpus)
     r.failures.push_back(fmt::format("{}: needs {} GPUs, more than --max-gpus {}", who, c.gpus, *a.max_gpus));
   // A video workload's latency budget is part of the plan: a frame later than --max-latency-ms fails the check.

@@ -32,6 +32,7 @@ class TableWriter final : public CheckWriter {
                                   c.device_peak / mem_div(style_), static_cast<double>(c.gpu->memory_bytes) / mem_div(style_), mem_unit(style_), c.gpus,
                                   headroom_pct(c), c.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.total_usd, c.wall_hours) : "");
     for (const auto& f : r.failures) out += "      " + printable(f) + "\n";  // one line each, whatever the name held
+    for (const auto& n : r.notes) out += "      note: " + printable(n) + "\n";
     return out;
   }
   std::string tail(std::size_t checks, std::size_t failed) override { return fmt::format("{} of {} checks passed\n", checks - failed, checks); }
@@ -53,6 +54,7 @@ class MarkdownWriter final : public CheckWriter {
     const CheckedPlan& c = r.plan;
     std::string fails;
     for (const auto& f : r.failures) fails += (fails.empty() ? "" : "; ") + markdown_cell(f);
+    for (const auto& n : r.notes) fails += (fails.empty() ? "note: " : "; note: ") + markdown_cell(n);
     return fmt::format("| {} | {} | `{}` | {} | {:.2f} | {:.2f} | {:.1f}% | {} | {} |\n", r.passed() ? "✅ pass" : "❌ fail", markdown_cell(r.workload),
                        c.gpu->id, c.gpus, c.device_peak / mem_div(style_), static_cast<double>(c.gpu->memory_bytes) / mem_div(style_), headroom_pct(c),
                        c.total_usd ? fmt::format("${:.2f}", *c.total_usd) : "—", fails.empty() ? "—" : fails);
@@ -66,16 +68,21 @@ class MarkdownWriter final : public CheckWriter {
 // One header row; an unknown is an empty field.
 class CsvWriter final : public CheckWriter {
  public:
-  std::string head() override { return "workload,gpu,passed,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_pct,job_hours,job_usd,failures\n"; }
+  std::string head() override {
+    return "workload,gpu,passed,fits,gpus,layout,device_peak_bytes,capacity_bytes,headroom_pct,job_hours,job_usd,failures,notes\n";
+  }
   std::string row(const CheckResult& r) override {
     const CheckedPlan& c = r.plan;
-    std::string failures;
-    for (const auto& f : r.failures) failures += (failures.empty() ? "" : "; ") + f;
+    auto joined = [](const std::vector<std::string>& lines) {
+      std::string s;
+      for (const auto& l : lines) s += (s.empty() ? "" : "; ") + l;
+      return s;
+    };
     auto yes = [](bool b) { return b ? "true" : "false"; };
-    return fmt::format("{},{},{},{},{},{},{},{},{:.2f},{},{},{}\n", csv_text(r.workload), c.gpu->id, yes(r.passed()), yes(c.fits), c.gpus,
+    return fmt::format("{},{},{},{},{},{},{},{},{:.2f},{},{},{},{}\n", csv_text(r.workload), c.gpu->id, yes(r.passed()), yes(c.fits), c.gpus,
                        csv_text(c.layout), bytes_int(c.device_peak), c.gpu->memory_bytes, headroom_pct(c),
                        c.wall_hours > 0 ? fmt::format("{:.4g}", c.wall_hours) : "", c.total_usd ? fmt::format("{:.2f}", *c.total_usd) : "",
-                       csv_text(failures));
+                       csv_text(joined(r.failures)), csv_text(joined(r.notes)));
   }
   std::string tail(std::size_t, std::size_t) override { return ""; }
 };
@@ -116,6 +123,7 @@ class JsonCheckWriter final : public CheckWriter {
     else o_.null();
     o_.member("job_usd", c.total_usd);
     o_.member("failures", r.failures);
+    o_.member("notes", r.notes);
     o_.end_object();
     return take();
   }
