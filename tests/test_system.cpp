@@ -1,8 +1,10 @@
 // The rest of the system a plan needs (docs/method.md §13): host memory, CPU cores, checkpoints and disk,
 // each from the rule servers.md Table 3 gives, worked by hand.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "gpuadvise/memory.hpp"
+#include "gpuadvise/perf.hpp"
 #include "gpuadvise/system.hpp"
 #include "helpers.hpp"
 
@@ -61,4 +63,37 @@ TEST_CASE("system: vision training asks for the data loader's CPUs, inference fo
   const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--gpu", "h100-sxm-80gb", "--format", "json"});
   REQUIRE(r.code == 0);
   CHECK(r.json()["system"]["checkpoint_bytes"].get<double>() > 0);
+}
+
+TEST_CASE("system: the data loaders a vision plan needs follow its images per second, and a host that cannot feed it says so", "[system][vision]") {
+  // ResNet-50 training on one H100 at micro-batch 256: 4,817.6 images/s. At 190 ImageNet-size images/s per
+  // data-loader worker (timm#1491: 10 Pillow workers fed 1,923 images/s to an A100) that is ceil(25.4) = 26
+  // workers, more than the 24 logical CPUs per GPU of an 8-GPU cloud host, which feed 24 x 190 = 4,560.
+  const auto w = test::wl({{"model", "resnet-50"}, {"mode", "train"}, {"batch", "256"}});
+  const auto m = test::model("resnet-50");
+  const GpuSpec& h100 = *test::gpus().find("h100-sxm-80gb");
+  const MemoryEstimate mem = estimate_memory(w, m, &h100);
+  const TimeEstimate t = estimate_time(w, m, h100, mem);
+  REQUIRE(t.images_per_second);
+  CHECK(*t.images_per_second == Approx(4817.6).epsilon(0.002));
+  const SystemNeeds s = system_needs(w, m, h100, mem, &t);
+  CHECK(s.cpu_cores == Approx(std::ceil(*t.images_per_second / 190.0)));
+  CHECK(s.cpu_cores == 26.0);
+  REQUIRE(s.notes.size() == 1);
+  CHECK(s.notes.front().text().find("the host cannot feed 4818 images/s per GPU") != std::string::npos);
+  CHECK(s.notes.front().text().find("enough for about 4560") != std::string::npos);
+  // At a rate the host feeds, no note, and training keeps FFCV's 10 logical CPUs per GPU as its floor: a T4.
+  const GpuSpec& t4 = *test::gpus().find("t4-16gb");
+  const Workload slow = test::wl({{"model", "resnet-50"}, {"mode", "train"}, {"batch", "64"}, {"precision", "fp16"}});
+  const MemoryEstimate mt4 = estimate_memory(slow, m, &t4);
+  const TimeEstimate tt4 = estimate_time(slow, m, t4, mt4);
+  REQUIRE(tt4.images_per_second);
+  CHECK(*tt4.images_per_second < 1900.0);
+  const SystemNeeds s4 = system_needs(slow, m, t4, mt4, &tt4);
+  CHECK(s4.cpu_cores == 10.0);
+  CHECK(s4.notes.empty());
+  // The estimate says it in every output.
+  const auto r = test::run({"estimate", "--model", "resnet-50", "--mode", "train", "--batch", "256", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["system"]["cpu_cores"] == 26);
 }

@@ -193,6 +193,15 @@ inline constexpr Coefficient tal_vfl_per_anchor{
 inline constexpr Coefficient nvdec_pixels_per_s{
     "nvdec_pixels_per_s", 19.0 * 1920.0 * 1080.0 * 30.0, "pixels per second per NVDEC engine", Basis::published,
     "a T4 (2 engines) decodes up to 38 full-HD H.264 streams (NVIDIA T4 product page)", "§13"};
+inline constexpr Coefficient cpu_jpeg_images_per_s{
+    "cpu_jpeg_images_per_s", 190.0, "ImageNet-size images per second per data-loader worker (logical CPU)", Basis::published,
+    "timm#1491: ResNet-50 AMP on an A100, 10 workers (Pillow) average 1,923 images/s against 2,600 on synthetic data; Pillow-SIMD reached 2,500", "§14"};
+inline constexpr Coefficient host_cpus_per_gpu_server{
+    "host_cpus_per_gpu_server", 24.0, "logical CPUs per GPU", Basis::published,
+    "8-GPU cloud shapes: AWS p5.48xlarge, p6-b200.48xlarge and g6e.48xlarge 192 vCPU for 8 GPUs (servers.md Table 2; range 12-36)", "§14"};
+inline constexpr Coefficient host_cpus_per_gpu_desktop{
+    "host_cpus_per_gpu_desktop", 12.0, "logical CPUs per GPU", Basis::published,
+    "consumer and workstation hosts: fal.ai GPU-RTX4090 12 vCPU, Lambda gpu_4x_a6000 56 vCPU for 4 (servers.md Table 2)", "§14"};
 inline constexpr Coefficient interruptions_per_gpu_hour{
     "interruptions_per_gpu_hour", 419.0 / (54.0 * 24.0 * 16384.0), "interruptions per GPU-hour", Basis::published,
     "Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100s (arXiv:2407.21783 §3.3.4)", "§10"};
@@ -220,7 +229,7 @@ inline constexpr Coefficient finetune_global_batch{
     "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
     "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 65> all{
+inline constexpr std::array<const Coefficient*, 68> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
@@ -232,7 +241,7 @@ inline constexpr std::array<const Coefficient*, 65> all{
     &nccl_hop_network_s, &dp_bucket_params, &dp_bucket_params_per_rank, &dp_overlap_window,
     &overlap_slowdown,     &expert_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
-    &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &interruptions_per_gpu_hour,  &restart_hours,
+    &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &cpu_jpeg_images_per_s, &host_cpus_per_gpu_server, &host_cpus_per_gpu_desktop, &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &value_time_weight, &finetune_global_batch};
 
 }  // namespace gpuadvise::coef

@@ -7,6 +7,7 @@
 
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/memory.hpp"
+#include "gpuadvise/perf.hpp"
 #include "gpuadvise/model.hpp"
 #include "gpuadvise/note.hpp"
 #include "gpuadvise/workload.hpp"
@@ -27,6 +28,7 @@ double offload_host_bytes(const Workload& p, const MemoryEstimate& mem);
 // The host memory of this GPU's usual node: the catalogue's, else a common node of its class.
 double node_host_ram_bytes(const GpuSpec& g);
 
-SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem);
+// `time`: the plan's speed, where known; a vision plan's images per second set the CPUs its data loaders need.
+SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate* time = nullptr);
 
 }  // namespace gpuadvise

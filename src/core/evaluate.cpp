@@ -390,7 +390,7 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
                           : Note("no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly"));
   if (w.nodes > 1) c.notes.push_back(Note::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
   if (g.capacity_basis == "nominal") c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
-  c.system = system_needs(w, m, g, c.memory);
+  c.system = system_needs(w, m, g, c.memory, &c.time);
   for (const auto& n : c.system.notes) c.notes.push_back(n);
   if (c.fits && c.memory.vllm) c.serving_front = serving_front(w, m, g, cost);
   for (const auto& n : c.cost.notes) c.notes.push_back(n);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuadvise/coefficients.hpp"
+
 namespace gpuadvise {
 
 namespace {
@@ -27,7 +29,32 @@ double node_host_ram_bytes(const GpuSpec& g) {
   return (g.segment == Segment::consumer || g.segment == Segment::workstation ? 400.0 : 2048.0) * 1e9;
 }
 
-SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem) {
+namespace {
+// The data loaders' logical CPUs per GPU for a vision plan that decodes JPEG images on the host (method.md §13):
+// each worker decodes, crops and flips about cpu_jpeg_images_per_s ImageNet-size images a second, fewer as the
+// input's pixels grow (decoding and resizing scale with them). Training keeps at least FFCV's 10 per GPU
+// (2 x (4 workers + 1), [ffcv]); inference a GPU host's floor.
+void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, const TimeEstimate& t, double ranks, SystemNeeds& s) {
+  const bool training = is_training(w.mode);
+  const auto [width, height] = image_size(w, m);
+  const double rate = coef::cpu_jpeg_images_per_s.value * 224.0 * 224.0 / std::max(224.0 * 224.0, width * height);
+  const double images = t.images_per_second.value_or(0);
+  const double workers = std::ceil(images / rate);
+  const double host = g.segment == Segment::datacenter_module || g.segment == Segment::datacenter_pcie ? coef::host_cpus_per_gpu_server.value
+                                                                                                       : coef::host_cpus_per_gpu_desktop.value;
+  s.cpu_cores = training ? std::max(10.0, workers) * ranks : std::max(4.0 * ranks + 2.0, workers * ranks);
+  s.basis.push_back(Note::format("CPU: {:.0f} logical CPUs per node: JPEG decoding and augmentation at about {:.0f} images/s per data-loader worker "
+                                 "for {:.0f} images/s per GPU ({}timm#1491)",
+                                 s.cpu_cores, rate, images, training ? "at least FFCV's 10 per GPU; " : ""));
+  if (workers > host && g.segment != Segment::edge)
+    s.notes.push_back(Note::format("the host cannot feed {:.0f} images/s per GPU: decoding and augmenting JPEGs on the CPU takes {:.0f} data-loader workers "
+                                   "per GPU at about {:.0f} images/s each, where a typical host has {:.0f} logical CPUs per GPU, enough for about {:.0f}; "
+                                   "decode on the GPU (NVIDIA DALI with nvJPEG) or pre-decode the data set (FFCV) to reach the GPU's rate",
+                                   images, workers, rate, host, host * rate));
+}
+}  // namespace
+
+SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate* time) {
   SystemNeeds s;
   s.basis.reserve(3);  // host RAM, CPU, checkpoint or disk: one line each, no copies as it grows
   const bool training = is_training(w.mode);
@@ -61,7 +88,9 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
   if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, mem.weights * ranks);
 
   // CPU cores per node.
-  if (m.vision && training) {
+  if (m.vision && m.vision->task != "generation" && !w.streams && time && time->images_per_second) {
+    data_loader_cpus(w, m, g, *time, ranks, s);
+  } else if (m.vision && training) {
     // FFCV's ResNet-50 recipe: 2 x (workers + 1) logical CPUs per GPU with 4 workers ([ffcv]).
     s.cpu_cores = 10.0 * ranks;
     s.basis.push_back("CPU: 10 logical CPUs per GPU for decoding and augmentation (FFCV: 2 x (4 workers + 1))");
