@@ -3,6 +3,7 @@
 // the pool holds, TTFT is one request's, and the context bounds fit --maximize seq-len.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/perf.hpp"
@@ -330,4 +331,30 @@ TEST_CASE("serving: the front of tokens per second per GPU against per user, eac
   CHECK(train.json()["serving_front"].empty());
   const auto hf = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "hf", "--gpu", "h100-sxm-80gb", "--format", "json"});
   CHECK(hf.json()["serving_front"].empty());
+}
+
+TEST_CASE("serving: ExLlamaV2 decodes at 90 % of the bandwidth plus a fixed host time per token, held out on its README's other rows", "[serving][time][engines]") {
+  using namespace gpuadvise;
+  // tests/data/exllamav2_time.jsonl: the ExLlamaV2 README's RTX 4090 column. Two rows fit the engine's profile
+  // (framework.cpp): Llama 7B GPTQ (195 tokens/s) and TinyLlama 1.1B EXL2 4.0 bpw (590), whose 3.89 GB and 0.77 GB
+  // of 4-bit weights read at 0.9 x 1,008 GB/s take 4.29 and 0.85 ms, each token 0.84 ms more on the host. The
+  // 13B GPTQ, 34B EXL2 and Llama 2 7B EXL2 rows are held out and come within 5 %.
+  std::map<std::string, double> err;
+  for (const auto& [c, e] : test::data_case_errors("exllamav2_time.jsonl")) err[c["id"].get<std::string>()] = e;
+  REQUIRE(err.size() == 5);
+  CHECK(std::abs(err.at("exllamav2_llama7b_gptq_4090")) <= 0.03);
+  CHECK(std::abs(err.at("exllamav2_tinyllama_exl2_4bpw_4090")) <= 0.03);
+  for (const char* id : {"exllamav2_llama13b_gptq_4090", "exllamav2_codellama34b_exl2_4bpw_4090", "exllamav2_llama2_7b_exl2_4bpw_4090"})
+    CHECK(std::abs(err.at(id)) <= 0.05);
+  // By hand: Llama 2 7B's decode step = 3.89 GB / (0.9 x 1,008 GB/s) + its KV cache at a 192-token mean context
+  // + 0.84 ms.
+  const ModelSpec m = test::model("llama-2-7b");
+  const GpuSpec& g = *test::gpus().find("rtx-4090-24gb");
+  const Workload w = test::wl({{"model", "llama-2-7b"}, {"mode", "inference"}, {"precision", "int4"}, {"framework", "exllamav2"}, {"batch", "1"},
+                         {"input_tokens", "128"}, {"output_tokens", "128"}});
+  const MemoryEstimate mem = estimate_memory(w, m, &g);
+  const TimeEstimate t = estimate_time(w, m, g, mem);
+  const double by_hand = (mem.weights + kv_tokens_avg(m, 192.0) * mem.kv_bytes_per_token) / (0.9 * 1008e9) + 0.84e-3;
+  CHECK(*t.tpot_seconds == Approx(by_hand).epsilon(1e-6));
+  CHECK(mem.weights == Approx(3.89e9).epsilon(0.01));
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Framework profiles: what the software that runs the job keeps in memory and how it runs.
 // Each trait is documented with the framework's docs or source in docs/method.md §7.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ struct FrameworkProfile {
   bool expert_host_loop = false;
   // Fixed time of a prefill call (AutoAWQ's benchmark times its first forward with the cache set-up).
   double prefill_fixed_s = 0.0;
+  // Decode: a fixed host time per generated token (the generator's sampling and token sync, beside the
+  // per-layer dispatch), and the share of the memory bandwidth the engine's kernels reach when they read the
+  // weights (empty: coef::decode_bandwidth_share). method.md §8.3.
+  double decode_step_fixed_s = 0.0;
+  std::optional<double> decode_bandwidth_share;
   // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than
   // tensor cores: their compute adds to the bandwidth time at the fp32 (CUDA-core) rate.
   bool quant_matmul_cuda_cores = false;

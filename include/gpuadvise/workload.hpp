@@ -21,7 +21,7 @@ enum class Sharding { none, zero1, zero2, zero3 };
 // streamed per submodule).
 enum class Offload { none, optimizer, optimizer_params, model, sequential };
 enum class MasterWeights { fp32, none };
-enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, autoawq, litgpt, torchtune, torchtitan, megatron, llmq,
+enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, exllamav2, autoawq, litgpt, torchtune, torchtitan, megatron, llmq,
                        pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };
 inline constexpr std::size_t k_framework_count = static_cast<std::size_t>(Framework::diffusers) + 1;
 

@@ -94,11 +94,11 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     if (!fw.kv_pool) prefill_rate = t.prefill_tokens_per_second.value_or(0);
   }
   if (bw > 0) {
-    const double eta_mem = coef::decode_bandwidth_share.value;  // achieved in decode (ExLlama, AutoAWQ rows)
+    const double eta_mem = fw.decode_bandwidth_share.value_or(coef::decode_bandwidth_share.value);  // achieved in decode (ExLlama, AutoAWQ rows)
     // Weights read per step: every resident weight (MoE: the experts the batch touches).
     const double bytes = weights_read_bytes(in, b) + b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token;
     const double t_bw = bytes / (bw * eta_mem);
-    double step = overhead, t_tp_decode = 0, t_moe = 0;
+    double step = overhead + fw.decode_step_fixed_s, t_tp_decode = 0, t_moe = 0;
     if (w.tp > 1) {
       // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
       // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
@@ -144,8 +144,9 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
                                     "scheduler step", w.batch, own * 1e3, coef::ttft_wait_steps.value * tpot * 1e3));
     }
     t.bandwidth_efficiency = eta_mem;
-    const double t_weights = step - overhead - t_tp_decode - t_moe;
-    const double biggest = std::max({t_weights, overhead, t_tp_decode, t_moe});
+    const double host = overhead + fw.decode_step_fixed_s;
+    const double t_weights = step - host - t_tp_decode - t_moe;
+    const double biggest = std::max({t_weights, host, t_tp_decode, t_moe});
     t.bound = biggest == t_weights ? "memory bandwidth"
               : biggest == t_moe   ? "MoE kernels' fixed cost"
               : biggest == t_tp_decode ? "tensor-parallel all-reduces"

@@ -52,7 +52,7 @@ const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "o
 const Names<MasterWeights> k_master{{{MasterWeights::fp32, "fp32"}, {MasterWeights::none, "none"}}};
 const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::sglang, "sglang"},
                                      {Framework::trtllm, "trtllm"}, {Framework::llamacpp, "llamacpp"},
-                                     {Framework::exllama, "exllama"}, {Framework::autoawq, "autoawq"},
+                                     {Framework::exllama, "exllama"}, {Framework::exllamav2, "exllamav2"}, {Framework::autoawq, "autoawq"},
                                      {Framework::litgpt, "litgpt"}, {Framework::torchtune, "torchtune"},
                                      {Framework::torchtitan, "torchtitan"}, {Framework::megatron, "megatron"}, {Framework::llmq, "llmq"},
                                      {Framework::pytorch, "pytorch"}, {Framework::detectron2, "detectron2"},

@@ -69,7 +69,8 @@ std::string optim_name(Optimizer o) {
 }
 
 // A serving plan as its engine's command (method.md §11): vLLM, SGLang, TensorRT-LLM or llama.cpp, with the
-// weights the plan serves read the way that engine can read them from the repository named.
+// weights the plan serves read the way that engine can read them from the repository named; ExLlama, ExLlamaV2 and
+// AutoAWQ, which have no server command, as a note.
 void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const ModelSpec& m, const std::string& repo, std::int64_t nodes) {
   const Framework engine = w.effective_framework();
   if (engine == Framework::llamacpp || is_gguf(w.precision)) {
@@ -77,6 +78,16 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
     h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl 999{}{}", m.id, c.memory.seq_len, w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
                            w.gpus > 1 ? " --split-mode layer" : "");
     h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
+    return;
+  }
+  if (engine == Framework::exllama || engine == Framework::exllamav2 || engine == Framework::autoawq) {
+    // Libraries with no server command of their own: how they are run, and the checkpoint they read.
+    h.notes.push_back(engine == Framework::autoawq
+                          ? "AutoAWQ runs in Python on an AWQ checkpoint (AutoAWQForCausalLM.from_quantized); vLLM and SGLang serve the same checkpoint"
+                          : engine == Framework::exllama
+                                ? "ExLlama runs in Python on a GPTQ checkpoint (its model directory); ExLlamaV2 and TabbyAPI serve the same checkpoint"
+                                : "ExLlamaV2 runs in Python on a GPTQ or EXL2 checkpoint (its model directory, ExLlamaV2DynamicGenerator); TabbyAPI "
+                                  "serves it over an OpenAI-compatible API");
     return;
   }
   std::string quant;
@@ -187,11 +198,11 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
       h.torchrun = "deepspeed --num_gpus 1 train.py --deepspeed ds_config.json";
     }
   }
-  if (h.skypilot_accelerator) {
-    std::string run = h.vllm ? *h.vllm : h.server ? *h.server : h.torchrun.value_or("");
+  const std::string run = h.vllm ? *h.vllm : h.server ? *h.server : h.torchrun.value_or("");
+  if (h.skypilot_accelerator && !run.empty()) {  // a task needs a command to run
     h.skypilot = fmt::format("resources:\n  accelerators: {}:{}\n{}run: |\n{}", *h.skypilot_accelerator, per_node,
                              nodes > 1 ? fmt::format("num_nodes: {}\n", nodes) : "", yaml_block(run, "  "));
-  } else {
+  } else if (!h.skypilot_accelerator) {
     h.notes.push_back("no SkyPilot accelerator name known for " + c.gpu->id);
   }
   return h;
