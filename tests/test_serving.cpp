@@ -131,9 +131,11 @@ TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and toke
   CHECK(j["time"]["requests_per_second"].get<double>() == Approx(256.0 / (256.0 * tpot)));
   CHECK(j["time"]["decode_tokens_per_second"].get<double>() == Approx(256.0 / tpot));
   CHECK(tpot > 256.0 * 512.0 / 256.0 / prefill);
-  // Priced apart: the job's cost split by the GPU time each part takes. A request's prompt takes
-  // 512 / prefill tokens/s of the GPU of the 256 x TPOT / 256 it takes in all.
-  const double share = (512.0 / prefill) / (256.0 * tpot / 256.0);
+  // Priced apart: the job's cost split by the GPU time each part takes. A request's prompt, prefilled inside the
+  // decode steps (whose weight reads and host time it shares), takes its FLOPs' time, 2·N·512 + 2·L·(heads·
+  // head_dim)·512² at half the 989.4 TFLOP/s peak, of the 256 x TPOT / 256 the request takes in all.
+  const double prompt_flops = 2.0 * count_params(test::model("llama-3.1-8b")).active * 512.0 + 2.0 * 32.0 * 4096.0 * 512.0 * 512.0;
+  const double share = (prompt_flops / (989.4e12 * 0.5)) / (256.0 * tpot / 256.0);
   const double job = j["cost"]["job_usd"].get<double>();
   CHECK(j["cost"]["usd_per_million_input_tokens"].get<double>() == Approx(job * share / (1e6 * 512) * 1e6));
   CHECK(j["cost"]["usd_per_million_output_tokens_apart"].get<double>() == Approx(job * (1.0 - share) / (1e6 * 256) * 1e6));
@@ -357,4 +359,60 @@ TEST_CASE("serving: ExLlamaV2 decodes at 90 % of the bandwidth plus a fixed host
   const double by_hand = (mem.weights + kv_tokens_avg(m, 192.0) * mem.kv_bytes_per_token) / (0.9 * 1008e9) + 0.84e-3;
   CHECK(*t.tpot_seconds == Approx(by_hand).epsilon(1e-6));
   CHECK(mem.weights == Approx(3.89e9).epsilon(0.01));
+}
+
+TEST_CASE("serving: Little's law holds on every serving row the ranking plans", "[serving][property]") {
+  // Under continuous batching (method.md §8.3) each of the B sequences in flight on a replica lives output x TPOT,
+  // the TPOT counting the new requests' prompts prefilled in the same steps, so a replica completes B / (output x
+  // TPOT) requests a second and the plan replicas x that. Every fitting row of every ranking below, whatever GPU,
+  // engine, layout and concurrency the planner chose (B > 1; at one in flight a request's own prefill also counts).
+  int rows = 0;
+  for (const char* engine : {"vllm", "sglang", "trtllm"})
+    for (const char* model : {"llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b"})
+      for (const char* shape : {"512/256", "4096/128", "128/2048"}) {
+        const std::string s(shape);
+        const std::string in = s.substr(0, s.find('/')), out = s.substr(s.find('/') + 1);
+        const auto j = test::run_json({"--model", model, "--framework", engine, "--requests", "100k", "--input-tokens", in, "--output-tokens", out});
+        for (const auto& r : j["ranking"]) {
+          if (!r["fits"].get<bool>() || r["time"]["requests_per_second"].is_null()) continue;
+          const auto& p = r["plan"];
+          const double b = p["micro_batch"].get<double>();
+          if (b <= 1) continue;
+          INFO(engine << " " << model << " " << shape << " on " << r["gpu"].get<std::string>());
+          const double replicas = p["gpus"].get<double>() / (p["tp"].get<double>() * p["pp"].get<double>());
+          const double tpot = r["time"]["tpot_seconds"].get<double>();
+          CHECK(r["time"]["requests_per_second"].get<double>() == Approx(replicas * b / (std::stod(out) * tpot)).epsilon(1e-6));
+          ++rows;
+        }
+      }
+  CHECK(rows > 100);
+}
+
+TEST_CASE("serving: one scheduler step of 64 decodes and a 2,048-token prefill chunk on an H100, worked by hand", "[serving][time]") {
+  // Llama 3.1 8B in bf16 under vLLM on one H100, 64 in flight at 4,096 in / 128 out: each step decodes 64 tokens
+  // and prefills 64 x 4,096 / 128 = 2,048 prompt tokens of the requests that replace the finished ones.
+  // The decodes read the 16.06 GB of weights and 64 sequences' KV cache at the mean context 4,096 + 128/2 = 4,160
+  // (131,072 B per token: 32 layers x 8 KV heads x 128 x 2 x 2 B) at 80 % of 3,350 GB/s, after 32 x 0.03 ms on
+  // the host: 19.97 ms. The chunk runs at the prompt's FLOP rate, 2·N + 2·L·(heads·head_dim)·n per token at half the
+  // 989.4 TFLOP/s peak, in the same forward (its host time paid once, by the step): 2,048 / 28,871 tokens/s = 70.9 ms.
+  using namespace gpuadvise;
+  const ModelSpec m = test::model("llama-3.1-8b");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  const Workload w = test::wl({{"model", "llama-3.1-8b"}, {"framework", "vllm"}, {"concurrency", "64"}, {"input_tokens", "4096"},
+                               {"output_tokens", "128"}, {"requests", "10k"}});
+  const MemoryEstimate mem = estimate_memory(w, m, &g);
+  const TimeEstimate t = estimate_time(w, m, g, mem);
+  const double host = 32 * 0.03e-3;
+  const double decode = host + (mem.weights + 64.0 * 4160.0 * 131072.0) / (0.8 * 3350e9);
+  CHECK(mem.kv_bytes_per_token == 131072.0);
+  CHECK(decode == Approx(19.97e-3).epsilon(0.002));
+  const double flops = 2.0 * count_params(m).active * 4096.0 + 2.0 * 32.0 * 4096.0 * 4096.0 * 4096.0;
+  const double prompt_rate = 4096.0 / (flops / (989.4e12 * 0.5));
+  CHECK(prompt_rate == Approx(28871).epsilon(0.002));
+  const double chunk = 2048.0 / prompt_rate;
+  CHECK(chunk == Approx(70.9e-3).epsilon(0.002));
+  REQUIRE(t.tpot_seconds);
+  CHECK(*t.tpot_seconds == Approx(decode + chunk).epsilon(1e-4));
+  // Little's law: 64 / (128 x TPOT) requests a second.
+  CHECK(*t.requests_per_second == Approx(64.0 / (128.0 * *t.tpot_seconds)).epsilon(1e-9));
 }

@@ -26,7 +26,7 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
 // Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs, and never
 // faster than reading the weights once (the roofline: a short prompt is a forward like a decode step, bound by
 // the weights it reads). Returns the prompt tokens per second of its FLOPs alone: the rate a serving engine's
-// steps prefill beside their decodes, whose weight reads they share.
+// steps prefill beside their decodes, one forward whose weight reads and host time they share.
 double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
@@ -41,7 +41,7 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // prompt, not the whole batch's (queueing at load is not modelled).
   t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(flops / b / rate, reads(prompt)) : secs;
   t.utilization = eta;
-  return prompt * b / (fw.prefill_fixed_s + overhead + flops / rate);
+  return prompt * b / (flops / rate);
 }
 
 // Continuous batching (vLLM/SGLang chunked prefill, TensorRT-LLM in-flight batching; method.md §8.3): in the steady
