@@ -416,3 +416,43 @@ TEST_CASE("serving: one scheduler step of 64 decodes and a 2,048-token prefill c
   // Little's law: 64 / (128 x TPOT) requests a second.
   CHECK(*t.requests_per_second == Approx(64.0 / (128.0 * *t.tpot_seconds)).epsilon(1e-9));
 }
+
+TEST_CASE("serving: disaggregated prefill and decode split the replicas so the slower pool is fastest, and the decode steps run no prompts", "[serving][disaggregate]") {
+  // Llama 3.1 8B under vLLM on 8 H100s (8 replicas of one GPU), 256 in flight, 512 in / 256 out. Together each
+  // replica runs 31.5 requests/s at 31.7 ms per token (15.0 ms of decode + 16.8 ms of prompts). Apart
+  // (method.md §8.3): a prefill replica runs 30,550 / 512 = 59.7 requests/s, a decode replica 256 / (256 x 15.0 ms)
+  // = 66.8; of the splits of 8 (1+7 ... 7+1), 4 + 4 gives min(4 x 59.7, 4 x 66.8) = 238.6 requests/s, the most.
+  // The TPOT is the decode step alone, the TTFT the prompt's own prefill and its KV cache's 67 MB over NVLink.
+  std::vector<std::string> job{"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--gpu", "h100-sxm-80gb", "--gpus", "8",
+                               "--concurrency", "256", "--input-tokens", "512", "--output-tokens", "256", "--requests", "1M", "--format", "json"};
+  const auto together = test::run(job);
+  job.push_back("--disaggregate");
+  const auto apart = test::run(job);
+  REQUIRE(together.code == 0);
+  REQUIRE(apart.code == 0);
+  const auto t = together.json()["time"], a = apart.json()["time"];
+  const double decode = a["tpot_seconds"].get<double>();
+  CHECK(decode == Approx(15.0e-3).epsilon(0.01));
+  CHECK(t["tpot_seconds"].get<double>() == Approx(31.7e-3).epsilon(0.01));
+  const double r_p = 30550.0 / 512.0, r_d = 256.0 / (256.0 * decode);
+  CHECK(r_p == Approx(59.7).epsilon(0.002));
+  CHECK(r_d == Approx(66.8).epsilon(0.002));
+  CHECK(a["requests_per_second"].get<double>() == Approx(4.0 * r_p).epsilon(0.002));
+  CHECK(t["requests_per_second"].get<double>() == Approx(8 * 31.5).epsilon(0.01));
+  CHECK(a["ttft_seconds"].get<double>() < t["ttft_seconds"].get<double>());
+  bool said = false;
+  const auto apart_doc = apart.json();
+  for (const auto& n : apart_doc["notes"]) said = said || n.get<std::string>().find("4 prefill and 4 decode replicas") != std::string::npos;
+  CHECK(said);
+  // One replica cannot be split: timed together, and said.
+  const auto one = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--gpu", "h100-sxm-80gb", "--disaggregate", "--format", "json"});
+  REQUIRE(one.code == 0);
+  bool told = false;
+  const auto one_doc = one.json();
+  for (const auto& n : one_doc["notes"]) told = told || n.get<std::string>().find("needs at least two replicas") != std::string::npos;
+  CHECK(told);
+  // Only a serving engine disaggregates: one line naming the flag and the engines, exit 2.
+  const auto hf = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "hf", "--disaggregate"});
+  CHECK(hf.code == 2);
+  CHECK(hf.err.find("--disaggregate: applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)") != std::string::npos);
+}

@@ -92,6 +92,7 @@ struct Workload {
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   bool rope_scaling = false;         // a --seq-len beyond the model's trained context is meant (RoPE scaling)
+  bool disaggregate = false;         // serving: prefill and decode on separate replicas (method.md §8.3)
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
   Offload offload = Offload::none;
   double gpu_memory_utilization = 0.9;  // vLLM's share of the card (SGLang: mem_fraction_static; TensorRT-LLM: of the free memory)

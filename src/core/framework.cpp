@@ -221,6 +221,8 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   if (given("compile") && !training && !(m.vision && !generation))
     refuse("compile", "is timed for training and for vision inference, not --mode " + mode + " of " + m.id);
   if (given("epochs") && !training) refuse("epochs", "applies to training (a training job of --images or --dataset-tokens), not --mode " + mode);
+  if (given("disaggregate") && (training || m.vision || !framework_profile(w.effective_framework()).kv_pool))
+    refuse("disaggregate", "applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)");
   for (const char* key : {"lora_rank", "lora_targets"})
     if (given(key) && !adapters) refuse(key, "applies to --mode lora or qlora, not --mode " + mode);
   if (given("double_quant") && w.mode != Mode::qlora && w.precision != Precision::nf4)

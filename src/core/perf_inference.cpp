@@ -60,6 +60,66 @@ double prefill_interference(const Workload& w, double prompt, double decode_tpot
   return interference;
 }
 
+// Disaggregated prefill and decode (--disaggregate; DistServe, Zhong et al. 2024, arXiv:2401.09670; Splitwise;
+// vLLM/SGLang PD disaggregation, NVIDIA Dynamo): the plan's replicas split into a prefill pool, which runs prompts
+// at their FLOP rate, and a decode pool, whose steps run decodes alone (no prompt interference in the TPOT); each
+// prompt's KV cache crosses from one pool to the other before its first token. The split of R replicas is the one
+// whose slower pool is fastest: P prefill replicas of r_p = rate / prompt requests/s, R − P decode replicas of
+// r_d = B / (output x TPOT). Off (timed together) with fewer than two replicas.
+struct Disaggregation {
+  bool on = false;
+  double prefill_replicas = 0, requests_per_second = 0, kv_transfer_s = 0;
+};
+
+Disaggregation disaggregation(const TimeBasis& in, double prompt, double decode_tpot, double prefill_rate, TimeEstimate& t) {
+  const auto& [w, m, gpu, mem] = in.io;
+  Disaggregation s;
+  if (!w.disaggregate || !framework_profile(w.effective_framework()).kv_pool) return s;
+  const double replicas = std::floor(d(w.gpus) / in.model_par);
+  if (replicas < 2 || prefill_rate <= 0) {
+    t.notes.push_back(Note::format("--disaggregate needs at least two replicas of the layout (--gpus {} or more): timed with prefill and decode "
+                                  "together", 2 * static_cast<std::int64_t>(in.model_par)));
+    return s;
+  }
+  s.on = true;
+  // The prompt's KV cache, each GPU of the layout sending its shard: over the network between nodes, else the
+  // links inside the node.
+  const double kv_bytes = kv_tokens_avg(m, prompt) * mem.kv_bytes_per_token;
+  const double link = w.nodes > 1 ? inter_node_bytes_per_s(gpu) : intra_node_bytes_per_s(gpu, 2);
+  s.kv_transfer_s = link > 0 ? kv_bytes / link : 0.0;
+  const double out = w.output_tokens.value_or(1.0);
+  const double r_p = prefill_rate / prompt, r_d = d(w.batch) / (out * decode_tpot);
+  for (double p = 1; p < replicas; ++p) {
+    const double rate = std::min(p * r_p, (replicas - p) * r_d);
+    if (rate > s.requests_per_second) {
+      s.requests_per_second = rate;
+      s.prefill_replicas = p;
+    }
+  }
+  t.notes.push_back(Note::format("disaggregated: {:.0f} prefill and {:.0f} decode replicas of {:.0f} GPU(s) ({:.1f} and {:.1f} requests/s each); "
+                                "the decode steps run no prompts",
+                                s.prefill_replicas, replicas - s.prefill_replicas, in.model_par, r_p, r_d));
+  t.notes.push_back(Note::format("disaggregated: each prompt's KV cache ({:.0f} MB per GPU) crosses {} in {:.1f} ms before its first token",
+                                kv_bytes / 1e6, w.nodes > 1 ? "the network" : "the node's links", s.kv_transfer_s * 1e3));
+  return s;
+}
+
+// The first token at load: apart, after the prompt's own prefill and its KV cache's transfer; together, a new
+// request first waits for the running scheduler iteration to end (half a step on average), then its prompt is
+// batched with the other sequences' decode into one longer step: its own prefill plus a decode step (vLLM/SGLang
+// continuous batching with chunked prefill; method.md §8.3).
+void ttft_at_load(const Workload& w, const FrameworkProfile& fw, const Disaggregation& split, double tpot, TimeEstimate& t) {
+  if (!t.ttft_seconds) return;
+  if (split.on) {
+    *t.ttft_seconds += split.kv_transfer_s;
+  } else if (fw.kv_pool && w.batch > 1) {
+    const double own = *t.ttft_seconds;
+    t.ttft_seconds = own + coef::ttft_wait_steps.value * tpot;
+    t.notes.push_back(Note::format("time to first token at {} in flight: {:.0f} ms of its own prefill + {:.0f} ms waiting for and sharing a "
+                                  "scheduler step", w.batch, own * 1e3, coef::ttft_wait_steps.value * tpot * 1e3));
+  }
+}
+
 }  // namespace
 
 // Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads.
@@ -131,18 +191,11 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       t.notes.push_back(Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
     }
     const double decode_tpot = tpot;
-    if (fw.kv_pool) tpot += prefill_interference(w, prompt, decode_tpot, prefill_rate, t);
+    const Disaggregation split = disaggregation(in, prompt, decode_tpot, prefill_rate, t);
+    if (fw.kv_pool && !split.on) tpot += prefill_interference(w, prompt, decode_tpot, prefill_rate, t);
     t.tpot_seconds = tpot;
     t.decode_tokens_per_second = b / tpot;
-    if (fw.kv_pool && b > 1 && t.ttft_seconds) {
-      // At load a new request first waits for the running scheduler iteration to end (half a step on average),
-      // then its prompt is batched with the other sequences' decode into one longer step: its own prefill plus
-      // a decode step (vLLM/SGLang continuous batching with chunked prefill; method.md §8.3).
-      const double own = *t.ttft_seconds;
-      t.ttft_seconds = own + coef::ttft_wait_steps.value * tpot;
-      t.notes.push_back(Note::format("time to first token at {} in flight: {:.0f} ms of its own prefill + {:.0f} ms waiting for and sharing a "
-                                    "scheduler step", w.batch, own * 1e3, coef::ttft_wait_steps.value * tpot * 1e3));
-    }
+    ttft_at_load(w, fw, split, tpot, t);
     t.bandwidth_efficiency = eta_mem;
     const double host = overhead + fw.decode_step_fixed_s;
     const double t_weights = step - host - t_tp_decode - t_moe;
@@ -155,8 +208,8 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       const double replicas = d(w.gpus) / model_par;
       const double prefill_share = prefill_rate > 0 ? prompt / prefill_rate : 0.0;  // GPU time of one prompt
       const double per_request = prefill_share + *w.output_tokens * decode_tpot / b;
-      t.requests_per_second = replicas / per_request;
-      t.input_time_share = prefill_share / per_request;
+      t.requests_per_second = split.on ? split.requests_per_second : replicas / per_request;
+      t.input_time_share = split.on ? split.prefill_replicas / replicas : prefill_share / per_request;
       t.job_seconds = *w.requests / *t.requests_per_second;
     }
   }

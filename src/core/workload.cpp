@@ -202,7 +202,7 @@ const std::vector<std::string>& workload_keys() {
       "sharding", "tp", "pp", "virtual_stages", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
-      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms"};
+      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate"};
   return keys;
 }
 
@@ -260,6 +260,7 @@ void read_model_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("vae_tiling")) w.vae_tiling = parse_bool(*v);
   if (auto* v = f.get("allow_quantization")) w.allow_quantization = parse_bool(*v);
   if (auto* v = f.get("rope_scaling")) w.rope_scaling = parse_bool(*v);
+  if (auto* v = f.get("disaggregate")) w.disaggregate = parse_bool(*v);
   if (auto* v = f.get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
   if (auto* v = f.get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
 }
