@@ -440,6 +440,8 @@ TEST_CASE("serving: disaggregated prefill and decode split the replicas so the s
   CHECK(a["requests_per_second"].get<double>() == Approx(4.0 * r_p).epsilon(0.002));
   CHECK(t["requests_per_second"].get<double>() == Approx(8 * 31.5).epsilon(0.01));
   CHECK(a["ttft_seconds"].get<double>() < t["ttft_seconds"].get<double>());
+  // Only the decode pool emits tokens: the plan's output is its requests/s x 256, over its 8 replicas.
+  CHECK(a["decode_tokens_per_second"].get<double>() * 8.0 == Approx(a["requests_per_second"].get<double>() * 256.0));
   bool said = false;
   const auto apart_doc = apart.json();
   for (const auto& n : apart_doc["notes"]) said = said || n.get<std::string>().find("4 prefill and 4 decode replicas") != std::string::npos;
@@ -455,4 +457,23 @@ TEST_CASE("serving: disaggregated prefill and decode split the replicas so the s
   const auto hf = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "hf", "--disaggregate"});
   CHECK(hf.code == 2);
   CHECK(hf.err.find("--disaggregate: applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)") != std::string::npos);
+}
+
+TEST_CASE("serving: under a TPOT target the planner's own pick disaggregates, and it costs less than prefill and decode together", "[serving][disaggregate][plan-choice]") {
+  // Llama 3.1 8B under vLLM on H100s, 2,048 in / 256 out, a million requests, TPOT at most 20 ms. Together the
+  // prompts prefilled in every step push the TPOT up, so the plan runs TP 4 at fewer sequences; apart, the decode
+  // steps run no prompts and one-GPU replicas meet 20 ms at 122 in flight: the job costs less.
+  std::vector<std::string> job{"--model", "llama-3.1-8b", "--framework", "vllm", "--requests", "1M", "--input-tokens", "2048", "--output-tokens", "256",
+                               "--max-tpot-ms", "20", "--gpu", "h100-sxm-80gb"};
+  const auto together = test::run_json(job);
+  job.push_back("--disaggregate");
+  const auto apart = test::run_json(job);
+  const auto& t = together["ranking"][0];
+  const auto& a = apart["ranking"][0];
+  REQUIRE(t["fits"] == true);
+  REQUIRE(a["fits"] == true);
+  CHECK(a["layout"].get<std::string>().find("disaggregated replicas") != std::string::npos);
+  CHECK(a["time"]["tpot_seconds"].get<double>() <= 0.020);
+  CHECK(t["time"]["tpot_seconds"].get<double>() <= 0.020);
+  CHECK(a["cost"]["job_usd"].get<double>() < t["cost"]["job_usd"].get<double>());
 }

@@ -81,7 +81,7 @@ std::string layout_text(const Workload& w) {
     const std::int64_t dp = w.data_parallel(), shards = w.replica_ranks();
     if (shards > 1) {
       switch (w.sharding) {
-        case Sharding::none: part("data parallel ", dp); break;
+        case Sharding::none: part(w.disaggregate && !is_training(w.mode) ? "disaggregated replicas " : "data parallel ", dp); break;
         case Sharding::zero1: part("ZeRO-1 over ", shards); break;
         case Sharding::zero2: part("ZeRO-2 over ", shards); break;
         case Sharding::zero3: part("FSDP/ZeRO-3 over ", shards); break;

@@ -66,6 +66,11 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
   } else if (nodes == 1 && tp_divides(m, n, false)) {
     at(n, 1, n, 1, Sharding::none);
   }
+  // Disaggregated serving needs two replicas or more to split into prefill and decode pools: 2, 4, ... replicas
+  // of a narrower tensor-parallel layout in the node (method.md §8.3).
+  if (nodes == 1 && w.disaggregate && !layer_split)
+    for (std::int64_t tp = n / 2; tp >= 1; tp /= 2)
+      if (tp_divides(m, tp, false)) at(n, 1, tp, 1, Sharding::none);
   // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
   // layers over 2 nodes are 31 + 30.
   if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) at(n, nodes, per_node, nodes, Sharding::none);

@@ -194,7 +194,8 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     const Disaggregation split = disaggregation(in, prompt, decode_tpot, prefill_rate, t);
     if (fw.kv_pool && !split.on) tpot += prefill_interference(w, prompt, decode_tpot, prefill_rate, t);
     t.tpot_seconds = tpot;
-    t.decode_tokens_per_second = b / tpot;
+    // Apart, only the decode pool emits tokens, at the split's pace: per replica of the plan, its output over all.
+    t.decode_tokens_per_second = split.on ? split.requests_per_second * w.output_tokens.value_or(1.0) / std::floor(d(w.gpus) / model_par) : b / tpot;
     ttft_at_load(w, fw, split, tpot, t);
     t.bandwidth_efficiency = eta_mem;
     const double host = overhead + fw.decode_step_fixed_s;

@@ -340,7 +340,8 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     if (price(a) != price(b)) return price(a) < price(b);
     return a.gpu->id < b.gpu->id;
   });
-  if (!is_training(w.mode) && w.batch == 1 && job)
+  // A serving engine without --concurrency runs what its pool holds: only one told to run a single sequence idles.
+  if (!is_training(w.mode) && w.batch == 1 && job && (w.batch_given || !framework_profile(w.effective_framework()).kv_pool))
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
   r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, m, job) + "; unknown prices or throughputs after known ones";
