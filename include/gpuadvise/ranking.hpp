@@ -42,8 +42,9 @@ struct FrontierPoint {
   std::optional<double> value_usd;         // cost per unit of work (without one)
 };
 
-// One point of a serving plan's throughput-interactivity front (method.md §8.3, `serving_front`): a layout of
-// one replica on this GPU at a concurrency, its output tokens per second per GPU and per user (1 / TPOT).
+// One point of a serving plan's throughput-interactivity front (method.md §8.3, `serving_front`): a layout on this
+// GPU (one replica; disaggregated, the plan's replicas) at a concurrency, its output tokens per second per GPU and
+// per user (1 / TPOT).
 struct ServingPoint {
   std::int64_t gpus = 1, tp = 1, pp = 1, concurrency = 1;
   double tokens_per_second_per_gpu = 0, tokens_per_second_per_user = 0, tpot_seconds = 0;

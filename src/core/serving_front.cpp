@@ -28,6 +28,7 @@ void layout_points(Workload p, const ModelSpec& m, const GpuSpec& g, const CostO
     p.batch = b;
     const TimeEstimate t = estimate_time(p, m, g, c.memory);
     if (!t.tpot_seconds || *t.tpot_seconds <= 0) return;
+    if (!t.decode_tokens_per_second) return;
     ServingPoint s;
     s.gpus = p.gpus;
     s.tp = p.tp;
@@ -35,10 +36,12 @@ void layout_points(Workload p, const ModelSpec& m, const GpuSpec& g, const CostO
     s.concurrency = b;
     s.tpot_seconds = *t.tpot_seconds / speed;
     s.tokens_per_second_per_user = 1.0 / s.tpot_seconds;
-    s.tokens_per_second_per_gpu = static_cast<double>(b) * s.tokens_per_second_per_user / static_cast<double>(p.gpus);
+    // A replica's output over its GPUs (disaggregated: the plan's output averaged over its replicas).
+    const double replica_rate = *t.decode_tokens_per_second * speed;
+    s.tokens_per_second_per_gpu = replica_rate / static_cast<double>(p.tp * p.pp);
     s.ttft_seconds = t.ttft_seconds;
     if (t.ttft_seconds) *s.ttft_seconds /= speed;
-    if (p.output_tokens && *p.output_tokens > 0) s.requests_per_second = static_cast<double>(b) / (*p.output_tokens * s.tpot_seconds);
+    if (p.output_tokens && *p.output_tokens > 0) s.requests_per_second = replica_rate / *p.output_tokens;
     out.push_back(s);
     if (b == cap) return;
   }
@@ -49,11 +52,12 @@ std::vector<ServingPoint> ranking_detail::serving_front(const Workload& w, const
   std::vector<ServingPoint> points;
   if (is_training(w.mode) || m.vision || !framework_profile(w.effective_framework()).kv_pool) return points;
   const std::int64_t per_node = g.gpus_per_node();
+  // Disaggregated serving splits replicas into pools: each layout at the plan's GPU count (two replicas or more).
   auto replica = [&](std::int64_t tp, std::int64_t pp) {
     Workload p = w;
     p.tp = tp;
     p.pp = pp;
-    p.gpus = tp * pp;
+    p.gpus = w.disaggregate && w.gpus % (tp * pp) == 0 ? w.gpus : tp * pp;
     p.nodes = std::max<std::int64_t>(1, (p.gpus + per_node - 1) / per_node);
     p.explain = false;
     return p;
