@@ -215,6 +215,12 @@ TEST_CASE("support: launch hints run as written: the engine's own command, weigh
   CHECK(server.find("--nnodes 2 --node-rank $NODE_RANK --dist-init-addr $HEAD:5000") != std::string::npos);
   CHECK(server.find("--quantization") == std::string::npos);
   CHECK(has(sgl["notes"], "pre-quantised (fp8)"));
+  // The same layout given to estimate (--gpus 16 --nodes 2): the same multi-node flags.
+  const auto given = test::run({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--precision", "fp8", "--framework", "sglang", "--gpu",
+                                "h100-sxm-80gb", "--gpus", "16", "--nodes", "2", "--tp", "8", "--pp", "2", "--format", "json"});
+  REQUIRE(given.code == 0);
+  const auto given_doc = given.json();
+  CHECK(given_doc["launch_hints"]["server"].get<std::string>().find("--nnodes 2 --node-rank $NODE_RANK --dist-init-addr $HEAD:5000") != std::string::npos);
 }
 
 TEST_CASE("support: bundled presets answer to the Hugging Face repository ids they were read from, -Instruct variants included", "[advice][support][models]") {

@@ -141,7 +141,7 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
   LaunchHints h;
   const Workload w = c.planned.applied_to(asked);
   const std::string repo = hf_repo(m);
-  const std::int64_t nodes = std::max<std::int64_t>(1, c.nodes);
+  const std::int64_t nodes = std::max<std::int64_t>({1, c.nodes, w.nodes});  // the plan's (an estimate's given layout too)
   const std::int64_t per_node = std::max<std::int64_t>(1, w.gpus / nodes);
   h.skypilot_accelerator = skypilot_name(c.gpu->id);
   if (m.vision && !is_training(w.mode)) {
