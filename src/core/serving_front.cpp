@@ -1,8 +1,8 @@
 // A serving plan's throughput-interactivity front (method.md §8.3): what the GPU gives in output tokens per second
 // per GPU against what each user sees (tokens per second, 1 / TPOT), over the concurrencies and the
-// tensor-parallel degrees of one replica, as NVIDIA's aiconfigurator and the engines' benchmark sweeps show it.
+// tensor-parallel degrees of one replica (disaggregated: of the plan's replicas), as NVIDIA's aiconfigurator and
+// the engines' benchmark sweeps show it.
 #include <algorithm>
-#include <array>
 #include <vector>
 
 #include "gpuadvise/memory.hpp"
@@ -27,8 +27,7 @@ void layout_points(Workload p, const ModelSpec& m, const GpuSpec& g, const CostO
     const std::int64_t b = std::min(doubled, cap);
     p.batch = b;
     const TimeEstimate t = estimate_time(p, m, g, c.memory);
-    if (!t.tpot_seconds || *t.tpot_seconds <= 0) return;
-    if (!t.decode_tokens_per_second) return;
+    if (!t.tpot_seconds || *t.tpot_seconds <= 0 || !t.decode_tokens_per_second) return;
     ServingPoint s;
     s.gpus = p.gpus;
     s.tp = p.tp;
