@@ -145,9 +145,9 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
   } else {
     const double holds = ranking_detail::pool_sequences(c.memory, w, m);  // sequences of per_seq tokens the pool runs at once
     if (!w.batch_given && w.requests && kv_seq > 0) {
-      c.planned.batch = static_cast<std::int64_t>(std::clamp(holds, 1.0, 256.0));
-      c.notes.push_back(Note::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to 256 (vLLM's max_num_seqs)",
-                                    c.planned.batch, engine, per_seq));
+      c.planned.batch = static_cast<std::int64_t>(std::clamp(holds, 1.0, ranking_detail::k_engine_max_seqs));
+      c.notes.push_back(Note::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to {:.0f} (vLLM's max_num_seqs)",
+                                    c.planned.batch, engine, per_seq, ranking_detail::k_engine_max_seqs));
     }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
     if (need > pool.kv_pool_bytes && w.batch_given && holds >= 1) {

@@ -68,20 +68,21 @@ double prefill_interference(const Workload& w, double prompt, double decode_tpot
 // r_d = B / (output x TPOT). Off (timed together) with fewer than two replicas.
 struct Disaggregation {
   bool on = false;
-  double prefill_replicas = 0, requests_per_second = 0, kv_transfer_s = 0;
+  double replicas = 0, prefill_replicas = 0, requests_per_second = 0, kv_transfer_s = 0;
 };
 
 Disaggregation disaggregation(const TimeBasis& in, double prompt, double decode_tpot, double prefill_rate, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   Disaggregation s;
   if (!w.disaggregate || !framework_profile(w.effective_framework()).kv_pool) return s;
-  const double replicas = std::floor(d(w.gpus) / in.model_par);
+  const double replicas = std::floor(d(w.gpus) / in.model_par);  // whole replicas of the layout
   if (replicas < 2 || prefill_rate <= 0) {
     t.notes.push_back(Note::format("--disaggregate needs at least two replicas of the layout (--gpus {} or more): timed with prefill and decode "
                                   "together", 2 * static_cast<std::int64_t>(in.model_par)));
     return s;
   }
   s.on = true;
+  s.replicas = replicas;
   // The prompt's KV cache, each GPU of the layout sending its shard: over the network between nodes, else the
   // links inside the node.
   const double kv_bytes = kv_tokens_avg(m, prompt) * mem.kv_bytes_per_token;
@@ -195,7 +196,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     if (fw.kv_pool && !split.on) tpot += prefill_interference(w, prompt, decode_tpot, prefill_rate, t);
     t.tpot_seconds = tpot;
     // Apart, only the decode pool emits tokens, at the split's pace: per replica of the plan, its output over all.
-    t.decode_tokens_per_second = split.on ? split.requests_per_second * w.output_tokens.value_or(1.0) / std::floor(d(w.gpus) / model_par) : b / tpot;
+    t.decode_tokens_per_second = split.on ? split.requests_per_second * w.output_tokens.value_or(1.0) / split.replicas : b / tpot;
     ttft_at_load(w, fw, split, tpot, t);
     t.bandwidth_efficiency = eta_mem;
     const double host = overhead + fw.decode_step_fixed_s;
@@ -210,7 +211,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       const double prefill_share = prefill_rate > 0 ? prompt / prefill_rate : 0.0;  // GPU time of one prompt
       const double per_request = prefill_share + *w.output_tokens * decode_tpot / b;
       t.requests_per_second = split.on ? split.requests_per_second : replicas / per_request;
-      t.input_time_share = split.on ? split.prefill_replicas / replicas : prefill_share / per_request;
+      t.input_time_share = split.on ? split.prefill_replicas / split.replicas : prefill_share / per_request;
       t.job_seconds = *w.requests / *t.requests_per_second;
     }
   }

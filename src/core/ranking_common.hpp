@@ -11,6 +11,9 @@
 
 namespace gpuadvise::ranking_detail {
 
+// The sequences a serving engine runs at once unless told (vLLM's max_num_seqs default).
+inline constexpr double k_engine_max_seqs = 256;
+
 // The plan's work per second and its unit: images (every GPU), training tokens (every GPU) or output tokens
 // (every replica); empty when the throughput is unknown.
 struct WorkRate {

@@ -13,15 +13,13 @@
 namespace gpuadvise {
 
 namespace {
-constexpr double k_engine_max_seqs = 256;  // vLLM's max_num_seqs default, the concurrency an engine runs unless told
-
 // The points of one replica's layout at concurrencies 1, 2, 4, ... up to what its pool runs at once.
 void layout_points(Workload p, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, double asked, std::vector<ServingPoint>& out) {
   p.batch = 1;
   Candidate c;
   const LocalCorrection* k = ranking_detail::assess_fit(c, p, m, g, cost);
   if (!c.fits || !c.memory.vllm) return;
-  const auto cap = static_cast<std::int64_t>(std::min(ranking_detail::pool_sequences(c.memory, p, m), std::max(k_engine_max_seqs, asked)));
+  const auto cap = static_cast<std::int64_t>(std::min(ranking_detail::pool_sequences(c.memory, p, m), std::max(ranking_detail::k_engine_max_seqs, asked)));
   const double speed = k ? k->speed_factor : 1.0;  // a local correction scales the speed, as score_layout does
   for (std::int64_t doubled = 1; cap >= 1; doubled *= 2) {
     const std::int64_t b = std::min(doubled, cap);

@@ -12,6 +12,10 @@ namespace gpuadvise {
 namespace {
 double d(std::int64_t v) { return static_cast<double>(v); }
 constexpr double k_gb = 1e9;
+// FFCV's ResNet-50 recipe: 2 x (workers + 1) logical CPUs per GPU with 4 workers ([ffcv]).
+constexpr double k_ffcv_cpus_per_gpu = 10.0;
+// A provider's floor for GPU hosts: 4 physical cores per GPU plus 2 ([runpod-req]).
+double host_floor_cores(double ranks) { return 4.0 * ranks + 2.0; }
 }  // namespace
 
 // 16 B per trainable parameter (fp32 master weights, gradients, Adam moments) plus 2 B per parameter when the
@@ -30,10 +34,10 @@ double node_host_ram_bytes(const GpuSpec& g) {
 }
 
 namespace {
-// The data loaders' logical CPUs per GPU for a vision plan that decodes JPEG images on the host (method.md §13):
+// The data loaders' logical CPUs per GPU for a vision plan that decodes JPEG images on the host (method.md §14):
 // each worker decodes, crops and flips about cpu_jpeg_images_per_s ImageNet-size images a second, fewer as the
-// input's pixels grow (decoding and resizing scale with them). Training keeps at least FFCV's 10 per GPU
-// (2 x (4 workers + 1), [ffcv]); inference a GPU host's floor.
+// input's pixels grow (decoding and resizing scale with them). Training keeps at least FFCV's 10 per GPU,
+// inference a GPU host's floor.
 void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, const TimeEstimate& t, double ranks, SystemNeeds& s) {
   const bool training = is_training(w.mode);
   const auto [width, height] = image_size(w, m);
@@ -42,7 +46,7 @@ void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   const double workers = std::ceil(images / rate);
   const double host = g.segment == Segment::datacenter_module || g.segment == Segment::datacenter_pcie ? coef::host_cpus_per_gpu_server.value
                                                                                                        : coef::host_cpus_per_gpu_desktop.value;
-  s.cpu_cores = training ? std::max(10.0, workers) * ranks : std::max(4.0 * ranks + 2.0, workers * ranks);
+  s.cpu_cores = training ? std::max(k_ffcv_cpus_per_gpu, workers) * ranks : std::max(host_floor_cores(ranks), workers * ranks);
   s.basis.push_back(Note::format("CPU: {:.0f} logical CPUs per node: JPEG decoding and augmentation at about {:.0f} images/s per data-loader worker "
                                  "for {:.0f} images/s per GPU ({}timm#1491)",
                                  s.cpu_cores, rate, images, training ? "at least FFCV's 10 per GPU; " : ""));
@@ -91,12 +95,10 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
   if (m.vision && m.vision->task != "generation" && !w.streams && time && time->images_per_second) {
     data_loader_cpus(w, m, g, *time, ranks, s);
   } else if (m.vision && training) {
-    // FFCV's ResNet-50 recipe: 2 x (workers + 1) logical CPUs per GPU with 4 workers ([ffcv]).
-    s.cpu_cores = 10.0 * ranks;
+    s.cpu_cores = k_ffcv_cpus_per_gpu * ranks;
     s.basis.push_back("CPU: 10 logical CPUs per GPU for decoding and augmentation (FFCV: 2 x (4 workers + 1))");
   } else {
-    // A provider's floor for GPU hosts: 4 physical cores per GPU plus 2 ([runpod-req]).
-    s.cpu_cores = 4.0 * ranks + 2.0;
+    s.cpu_cores = host_floor_cores(ranks);
     s.basis.push_back("CPU: 4 physical cores per GPU + 2 (a GPU host's floor, RunPod's host requirements)");
   }
 
