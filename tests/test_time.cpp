@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "gpuadvise/coefficients.hpp"
@@ -440,22 +441,34 @@ TEST_CASE("time: a routed expert's weights stream each micro-batch, and below th
 }
 
 TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", "[time][moe][heldout]") {
-  // tests/data/moe_train_time.jsonl: nine recipe rows (Megatron-Bridge's performance summary, H100 and B200, three
-  // B200 rows in two software versions, 25.11 and 26.02). One, Qwen3-30B-A3B on 8 B200s (26.02), fits
-  // coef::expert_host_s (the dropless layer's experts launched one by one from the host). The others are held out
-  // and come within 20 %, whether the all-to-alls cross the network (DeepSeek-V3 on 1,024 H100s, EP 64) or stay in
-  // a node (B200, EP 8: 32 and 16 experts per GPU). Qwen3-30B-A3B on 16 H100s (PP 2 x 24 one-layer chunks, FP8
-  // current scaling) is a known gap, 2.3x fast (docs/method.md §8.2): reported, held only to running and not falling
-  // below half the measured rate.
+  // tests/data/moe_train_time.jsonl: eighteen recipe rows (Megatron-Bridge's performance archive, H100, B200 and
+  // B300, container versions 25.09 to 26.06). One, Qwen3-30B-A3B on 8 B200s (26.02), fits coef::expert_host_s (the
+  // dropless layer's experts launched one by one from the host). The others are held out and come within 20 %,
+  // whether the all-to-alls cross the network (DeepSeek-V3 on 1,024 H100s, EP 64; Qwen3-30B-A3B at EP 16 over two
+  // H100 nodes) or stay in a node (B200 and B300, EP 8: 32 and 16 experts per GPU), at micro-batch 1, 2 or 8.
+  // Qwen3-30B-A3B on 16 H100s at PP 2 x 12 one-layer chunks ran 5,113 tokens/s per GPU in 26.02 and 9,058 in
+  // 26.02.01, the same layout one container patch apart (and 5,275 in 25.11 at PP 2 x 24): a software-version
+  // spread of 1.77x that no hardware model closes. Those two older rows are reported, held only to running and not
+  // falling below half the measured rate; the newer H100 rows are held to 20 % (docs/method.md §8.2).
   std::map<std::string, double> err;
   for (const auto& [c, e] : test::data_case_errors("moe_train_time.jsonl")) err[c["id"].get<std::string>()] = e;
-  REQUIRE(err.size() == 9);
+  REQUIRE(err.size() == 18);
   CHECK(std::abs(err.at("mbridge_2602_qwen3_30b_a3b_8xb200")) <= 0.02);  // the fitted row
-  for (const char* id : {"mbridge_2509_deepseek_v3_1024xh100", "mbridge_2511_qwen3_235b_a22b_256xh100", "mbridge_2602_deepseek_v3_256xb200",
-                         "mbridge_2602_qwen3_235b_a22b_256xb200", "mbridge_2511_qwen3_30b_a3b_8xb200", "mbridge_2511_qwen3_235b_a22b_64xb200",
-                         "mbridge_2511_deepseek_v3_256xb200"})
-    CHECK(std::abs(err.at(id)) <= 0.20);
-  for (const auto& [id, e] : err) CHECK(e > -0.5);
+  const std::set<std::string> version_spread{"mbridge_2511_qwen3_30b_a3b_16xh100", "mbridge_2602_qwen3_30b_a3b_16xh100"};
+  std::size_t held = 0;
+  for (const auto& [id, e] : err) {
+    CHECK(e > -0.5);
+    if (id == "mbridge_2602_qwen3_30b_a3b_8xb200" || version_spread.count(id) != 0) continue;
+    INFO(id);
+    CHECK(std::abs(e) <= 0.20);
+    ++held;
+  }
+  CHECK(held == 15);
+  // The same layout in two versions: the estimate sits at the newer one (within 20 %), 1.58x the older.
+  const double older = (1.0 + err.at("mbridge_2602_qwen3_30b_a3b_16xh100")) * 5113.0;
+  const double newer = (1.0 + err.at("mbridge_26021_qwen3_30b_a3b_16xh100")) * 9058.0;
+  CHECK(older == Approx(newer).epsilon(1e-9));  // one estimate, two measurements
+  CHECK(newer / 5113.0 > 1.5);
 }
 
 TEST_CASE("time: a dropless MoE layer's experts at the host's pace, worked by hand", "[time][moe]") {
