@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "gpuadvise/catalog.hpp"
 #include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/memory.hpp"
+#include "gpuadvise/model.hpp"
 #include "gpuadvise/ranking.hpp"
 #include "helpers.hpp"
 
@@ -111,6 +113,68 @@ TEST_CASE("support: qwen3_moe configs are read: Qwen3-30B-A3B is 30.5B parameter
   CHECK(model["params_active"].get<double>() == Approx(48 * (attention + 8 * expert + router) + 2 * embed).epsilon(1e-3));
   CHECK(model["params"].get<double>() / 1e9 == Approx(30.53).epsilon(0.002));
   CHECK(model["experts"] == 128);
+}
+
+TEST_CASE("support: gpt_oss configs are read: GPT-OSS-120B is 116.79B parameters with 5.71B active, half its layers windowed", "[support][params]") {
+  // openai/gpt-oss-120b's config.json (transformers' GptOssConfig): 36 layers, hidden 2,880, 64 query heads and 8 KV
+  // heads of 64, attention biases, 128 experts of 2,880 with 4 per token, untied embeddings of 201,088. Per layer:
+  // attention 2,880 x 4,096 x 2 + 2,880 x 512 x 2 = 26,542,080 plus 5,120 q/k/v biases; experts 128 x 3 x 2,880^2 =
+  // 3,185,049,600; router 2,880 x 128 = 368,640; two norms 5,760: 3,211,971,200. The model: 36 x that + 2 x
+  // 579,133,440 embeddings + 2,880 = 116,789,232,960 (OpenAI: 116.8B, 5.1B active without the embeddings); active
+  // 36 x (26,547,200 + 4 x 24,883,200 + 374,400) + 1,158,269,760 = 5,710,628,160.
+  const std::string cfg = R"({"architectures": ["GptOssForCausalLM"], "attention_bias": true, "head_dim": 64, "hidden_size": 2880,
+    "intermediate_size": 2880, "max_position_embeddings": 131072, "model_type": "gpt_oss", "num_attention_heads": 64, "num_experts_per_tok": 4,
+    "num_hidden_layers": 36, "num_key_value_heads": 8, "num_local_experts": 128, "sliding_window": 128, "tie_word_embeddings": false,
+    "vocab_size": 201088, "quantization_config": {"quant_method": "mxfp4"}})";
+  const ModelSpec m = parse_hf_config(cfg, "gpt-oss-120b/config.json", "gpt-oss-120b");
+  const ParamCounts pc = count_params(m);
+  CHECK(pc.total == 116789232960.0);
+  CHECK(pc.active == 5710628160.0);
+  CHECK(m.experts == 128);
+  CHECK(m.experts_per_token == 4);
+  // No layer_types: the config class alternates sliding and full attention, so half the layers hold 128 tokens.
+  CHECK(m.sliding_window == 128);
+  CHECK(m.sliding_fraction == 0.5);
+  CHECK(m.checkpoint_format == "mxfp4");
+  // A layer_types list is counted as given.
+  const ModelSpec all_full = parse_hf_config(
+      R"({"model_type": "gpt_oss", "hidden_size": 64, "intermediate_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+          "head_dim": 16, "vocab_size": 128, "num_local_experts": 4, "num_experts_per_tok": 2, "sliding_window": 8,
+          "layer_types": ["full_attention", "full_attention", "sliding_attention", "full_attention"]})",
+      "tiny/config.json", "tiny");
+  CHECK(all_full.sliding_fraction == 0.25);
+  // A gpt_oss config without its expert counts is bad input naming the field.
+  CHECK_THROWS_WITH(parse_hf_config(R"({"model_type": "gpt_oss", "hidden_size": 64, "intermediate_size": 64, "num_hidden_layers": 4,
+      "num_attention_heads": 4, "head_dim": 16, "vocab_size": 128, "num_experts_per_tok": 2})", "x/config.json", "x"),
+                    Catch::Contains("num_local_experts"));
+}
+
+TEST_CASE("support: olmoe and glm4_moe configs are read: OLMoE-1B-7B 6.92B (1.28B active), GLM-4.5 with 3 dense layers and a shared expert", "[support][params]") {
+  // allenai/OLMoE-1B-7B-0924: 16 layers, hidden 2,048, 16 heads of 128, 64 experts of 1,024 with 8 per token,
+  // untied 50,304 embeddings. Per layer: attention 4 x 2,048^2 = 16,777,216, experts 64 x 3 x 2,048 x 1,024 =
+  // 402,653,184, router 131,072, norms 4,096: 419,565,568; the model 16 x that + 2 x 103,022,592 + 2,048 =
+  // 6,919,096,320 (OLMoE: 6.9B total, 1.3B active); active 16 x (16,777,216 + 8 x 6,291,456 + 135,168) +
+  // 206,047,232 = 1,281,951,744.
+  const ModelSpec olmoe = parse_hf_config(R"({"model_type": "olmoe", "hidden_size": 2048, "intermediate_size": 1024, "num_hidden_layers": 16,
+      "num_attention_heads": 16, "num_key_value_heads": 16, "num_experts": 64, "num_experts_per_tok": 8, "vocab_size": 50304,
+      "max_position_embeddings": 4096, "tie_word_embeddings": false})", "olmoe/config.json", "olmoe");
+  CHECK(count_params(olmoe).total == 6919096320.0);
+  CHECK(count_params(olmoe).active == 1281951744.0);
+  // GLM-4.5 (zai-org/GLM-4.5): 92 layers, hidden 5,120, 96 query heads and 8 KV heads of 128 with biases, the first 3
+  // layers dense (12,288), then 160 routed experts of 1,536 with 8 per token and 1 shared expert. Attention per
+  // layer 5,120 x 12,288 x 2 + 5,120 x 1,024 x 2 + 14,336 biases = 136,329,216; a dense MLP 3 x 5,120 x 12,288 =
+  // 188,743,680; an expert 3 x 5,120 x 1,536 = 23,592,960; router 819,200; norms 10,240.
+  const ModelSpec glm = parse_hf_config(R"({"model_type": "glm4_moe", "attention_bias": true, "first_k_dense_replace": 3, "head_dim": 128,
+      "hidden_size": 5120, "intermediate_size": 12288, "max_position_embeddings": 131072, "moe_intermediate_size": 1536, "n_routed_experts": 160,
+      "n_shared_experts": 1, "num_attention_heads": 96, "num_experts_per_tok": 8, "num_hidden_layers": 92, "num_key_value_heads": 8,
+      "tie_word_embeddings": false, "vocab_size": 151552})", "glm/config.json", "glm-4.5");
+  CHECK(glm.dense_layers == 3);
+  const double attn = 136329216.0, dense = 188743680.0, expert = 23592960.0, other = 819200.0 + 10240.0, embed = 2.0 * 151552 * 5120;
+  const ParamCounts g = count_params(glm);
+  CHECK(g.total == Approx(3 * (attn + dense + 10240.0) + 89 * (attn + 161 * expert + other) + embed + 5120).epsilon(1e-12));
+  CHECK(g.active == Approx(3 * (attn + dense + 10240.0) + 89 * (attn + 9 * expert + other) + embed + 5120).epsilon(1e-12));
+  CHECK(g.total / 1e9 == Approx(352.8).epsilon(0.001));  // ZhipuAI: 355B with the next-token-prediction layer, 32B active
+  CHECK(g.active / 1e9 == Approx(33.6).epsilon(0.003));
 }
 
 TEST_CASE("support: fit keeps the ranking's margin and says which savers it did not apply", "[advice][support][fit]") {

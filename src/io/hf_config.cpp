@@ -56,7 +56,7 @@ ModelSpec parse_hf_config_unguarded(std::string_view text, const std::string& or
 namespace {
 
 // Every model_type read below, for the errors that list them.
-constexpr const char* k_model_types = "llama, mistral, mixtral, qwen, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi, phi3, starcoder2, cohere, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, roberta, t5, mt5, umt5, deepseek_v2, deepseek_v3";
+constexpr const char* k_model_types = "llama, mistral, mixtral, qwen, qwen2, qwen2_moe, qwen3, qwen3_moe, olmoe, gpt_oss, glm4_moe, gemma, gemma2, gemma3_text, phi, phi3, starcoder2, cohere, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, roberta, t5, mt5, umt5, deepseek_v2, deepseek_v3";
 
 // Llama-style fields every such family shares.
 void llama_like(ModelSpec& m, const json& c, const std::string& origin, bool tied_default) {
@@ -106,6 +106,29 @@ void read_llama_family(ModelSpec& m, const json& c, const std::string& origin, c
       m.sliding_fraction = type == "gemma2" ? 0.5 : (type == "gemma3_text" ? 5.0 / 6.0 : 1.0);
     }
   }
+  if (type == "gpt_oss") {
+    // GPT-OSS (transformers' GptOssConfig): biases on the attention projections (attention_bias, default true),
+    // layer_types alternating sliding_attention (a window of sliding_window) and full_attention, half and half
+    // when the list is absent, as the config class fills it in.
+    m.qkv_bias = getb(c, "attention_bias", true);
+    const std::int64_t gpt_window = geti(c, {"sliding_window"}, origin, 0);
+    if (gpt_window > 0 && m.layers > 0) {
+      double sliding = 0.5 * static_cast<double>(m.layers);
+      if (const auto lt = c.find("layer_types"); lt != c.end() && lt->is_array()) {
+        sliding = 0;
+        for (const auto& t : *lt)
+          if (t.is_string() && t.get<std::string>() == "sliding_attention") sliding += 1.0;
+      }
+      m.sliding_window = gpt_window;
+      m.sliding_fraction = std::min(1.0, sliding / static_cast<double>(m.layers));
+    }
+  }
+  if (type == "olmoe" || type == "gpt_oss") {
+    // OLMoE and GPT-OSS: every MLP routes over num_experts (num_local_experts) experts of intermediate_size.
+    m.experts = geti(c, {"num_local_experts", "num_experts"}, origin);
+    m.experts_per_token = geti(c, {"num_experts_per_tok", "experts_per_token"}, origin);
+    m.expert_ffn = m.ffn;
+  }
   if (type == "mixtral" || type == "qwen2_moe" || type == "qwen3_moe") {
     m.experts = geti(c, {"num_local_experts", "num_experts"}, origin);
     m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 2);
@@ -133,6 +156,18 @@ void read_deepseek(ModelSpec& m, const json& c, const std::string& origin) {
   m.experts = geti(c, {"n_routed_experts"}, origin, 0);
   m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 0);
   m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin, 0);
+  m.shared_experts = geti(c, {"n_shared_experts"}, origin, 0);
+  m.shared_expert_ffn = m.expert_ffn;
+  m.dense_layers = geti(c, {"first_k_dense_replace"}, origin, 0);
+}
+
+// GLM-4.5/4.6 (glm4_moe): grouped-query attention with biases, first_k_dense_replace dense layers, then routed
+// plus shared experts of moe_intermediate_size, as DeepSeek-V3 lays them out.
+void read_glm4_moe(ModelSpec& m, const json& c, const std::string& origin) {
+  llama_like(m, c, origin, false);
+  m.experts = geti(c, {"n_routed_experts", "num_experts"}, origin);
+  m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin);
+  m.expert_ffn = geti(c, {"moe_intermediate_size"}, origin);
   m.shared_experts = geti(c, {"n_shared_experts"}, origin, 0);
   m.shared_expert_ffn = m.expert_ffn;
   m.dense_layers = geti(c, {"first_k_dense_replace"}, origin, 0);
@@ -240,8 +275,10 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
   if (c.contains("architectures") && c["architectures"].is_array() && !c["architectures"].empty() && c["architectures"][0].is_string())
     arch = c["architectures"][0].get<std::string>();
   if (type == "llama" || type == "mistral" || type == "mixtral" || type == "qwen2" || type == "qwen2_moe" || type == "gemma" || type == "gemma2" ||
-      type == "gemma3_text" || type == "phi3" || type == "qwen3" || type == "qwen3_moe" || type == "starcoder2" || type == "cohere")
+      type == "gemma3_text" || type == "phi3" || type == "qwen3" || type == "qwen3_moe" || type == "starcoder2" || type == "cohere" ||
+      type == "olmoe" || type == "gpt_oss")
     read_llama_family(m, c, origin, type);
+  else if (type == "glm4_moe") read_glm4_moe(m, c, origin);
   else if (type == "deepseek_v3" || type == "deepseek_v2") read_deepseek(m, c, origin);
   else if (type == "t5" || type == "mt5" || type == "umt5") read_t5(m, c, origin, type);
   else if (!read_classic_family(m, c, origin, type, arch))
