@@ -104,7 +104,8 @@ NUMBER = re.compile(r"(?<![\w.\-/^§])\$?(\d[\d,]*(?:\.\d+)?)(?![\w\-/^]|\.\d)")
 NAMES = re.compile(r"\b(?:RTX(?: PRO| A)?|Radeon(?: Pro)?|Llama|Gaudi|Qwen|Mixtral|DeepSeek|Ada|Jetson AGX|L40S|Stable Diffusion) ?[\d.]+|\b[2345]0[89]0\b|\b[AHB][12]00 \d+ ?GB|\b\d+ ?GB [AHB][12]00\b")
 ACCURACY_CASES = ["../shared/fidelity/cases.jsonl", "../shared/fidelity/time-cases.jsonl"] + [
     f"tests/data/{n}.jsonl" for n in ("mmyolo_memory", "mmdet_memory", "mmseg_memory", "mmdet_time", "llm_time",
-                                      "llm_finetune_time", "vision_time_heldout", "llm_small_time", "moe_train_time")]
+                                      "llm_finetune_time", "vision_time_heldout", "llm_small_time", "moe_train_time",
+                                      "serving_time")]
 
 
 def run(words, env, cwd):

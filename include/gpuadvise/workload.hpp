@@ -59,7 +59,7 @@ struct Workload {
   std::string model = "7B";
   Mode mode = Mode::inference;
   Precision precision = Precision::bf16;
-  std::optional<Precision> kv_precision;  // default: the compute precision
+  std::optional<Precision> kv_precision;  // default: effective_kv_precision()
   bool double_quant = false;
   std::optional<MasterWeights> master_weights;  // default: fp32 for 16/8-bit training
   Optimizer optimizer = Optimizer::adamw;
@@ -137,6 +137,8 @@ struct Workload {
   std::optional<double> job_tokens(std::int64_t seq) const;
 
   MasterWeights effective_master_weights() const;
+  // The KV cache's precision when --kv-precision is not given (method.md §6.1).
+  Precision effective_kv_precision() const;
   Framework effective_framework() const;
   // Where each given setting came from ("--tp", or "file.json.tp"), for errors found later (against the model).
   // Whether the memory estimate writes its explanation (formula, inputs, source per component): the ranking and

@@ -276,7 +276,7 @@ void inference_activations(const MemBasis& in, const LayerShape& ls, MemoryEstim
   const double s = in.s, b = in.b, tp = in.tp, pp = in.pp, act_b = in.act_b, V = in.V;
   const std::int64_t kvh = e.kv_heads_per_gpu;
   // ---- Inference (method.md §6) --------------------------------------------------------------
-  const Precision kvp = w.kv_precision.value_or(is_16bit_or_lower(w.precision) ? Precision::fp16 : Precision::fp32);
+  const Precision kvp = w.effective_kv_precision();
   const double kv_elem_bytes = (kvp == Precision::fp8 || kvp == Precision::int8 || kvp == Precision::q8_0) ? 1.0
                                : (kvp == Precision::fp32 || kvp == Precision::tf32) ? 4.0 : 2.0;
   const double kv_per_token = d(m.layers) * (m.is_mla() ? ls.kvd : 2.0 * ls.kvd) * kv_elem_bytes / pp;

@@ -32,7 +32,10 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double b = d(in.io.w.batch);
   const double eta = coef::prefill_share.value;  // fitted on optimum's Llama-2-13B prefill rows (45-57 %)
   const double flops = 2.0 * in.pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
-  const double rate = *in.peak * eta * in.tp;
+  // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
+  // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
+  const double tp_bytes_s = w.tp > 1 ? 2.0 * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
+  const double rate = 1.0 / (1.0 / (*in.peak * eta * in.tp) + tp_bytes_s / (flops / (prompt * b)));
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::decode_bandwidth_share.value;
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
   const double secs = fw.prefill_fixed_s + overhead + std::max(flops / rate, reads(prompt * b));
@@ -156,9 +159,15 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
   }
   if (bw > 0) {
     const double eta_mem = fw.decode_bandwidth_share.value_or(coef::decode_bandwidth_share.value);  // achieved in decode (ExLlama, AutoAWQ rows)
-    // Weights read per step: every resident weight (MoE: the experts the batch touches).
-    const double bytes = weights_read_bytes(in, b) + b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token;
-    const double t_bw = bytes / (bw * eta_mem);
+    // A decode step runs its kernels one after another (method.md §8.3): the projections read the weights (MoE:
+    // the experts the batch touches) while doing 2 FLOPs per active weight and sequence, bound by the slower of the
+    // two; then the attention reads every running sequence's KV cache, memory-bound (a KV head's bytes serve only
+    // its group of query heads: 2 x heads/kv_heads FLOPs per byte, far below the ridge). The two do not hide each
+    // other: at large batches the projections turn compute-bound while the KV reads still add (TensorRT-LLM's
+    // Llama 3.1 8B FP8 at 880 in flight on an H200: 14 ms of projections + 17 ms of KV reads, 33.6 ms measured).
+    const double t_weights_read = weights_read_bytes(in, b) / (bw * eta_mem);
+    const double t_kv = b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token / (bw * eta_mem);
+    const double t_bw = t_weights_read + t_kv;
     double step = overhead + fw.decode_step_fixed_s, t_tp_decode = 0, t_moe = 0;
     if (w.tp > 1) {
       // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
@@ -173,7 +182,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       step += t_bw + 2.0 * pc.active * b / model_par / (*fp32_peak * coef::gptq_cuda_core_share.value);
     } else {
       const double t_compute = peak ? 2.0 * pc.active * b / model_par / (*peak * coef::decode_compute_share.value) : 0.0;
-      step += std::max(t_bw, t_compute);
+      step += std::max(t_weights_read, t_compute) + t_kv;
     }
     if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
       // Routed experts at decode: routing, token permutation, two grouped expert GEMMs and the weighted

@@ -187,6 +187,16 @@ MasterWeights Workload::effective_master_weights() const { return master_weights
 
 Framework Workload::effective_framework() const { return framework.value_or(Framework::hf); }
 
+// Unless told, the cache keeps 16 bits for any compute precision of 16 bits or less (vLLM's and SGLang's
+// kv_cache_dtype "auto" is the model's dtype) and 32 for fp32. TensorRT-LLM at FP8 serves NVIDIA's ModelOpt FP8
+// checkpoints, whose hf_quant_config.json sets kv_cache_quant_algo FP8: the cache is FP8 too (trtllm-bench sizes its
+// batch from that algorithm's bytes, bench/build/tuning.py).
+Precision Workload::effective_kv_precision() const {
+  if (kv_precision) return *kv_precision;
+  if (precision == Precision::fp8 && effective_framework() == Framework::trtllm) return Precision::fp8;
+  return precision == Precision::fp32 || precision == Precision::tf32 ? Precision::fp32 : Precision::fp16;
+}
+
 std::optional<double> Workload::job_tokens(std::int64_t seq) const {
   if (tokens) return tokens;
   if (dataset_tokens) return *dataset_tokens * epochs.value_or(1.0);
