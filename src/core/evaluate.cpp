@@ -113,6 +113,20 @@ double sequence_tokens(const MemoryEstimate& mem, const Workload& w) {
 
 }  // namespace
 
+double ranking_detail::engine_max_seqs(const MemoryEstimate& mem, const GpuSpec& g) {
+  if (!mem.vllm) return 256.0;
+  // TensorRT-LLM's LLM API: max_batch_size 2048 (tensorrt_llm/llmapi/llm_args.py).
+  if (mem.vllm->engine == "trtllm") return 2048.0;
+  // SGLang sizes its request pool from its token pool: min(max(tokens / context length x 512, 2048), 4096)
+  // (model_runner.py, init_memory_pool).
+  if (mem.vllm->engine == "sglang")
+    return std::clamp(std::floor(mem.vllm->max_tokens / static_cast<double>(std::max<std::int64_t>(1, mem.seq_len)) * 512.0), 2048.0, 4096.0);
+  // vLLM: max_num_seqs 1024 on a GPU of 70 GiB or more that is not an A100 (an H100, H200, MI300X), else 256
+  // (vllm/engine/arg_utils.py, get_batch_defaults; the A100 is left out because larger batches slowed it there).
+  const bool a100 = g.name.find("A100") != std::string::npos;
+  return static_cast<double>(g.memory_bytes) >= 70.0 * 1073741824.0 && !a100 ? 1024.0 : 256.0;
+}
+
 double ranking_detail::pool_sequences(const MemoryEstimate& mem, const Workload& w, const ModelSpec& m) {
   const double kv_seq = kv_tokens_avg(m, sequence_tokens(mem, w));
   return mem.vllm && kv_seq > 0 ? std::floor(mem.vllm->max_tokens / kv_seq) : 0.0;
@@ -124,8 +138,8 @@ namespace {
 // pool inside gpu_memory_utilization of the card; one sequence of the max model length (--seq-len) must fit
 // the pool (vLLM refuses to start otherwise); and the sequences in flight, each holding its prompt and output
 // (--input-tokens + --output-tokens, else the max model length), must fit it together. With a request count
-// and no --concurrency, the engine runs as many as the pool holds, up to its max_num_seqs of 256.
-void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
+// and no --concurrency, the engine runs as many as the pool holds, up to its own default (engine_max_seqs).
+void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuSpec& g) {
   const VllmPool& pool = *c.memory.vllm;
   const char* engine = pool.engine_name();
   const std::string knob = pool.engine == "sglang"   ? fmt::format("mem_fraction_static {:.3g}", pool.utilization)
@@ -145,9 +159,12 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m) {
   } else {
     const double holds = ranking_detail::pool_sequences(c.memory, w, m);  // sequences of per_seq tokens the pool runs at once
     if (!w.batch_given && w.requests && kv_seq > 0) {
-      c.planned.batch = static_cast<std::int64_t>(std::clamp(holds, 1.0, ranking_detail::k_engine_max_seqs));
-      c.notes.push_back(Note::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to {:.0f} (vLLM's max_num_seqs)",
-                                    c.planned.batch, engine, per_seq, ranking_detail::k_engine_max_seqs));
+      const double most = ranking_detail::engine_max_seqs(c.memory, g);
+      c.planned.batch = static_cast<std::int64_t>(std::clamp(holds, 1.0, most));
+      c.notes.push_back(Note::format("{} requests in flight: what {}'s KV-cache pool holds at {:.0f} tokens each, up to {:.0f} ({})", c.planned.batch,
+                                    engine, per_seq, most,
+                                    pool.engine == "trtllm" ? "its max_batch_size" : pool.engine == "sglang" ? "its max_running_requests"
+                                                                                                             : "its max_num_seqs on this GPU"));
     }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
     if (need > pool.kv_pool_bytes && w.batch_given && holds >= 1) {
@@ -283,7 +300,7 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
     c.memory.device_high += delta;
   }
   c.fits = c.supported && c.memory.device_peak <= static_cast<double>(g.memory_bytes);
-  if (c.memory.vllm) serving_fit(c, w, m);
+  if (c.memory.vllm) serving_fit(c, w, m, g);
   c.headroom_bytes = static_cast<double>(g.memory_bytes) - c.memory.device_peak;
   // Several nodes need a network between them: a GPU whose servers have none known runs in one server only,
   // whatever the memory says (the same verdict in every command).

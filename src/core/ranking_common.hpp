@@ -11,8 +11,9 @@
 
 namespace gpuadvise::ranking_detail {
 
-// The sequences a serving engine runs at once unless told (vLLM's max_num_seqs default).
-inline constexpr double k_engine_max_seqs = 256;
+// The sequences a serving engine runs at once unless told (its own default: vLLM's max_num_seqs, SGLang's
+// max_running_requests, TensorRT-LLM's max_batch_size; method.md §8.3), on this GPU with this pool.
+double engine_max_seqs(const MemoryEstimate& mem, const GpuSpec& g);
 
 // The plan's work per second and its unit: images (every GPU), training tokens (every GPU) or output tokens
 // (every replica); empty when the throughput is unknown.

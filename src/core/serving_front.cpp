@@ -19,7 +19,7 @@ void layout_points(Workload p, const ModelSpec& m, const GpuSpec& g, const CostO
   Candidate c;
   const LocalCorrection* k = ranking_detail::assess_fit(c, p, m, g, cost);
   if (!c.fits || !c.memory.vllm) return;
-  const auto cap = static_cast<std::int64_t>(std::min(ranking_detail::pool_sequences(c.memory, p, m), std::max(ranking_detail::k_engine_max_seqs, asked)));
+  const auto cap = static_cast<std::int64_t>(std::min(ranking_detail::pool_sequences(c.memory, p, m), std::max(ranking_detail::engine_max_seqs(c.memory, g), asked)));
   const double speed = k ? k->speed_factor : 1.0;  // a local correction scales the speed, as score_layout does
   for (std::int64_t doubled = 1; cap >= 1; doubled *= 2) {
     const std::int64_t b = std::min(doubled, cap);
