@@ -285,7 +285,8 @@ def check_accuracy():
     """Part 4: docs/accuracy.md is what scripts/accuracy.py writes now (where ../shared holds the shared cases),
     and README.md quotes its summary."""
     acc = open(os.path.join(ROOT, "docs/accuracy.md")).read()
-    if os.path.exists(os.path.join(ROOT, ACCURACY_CASES[0])):
+    # A drift copy holds the docs alone: it checks the README against the copy's accuracy.md, not the script.
+    if os.path.exists(os.path.join(ROOT, ACCURACY_CASES[0])) and os.path.exists(os.path.join(ROOT, "scripts/accuracy.py")):
         args = [sys.executable, os.path.join(ROOT, "scripts/accuracy.py"), "--bin", BIN]
         for c in ACCURACY_CASES:
             args += ["--cases", os.path.join(ROOT, c)]

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpuadvise/memory.hpp"
+#include "gpuadvise/model.hpp"
 #include "gpuadvise/perf.hpp"
 #include "gpuadvise/system.hpp"
 #include "helpers.hpp"
@@ -33,6 +34,20 @@ TEST_CASE("system: a full fine-tune's checkpoint is 14 B per parameter and disk 
   // 8-bit AdamW keeps 2 B of moments: 2 + 4 + 2 = 8 B per parameter.
   const auto b8 = needs({{"model", "llama-3.1-8b"}, {"mode", "finetune"}, {"optimizer", "adamw-8bit"}}, "h100-sxm-80gb");
   CHECK(*b8.checkpoint_bytes == Approx(8.0 * n).epsilon(0.002));
+}
+
+TEST_CASE("system: a LoRA base streams in shard by shard, so host memory is a shard per GPU, not the model per GPU", "[system]") {
+  // DeepSeek-V3 LoRA, each of 8 H200s of a node holding the whole 16-bit base (671 B parameters, 1,342 GB): built on
+  // the CPU per rank it would need 8 x 1,342 = 10,736 GB per node; loaded on the meta device and filled from the
+  // checkpoint's 5 GB shards one at a time, 8 x 5 = 40 GB. Llama 3.2 1B's whole 16-bit base (2.47 GB) is smaller
+  // than a shard: one per GPU.
+  const auto big = needs({{"model", "deepseek-v3"}, {"mode", "lora"}, {"gpus", "8"}}, "h200-sxm-141gb");
+  CHECK(big.host_ram_bytes == Approx(8.0 * 5e9));
+  const auto small = needs({{"model", "llama-3.2-1b"}, {"mode", "lora"}}, "h100-sxm-80gb");
+  CHECK(small.host_ram_bytes == Approx(2.0 * count_params(test::model("llama-3.2-1b")).total));
+  // Full fine-tuning still builds the fp32 model per rank ([DS-MEM]).
+  const auto full = needs({{"model", "llama-3.2-1b"}, {"mode", "finetune"}}, "h100-sxm-80gb");
+  CHECK(full.host_ram_bytes == Approx(4.0 * count_params(test::model("llama-3.2-1b")).total));
 }
 
 TEST_CASE("system: DeepSpeed offload needs its host memory, and a node that lacks it says so", "[system]") {

@@ -12,6 +12,8 @@ namespace gpuadvise {
 namespace {
 double d(std::int64_t v) { return static_cast<double>(v); }
 constexpr double k_gb = 1e9;
+// The largest checkpoint shard transformers writes (save_pretrained's max_shard_size default, "5GB").
+constexpr double k_checkpoint_shard_bytes = 5e9;
 // FFCV's ResNet-50 recipe: 2 x (workers + 1) logical CPUs per GPU with 4 workers ([ffcv]).
 constexpr double k_ffcv_cpus_per_gpu = 10.0;
 // A provider's floor for GPU hosts: 4 physical cores per GPU plus 2 ([runpod-req]).
@@ -76,14 +78,18 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
     // node and each rank keeps its shard.
     s.host_ram_bytes = params * 2.0 / nodes;
     s.basis.push_back("host RAM: sharded initialisation loads the 16-bit checkpoint once per node, 2 B per parameter");
+  } else if (training && (w.mode == Mode::lora || w.mode == Mode::qlora)) {
+    // A frozen base is loaded on the meta device and filled shard by shard straight onto the GPU (transformers'
+    // from_pretrained with low_cpu_mem_usage; bitsandbytes quantises each shard to NF4 as it arrives): each rank
+    // holds at most one checkpoint shard on the host at a time, 5 GB (save_pretrained's max_shard_size), or its
+    // whole 16-bit share if that is smaller.
+    s.host_ram_bytes = std::min(params / mp * 2.0, k_checkpoint_shard_bytes) * ranks;
+    s.basis.push_back("host RAM: the frozen base streams in shard by shard (meta-device loading), one 5 GB checkpoint shard per GPU of the node at a time");
   } else if (training) {
     // Each rank builds its model (its tensor/pipeline share) in fp32 on the CPU before moving it to the GPU:
     // DeepSpeed's estimator counts 4 B per parameter per GPU of the node ([DS-MEM], the "4 x n_gpus" term).
-    // LoRA loads the frozen base in 16 bits (QLoRA quantises it to NF4 as the shards stream in).
-    const double per_param = w.mode == Mode::qlora ? weight_bits(Precision::nf4, w.double_quant) / 8.0 : w.mode == Mode::lora ? 2.0 : 4.0;
-    s.host_ram_bytes = params / mp * per_param * ranks;
-    s.basis.push_back(Note::format("host RAM: each rank builds its model share on the CPU at load, {:.2g} B per parameter per GPU of the node "
-                                  "(fp32 for full training, [DS-MEM]; the 16-bit or NF4 base for LoRA/QLoRA)", per_param));
+    s.host_ram_bytes = params / mp * 4.0 * ranks;
+    s.basis.push_back("host RAM: each rank builds its model share in fp32 on the CPU at load, 4 B per parameter per GPU of the node ([DS-MEM])");
   } else {
     // Inference engines read the checkpoint shard by shard: about each GPU's weights once per node.
     s.host_ram_bytes = mem.weights * ranks;
