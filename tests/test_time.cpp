@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "gpuadvise/catalog.hpp"
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/perf.hpp"
@@ -413,4 +414,21 @@ TEST_CASE("method: the coefficients table matches include/gpuadvise/coefficients
     CHECK(cells[4] == c->rests_on);
     CHECK(cells[5] == c->section);
   }
+}
+
+TEST_CASE("time: a sliding-window layer attends to at most its window, W - W^2/(2s) keys on average", "[time]") {
+  // Mistral-7B-v0.1: a 4,096-token window on all 32 layers, 32 heads of 128. At 2,048 tokens the window covers the
+  // causal prefix (s/2 = 1,024 keys on average); at 8,192, 4,096 - 4,096^2 / 16,384 = 3,072, not s/2 = 4,096.
+  const ModelSpec m = test::model("mistral-7b");
+  REQUIRE(m.sliding_window == 4096);
+  CHECK(attention_fwd_flops(m, 2048) == Approx(4.0 * 32 * 4096 * 1024));
+  CHECK(attention_fwd_flops(m, 8192) == Approx(4.0 * 32 * 4096 * 3072));
+  // GPT-OSS-120B's shape: 36 layers of 64 heads of 64, a 128-token window on half of them. At 4,096 tokens:
+  // 0.5 x 2,048 + 0.5 x (128 - 128^2 / 8,192) = 1,087 keys.
+  const ModelSpec g = parse_hf_config(R"({"model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880, "num_hidden_layers": 36,
+      "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "vocab_size": 201088, "num_local_experts": 128, "num_experts_per_tok": 4,
+      "sliding_window": 128})", "gpt-oss/config.json", "gpt-oss");
+  CHECK(attention_fwd_flops(g, 4096) == Approx(4.0 * 36 * 4096 * 1087));
+  // A model without a window keeps the causal half.
+  CHECK(attention_fwd_flops(test::model("llama-3.1-8b"), 8192) == Approx(4.0 * 32 * 4096 * 4096));
 }

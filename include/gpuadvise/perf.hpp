@@ -56,6 +56,8 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
 double pipeline_bubble(std::int64_t stages, double micro_batches, std::int64_t virtual_stages);
 // The attention (scores and values) share of train_flops_per_token.
 double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
+// Forward attention FLOPs per token at a context of seq_len (causal, sliding windows; method.md §8.2).
+double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len);
 // Memory-bound (elementwise) bytes moved per token in one training step: norms, residual adds, rotary
 // embeddings, activations, LoRA adapters (method.md §8.2). `fused`: one read and one write per tensor.
 double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len, bool fused);

@@ -49,12 +49,20 @@ Note communication_note(double share, const LinkPlan& links, const GpuSpec& gpu,
   return Note(fmt::to_string(text));
 }
 
-// Attention scores and values: 4·s·a·d FLOPs per token per layer forward, half of it masked for causal
-// decoders ([PALM] App. B counts 12·L·H·Q·T for forward+backward without the causal halving).
-double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
-  return 4.0 * d(m.layers + m.encoder_layers) * d(m.heads * m.head_dim) * d(seq_len) * (m.architecture == Architecture::decoder ? 0.5 : 1.0);
-}
 }  // namespace
+
+// Attention scores and values: 4·a·d FLOPs per token, layer and key it attends to, forward ([PALM] App. B counts
+// 12·L·H·Q·T for forward+backward without the causal mask). A causal decoder's token attends to the s/2 keys before
+// it on average; a sliding-window layer (Mistral, Gemma 2/3, GPT-OSS) to at most W of them, W − W²/(2s) on average
+// once s passes W (FlashAttention skips the blocks outside the window).
+double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
+  const double s = d(seq_len), layers = d(m.layers + m.encoder_layers);
+  if (m.architecture != Architecture::decoder) return 4.0 * layers * d(m.heads * m.head_dim) * s;
+  const double window = d(m.sliding_window);
+  const double windowed_keys = window > 0 && s > window ? window - window * window / (2.0 * s) : s / 2.0;
+  const double f = window > 0 ? std::clamp(m.sliding_fraction, 0.0, 1.0) : 0.0;
+  return 4.0 * layers * d(m.heads * m.head_dim) * ((1.0 - f) * s / 2.0 + f * windowed_keys);
+}
 
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const ParamCounts pc = count_params(m);

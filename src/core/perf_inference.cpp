@@ -31,7 +31,7 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
   const double eta = coef::prefill_share.value;  // fitted on optimum's Llama-2-13B prefill rows (45-57 %)
-  const double flops = 2.0 * in.pc.active * prompt * b + 2.0 * d(m.layers) * d(m.heads * m.head_dim) * prompt * prompt * b;
+  const double flops = 2.0 * in.pc.active * prompt * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
   const double tp_bytes_s = w.tp > 1 ? 2.0 * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
