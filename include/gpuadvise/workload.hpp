@@ -12,7 +12,7 @@
 namespace gpuadvise {
 
 enum class Mode { train, finetune, lora, qlora, inference };
-enum class Precision { fp32, tf32, fp16, bf16, fp8, int8, int4, nf4, q8_0, q6_k, q5_k_m, q5_0, q4_k_m, q4_0, q4_1, q3_k_m, q2_k };
+enum class Precision { fp32, tf32, fp16, bf16, fp8, fp4, int8, int4, nf4, q8_0, q6_k, q5_k_m, q5_0, q4_k_m, q4_0, q4_1, q3_k_m, q2_k };
 enum class Optimizer { adamw, adamw_8bit, adafactor, sgd, sgd_momentum };
 enum class Checkpointing { none, full, selective };
 enum class Sharding { none, zero1, zero2, zero3 };

@@ -277,7 +277,8 @@ void inference_activations(const MemBasis& in, const LayerShape& ls, MemoryEstim
   const std::int64_t kvh = e.kv_heads_per_gpu;
   // ---- Inference (method.md §6) --------------------------------------------------------------
   const Precision kvp = w.effective_kv_precision();
-  const double kv_elem_bytes = (kvp == Precision::fp8 || kvp == Precision::int8 || kvp == Precision::q8_0) ? 1.0
+  const double kv_elem_bytes = kvp == Precision::fp4 ? weight_bits(Precision::fp4, false) / 8.0
+                               : (kvp == Precision::fp8 || kvp == Precision::int8 || kvp == Precision::q8_0) ? 1.0
                                : (kvp == Precision::fp32 || kvp == Precision::tf32) ? 4.0 : 2.0;
   const double kv_per_token = d(m.layers) * (m.is_mla() ? ls.kvd : 2.0 * ls.kvd) * kv_elem_bytes / pp;
   double prompt = s - 1.0;

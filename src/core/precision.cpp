@@ -14,6 +14,7 @@ double weight_bits(Precision p, bool double_quant) {
     case Precision::fp32: case Precision::tf32: return 32.0;
     case Precision::fp16: case Precision::bf16: return 16.0;
     case Precision::fp8: return 8.0;
+    case Precision::fp4: return 4.0 + 8.0 / 16.0;  // NVFP4: E2M1 values, an FP8 (E4M3) scale per 16 (MXFP4: E8M0 per 32, 4.25)
     case Precision::int8: return 8.0 + 16.0 / 4096.0;   // LLM.int8(): int8 + a per-row fp16 scale
     case Precision::int4: return 4.0 + (16.0 + 4.0) / 128.0;  // GPTQ/AWQ group 128: fp16 scale + 4-bit zero
     case Precision::nf4: return double_quant ? 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0) : 4.0 + 32.0 / 64.0;  // QLoRA §3
@@ -72,6 +73,7 @@ std::string_view asked_compute_key(const Workload& w) {
     case Precision::fp16: return "fp16";
     case Precision::bf16: return "bf16";
     case Precision::fp8: return "fp8";
+    case Precision::fp4: return "fp4";  // NVFP4/MXFP4 weights and activations on FP4 tensor cores
     default: return "fp16";  // weight-only formats dequantise to 16-bit for the matmuls
   }
 }
@@ -79,6 +81,7 @@ std::string_view asked_compute_key(const Workload& w) {
 
 bool precision_runs(const Workload& w, const GpuSpec& gpu) {
   const std::string_view key = asked_compute_key(w);
+  if (key == "fp4") return !is_training(w.mode) && (gpu.fp4 || gpu.dense_tflops.get("fp4")) && (gpu.dense_tflops.get("fp4") || gpu.dense_tflops.get("fp8"));
   if (gpu.dense_tflops.get(key) || (key != "bf16" && key != "fp8")) return true;
   const double cc = gpu.cc();
   if (gpu.stack == "cuda" && cc > 0 && cc < 8.0) return false;
@@ -90,6 +93,25 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
   auto has = [&](std::string_view k) { return gpu.peak_flops(k).has_value(); };
   const bool quant = is_weight_only_quant(w.precision);
   ps.compute_key = asked_compute_key(w);
+  if (ps.compute_key == "fp4") {
+    // NVFP4 (and MXFP4) run as 4-bit weights and activations on FP4 tensor cores: Blackwell (compute capability
+    // 10.x, 12.x) and CDNA 4. Modelled for serving pre-quantised checkpoints; FP4 training is not.
+    if (is_training(w.mode)) {
+      ps.supported = false;
+      ps.note = "fp4 is modelled for inference (pre-quantised NVFP4/MXFP4 checkpoints), not for training; use fp8 or bf16";
+      return ps;
+    }
+    if (!gpu.fp4 && !has("fp4")) {
+      ps.supported = false;
+      ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4): this GPU has none; use fp8 or int4";
+      return ps;
+    }
+    if (has("fp4")) return ps;
+    ps.compute_key = "fp8";
+    ps.note = "fp4 runs on this GPU's tensor cores, but its fp4 peak is not in the catalogue: timed at the fp8 peak (an upper bound on the time)";
+    if (!has("fp8")) { ps.supported = false; ps.note = "no fp4 or fp8 tensor-core figure for this GPU"; }
+    return ps;
+  }
   if (has(ps.compute_key)) return ps;
   if (ps.compute_key == "bf16") {
     const double cc = gpu.cc();

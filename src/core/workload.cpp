@@ -35,7 +35,7 @@ struct Names {
 const Names<Mode> k_modes{{{Mode::train, "train"}, {Mode::finetune, "finetune"}, {Mode::lora, "lora"},
                            {Mode::qlora, "qlora"}, {Mode::inference, "inference"}}};
 const Names<Precision> k_precisions{{{Precision::fp32, "fp32"}, {Precision::tf32, "tf32"}, {Precision::fp16, "fp16"},
-                                     {Precision::bf16, "bf16"}, {Precision::fp8, "fp8"}, {Precision::int8, "int8"},
+                                     {Precision::bf16, "bf16"}, {Precision::fp8, "fp8"}, {Precision::fp4, "fp4"}, {Precision::int8, "int8"},
                                      {Precision::int4, "int4"}, {Precision::nf4, "nf4"}, {Precision::q8_0, "q8_0"},
                                      {Precision::q6_k, "q6_k"}, {Precision::q5_k_m, "q5_k_m"}, {Precision::q5_0, "q5_0"},
                                      {Precision::q4_k_m, "q4_k_m"}, {Precision::q4_0, "q4_0"}, {Precision::q4_1, "q4_1"},
@@ -189,11 +189,11 @@ Framework Workload::effective_framework() const { return framework.value_or(Fram
 
 // Unless told, the cache keeps 16 bits for any compute precision of 16 bits or less (vLLM's and SGLang's
 // kv_cache_dtype "auto" is the model's dtype) and 32 for fp32. TensorRT-LLM at FP8 serves NVIDIA's ModelOpt FP8
-// checkpoints, whose hf_quant_config.json sets kv_cache_quant_algo FP8: the cache is FP8 too (trtllm-bench sizes its
-// batch from that algorithm's bytes, bench/build/tuning.py).
+// checkpoints (and their NVFP4 ones at fp4), whose hf_quant_config.json sets kv_cache_quant_algo FP8: the cache is FP8
+// too (trtllm-bench sizes its batch from that algorithm's bytes, bench/build/tuning.py).
 Precision Workload::effective_kv_precision() const {
   if (kv_precision) return *kv_precision;
-  if (precision == Precision::fp8 && effective_framework() == Framework::trtllm) return Precision::fp8;
+  if ((precision == Precision::fp8 || precision == Precision::fp4) && effective_framework() == Framework::trtllm) return Precision::fp8;
   return precision == Precision::fp32 || precision == Precision::tf32 ? Precision::fp32 : Precision::fp16;
 }
 

@@ -107,6 +107,9 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
       h.notes.push_back(fmt::format("--quantization fp8 loads the 16-bit weights first ({:.0f} GB per GPU, more than the engine's {:.0f} GB): serve a "
                                     "pre-quantised FP8 checkpoint (the publisher's -FP8 repository), whose format vLLM and SGLang read themselves",
                                     sixteen_bit / 1e9, c.memory.vllm->budget_bytes / 1e9));
+  } else if (w.precision == Precision::fp4) {
+    h.notes.push_back("fp4: serve a pre-quantised NVFP4 checkpoint (the publisher's -FP4 repository, NVIDIA ModelOpt's format; MXFP4 on AMD "
+                      "CDNA 4); the engine reads its format from the checkpoint, and no engine quantises a 16-bit one to FP4 as it loads");
   } else if (w.precision == Precision::bf16) {
     quant = " --dtype bfloat16";
   } else if (w.precision == Precision::fp16) {
