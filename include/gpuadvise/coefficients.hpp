@@ -72,6 +72,9 @@ inline constexpr Coefficient decode_bandwidth_share{
 inline constexpr Coefficient decode_compute_share{
     "decode_compute_share", 0.5, "share of the dense peak", Basis::assumed,
     "the matmuls of a batched decode step, as prefill's share", "§8.3"};
+inline constexpr Coefficient fp4_matmul_share{
+    "fp4_matmul_share", 0.7, "of the share 8- and 16-bit matmuls reach", Basis::fitted,
+    "TensorRT-LLM's B200 TP1 Llama 3.3 70B NVFP4 rows (10); held out: its 405B TP4, Qwen3-235B TP8 and RTX PRO 6000 rows", "§8.3"};
 inline constexpr Coefficient gptq_cuda_core_share{
     "gptq_cuda_core_share", 0.3, "share of the fp32 peak", Basis::fitted,
     "optimum's GPTQ rows at batch 1-16 (dequantising matmuls on CUDA cores)", "§8.3"};
@@ -229,12 +232,12 @@ inline constexpr Coefficient finetune_global_batch{
     "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
     "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 68> all{
+inline constexpr std::array<const Coefficient*, 69> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &two_stage_postprocess_s,     &nms_postprocess_s,
     &small_batch_overhead_s, &prefill_share,           &decode_bandwidth_share,
-    &decode_compute_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
+    &decode_compute_share, &fp4_matmul_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
     &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,

@@ -30,7 +30,8 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
 double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
-  const double eta = coef::prefill_share.value;  // fitted on optimum's Llama-2-13B prefill rows (45-57 %)
+  // Fitted on optimum's Llama-2-13B prefill rows (45-57 %); FP4 matmuls reach 0.7 of that share of their doubled peak.
+  const double eta = coef::prefill_share.value * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0);
   const double flops = 2.0 * in.pc.active * prompt * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
@@ -44,7 +45,8 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // prompt, not the whole batch's (queueing at load is not modelled).
   t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(flops / b / rate, reads(prompt)) : secs;
   t.utilization = eta;
-  return prompt * b / (flops / rate);
+  // A serving engine's stages prefill different micro-batches at once: p times one stage's rate.
+  return prompt * b / (flops / rate) * (fw.kv_pool ? d(std::max<std::int64_t>(1, w.pp)) : 1.0);
 }
 
 // Continuous batching (vLLM/SGLang chunked prefill, TensorRT-LLM in-flight batching; method.md §8.3): in the steady
@@ -165,40 +167,54 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     // its group of query heads: 2 x heads/kv_heads FLOPs per byte, far below the ridge). The two do not hide each
     // other: at large batches the projections turn compute-bound while the KV reads still add (TensorRT-LLM's
     // Llama 3.1 8B FP8 at 880 in flight on an H200: 14 ms of projections + 17 ms of KV reads, 33.6 ms measured).
-    const double t_weights_read = weights_read_bytes(in, b) / (bw * eta_mem);
-    const double t_kv = b * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token / (bw * eta_mem);
-    const double t_bw = t_weights_read + t_kv;
-    double step = overhead + fw.decode_step_fixed_s, t_tp_decode = 0, t_moe = 0;
-    if (w.tp > 1) {
-      // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
-      // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
-      const double lat = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
-      t_tp_decode = 2.0 * d(m.layers) / pp * (lat + b * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
-      step += t_tp_decode;
-    }
-    if (cuda_core_quant && fp32_peak) {
-      // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
-      // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
-      step += t_bw + 2.0 * pc.active * b / model_par / (*fp32_peak * coef::gptq_cuda_core_share.value);
-    } else {
-      const double t_compute = peak ? 2.0 * pc.active * b / model_par / (*peak * coef::decode_compute_share.value) : 0.0;
-      step += std::max(t_weights_read, t_compute) + t_kv;
-    }
-    if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
-      // Routed experts at decode: routing, token permutation, two grouped expert GEMMs and the weighted
-      // combine run as a chain of small kernels per MoE layer whose time does not shrink with the batch
-      // (framework trait, method.md §8.3).
-      t_moe = d(m.layers - m.dense_layers) / pp * fw.moe_layer_dispatch_s;
-      step += t_moe;
-    }
+    // A serving engine pipelines its stages (vLLM's virtual engines, TensorRT-LLM's and SGLang's micro-batches): the
+    // sequences in flight split into up to p micro-batches, one in each stage at a time, so a stage's step serves
+    // b/p of them and a token's round trip crosses the p stages; a plain pipeline (Hugging Face's device_map,
+    // llama.cpp's layer split) runs the whole batch through one stage at a time.
+    const double micro = fw.kv_pool && w.pp > 1 ? std::min(b, d(w.pp)) : 1.0;
+    const double mb = b / micro;
+    double t_tp_decode = 0, t_moe = 0, t_weights_read = 0, t_kv = 0;
+    auto stage_step = [&](double batch) {
+      t_weights_read = weights_read_bytes(in, batch) / (bw * eta_mem);
+      t_kv = batch * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token / (bw * eta_mem);
+      double st = overhead + fw.decode_step_fixed_s;
+      if (w.tp > 1) {
+        // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
+        // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
+        const double lat = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
+        t_tp_decode = 2.0 * d(m.layers) / pp * (lat + batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
+        st += t_tp_decode;
+      }
+      if (cuda_core_quant && fp32_peak) {
+        // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
+        // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
+        st += t_weights_read + t_kv + 2.0 * pc.active * batch / model_par / (*fp32_peak * coef::gptq_cuda_core_share.value);
+      } else {
+        const double share = coef::decode_compute_share.value * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0);
+        const double t_compute = peak ? 2.0 * pc.active * batch / model_par / (*peak * share) : 0.0;
+        st += std::max(t_weights_read, t_compute) + t_kv;
+      }
+      if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
+        // Routed experts at decode: routing, token permutation, two grouped expert GEMMs and the weighted
+        // combine run as a chain of small kernels per MoE layer whose time does not shrink with the batch
+        // (framework trait, method.md §8.3).
+        t_moe = d(m.layers - m.dense_layers) / pp * fw.moe_layer_dispatch_s;
+        st += t_moe;
+      }
+      return st;
+    };
+    const double step = stage_step(mb);
     double tpot = step;
     if (w.pp > 1) {
       // Pipeline stages run one after another for each token: a step crosses every stage and p−1 stage
       // boundaries (a point-to-point send of b·h 16-bit values, ~20 µs latency inside a node, more across).
       const LinkPlan links = plan_links(gpu, w);
-      const double hop = (w.nodes > 1 ? coef::pp_hop_latency_network_s.value : coef::pp_hop_latency_node_s.value) + (links.pp_bytes_per_s > 0 ? b * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
+      const double hop = (w.nodes > 1 ? coef::pp_hop_latency_network_s.value : coef::pp_hop_latency_node_s.value) + (links.pp_bytes_per_s > 0 ? mb * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
       tpot = pp * step + (pp - 1.0) * hop;
-      t.notes.push_back(Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
+      t.notes.push_back(micro > 1 ? Note::format("pipeline parallel {}: the {} sequences in flight run as {:.0f} micro-batches, one in each stage at a time; "
+                                                 "each token passes the stages one after another",
+                                                 w.pp, w.batch, micro)
+                                  : Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
     }
     const double decode_tpot = tpot;
     const Disaggregation split = disaggregation(in, prompt, decode_tpot, prefill_rate, t);
