@@ -126,12 +126,57 @@ void ttft_at_load(const Workload& w, const FrameworkProfile& fw, const Disaggreg
   }
 }
 
+// One decode step of `batch` sequences through one stage (method.md §8.3). Its kernels run one after another: the
+// projections read the weights (MoE: the experts the batch touches) while doing 2 FLOPs per active weight and
+// sequence, bound by the slower of the two; then the attention reads every running sequence's KV cache,
+// memory-bound (a KV head's bytes serve only its group of query heads: 2 x heads/kv_heads FLOPs per byte, far below
+// the ridge). The two do not hide each other: at large batches the projections turn compute-bound while the KV
+// reads still add (TensorRT-LLM's Llama 3.1 8B FP8 at 880 in flight on an H200: 14 ms of projections + 17 ms of KV
+// reads, 33.6 ms measured).
+struct StageStep {
+  double total = 0, host = 0, tp = 0, moe = 0, weights = 0, compute = 0, kv = 0;
+};
+
+StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double batch, double ctx, double host, double eta_mem) {
+  const auto& [w, m, gpu, mem] = in.io;
+  const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * eta_mem;
+  StageStep st;
+  st.host = host + fw.decode_step_fixed_s;
+  st.weights = weights_read_bytes(in, batch) / bw;
+  st.kv = batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
+  if (w.tp > 1) {
+    // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
+    // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
+    const double lat = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
+    st.tp = 2.0 * d(m.layers) / in.pp * (lat + batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
+  }
+  const auto fp32_peak = gpu.peak_flops("fp32");
+  const double flops = 2.0 * in.pc.active * batch / in.model_par;
+  if (fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8) && fp32_peak) {
+    // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
+    // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
+    st.compute = flops / (*fp32_peak * coef::gptq_cuda_core_share.value);
+    st.total = st.weights + st.compute + st.kv;
+  } else {
+    const double share = coef::decode_compute_share.value * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0);
+    st.compute = in.peak ? flops / (*in.peak * share) : 0.0;
+    st.total = std::max(st.weights, st.compute) + st.kv;
+  }
+  if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
+    // Routed experts at decode: routing, token permutation, two grouped expert GEMMs and the weighted
+    // combine run as a chain of small kernels per MoE layer whose time does not shrink with the batch
+    // (framework trait, method.md §8.3).
+    st.moe = d(m.layers - m.dense_layers) / in.pp * fw.moe_layer_dispatch_s;
+  }
+  st.total += st.host + st.tp + st.moe;
+  return st;
+}
+
 }  // namespace
 
 // Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads.
 TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
   const auto& [w, m, gpu, mem] = in.io;
-  const ParamCounts& pc = in.pc;
   const auto& peak = in.peak;
   const double s = in.s, pp = in.pp, model_par = in.model_par;
   // Inference (method.md §8.3).
@@ -150,8 +195,6 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
   double per_layer = fw.layer_overhead_s;
   if (w.precision == Precision::nf4) per_layer += linears * (w.double_quant ? coef::nf4_double_quant_dequant_s.value : coef::nf4_dequant_s.value);
   const double overhead = layers * per_layer / pp;
-  const bool cuda_core_quant = fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8);
-  const auto fp32_peak = gpu.peak_flops("fp32");
   // The GPU time of prompts, per token: in a serving engine's steps beside the decodes (which read the weights
   // anyway), their FLOPs alone; elsewhere each prompt is a forward of its own, roofline and all.
   double prefill_rate = 0;
@@ -161,49 +204,14 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
   }
   if (bw > 0) {
     const double eta_mem = fw.decode_bandwidth_share.value_or(coef::decode_bandwidth_share.value);  // achieved in decode (ExLlama, AutoAWQ rows)
-    // A decode step runs its kernels one after another (method.md §8.3): the projections read the weights (MoE:
-    // the experts the batch touches) while doing 2 FLOPs per active weight and sequence, bound by the slower of the
-    // two; then the attention reads every running sequence's KV cache, memory-bound (a KV head's bytes serve only
-    // its group of query heads: 2 x heads/kv_heads FLOPs per byte, far below the ridge). The two do not hide each
-    // other: at large batches the projections turn compute-bound while the KV reads still add (TensorRT-LLM's
-    // Llama 3.1 8B FP8 at 880 in flight on an H200: 14 ms of projections + 17 ms of KV reads, 33.6 ms measured).
     // A serving engine pipelines its stages (vLLM's virtual engines, TensorRT-LLM's and SGLang's micro-batches): the
     // sequences in flight split into up to p micro-batches, one in each stage at a time, so a stage's step serves
     // b/p of them and a token's round trip crosses the p stages; a plain pipeline (Hugging Face's device_map,
     // llama.cpp's layer split) runs the whole batch through one stage at a time.
     const double micro = fw.kv_pool && w.pp > 1 ? std::min(b, d(w.pp)) : 1.0;
     const double mb = b / micro;
-    double t_tp_decode = 0, t_moe = 0, t_weights_read = 0, t_kv = 0;
-    auto stage_step = [&](double batch) {
-      t_weights_read = weights_read_bytes(in, batch) / (bw * eta_mem);
-      t_kv = batch * kv_tokens_avg(m, ctx_decode) * mem.kv_bytes_per_token / (bw * eta_mem);
-      double st = overhead + fw.decode_step_fixed_s;
-      if (w.tp > 1) {
-        // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
-        // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
-        const double lat = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
-        t_tp_decode = 2.0 * d(m.layers) / pp * (lat + batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
-        st += t_tp_decode;
-      }
-      if (cuda_core_quant && fp32_peak) {
-        // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
-        // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
-        st += t_weights_read + t_kv + 2.0 * pc.active * batch / model_par / (*fp32_peak * coef::gptq_cuda_core_share.value);
-      } else {
-        const double share = coef::decode_compute_share.value * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0);
-        const double t_compute = peak ? 2.0 * pc.active * batch / model_par / (*peak * share) : 0.0;
-        st += std::max(t_weights_read, t_compute) + t_kv;
-      }
-      if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
-        // Routed experts at decode: routing, token permutation, two grouped expert GEMMs and the weighted
-        // combine run as a chain of small kernels per MoE layer whose time does not shrink with the batch
-        // (framework trait, method.md §8.3).
-        t_moe = d(m.layers - m.dense_layers) / pp * fw.moe_layer_dispatch_s;
-        st += t_moe;
-      }
-      return st;
-    };
-    const double step = stage_step(mb);
+    const StageStep st = decode_stage(in, fw, mb, ctx_decode, overhead, eta_mem);
+    const double step = st.total;
     double tpot = step;
     if (w.pp > 1) {
       // Pipeline stages run one after another for each token: a step crosses every stage and p−1 stage
@@ -224,13 +232,12 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     t.decode_tokens_per_second = split.on ? split.requests_per_second * w.output_tokens.value_or(1.0) / split.replicas : b / tpot;
     ttft_at_load(w, fw, split, tpot, t);
     t.bandwidth_efficiency = eta_mem;
-    const double host = overhead + fw.decode_step_fixed_s;
-    const double t_weights = step - host - t_tp_decode - t_moe;
-    const double biggest = std::max({t_weights, host, t_tp_decode, t_moe});
-    t.bound = biggest == t_weights ? "memory bandwidth"
-              : biggest == t_moe   ? "MoE kernels' fixed cost"
-              : biggest == t_tp_decode ? "tensor-parallel all-reduces"
-                                   : k_host_bound;
+    const double t_main = step - st.host - st.tp - st.moe;  // the projections and the KV reads
+    const double biggest = std::max({t_main, st.host, st.tp, st.moe});
+    t.bound = biggest == t_main ? (st.compute > st.weights && st.compute > st.kv ? "compute" : "memory bandwidth")
+              : biggest == st.moe ? "MoE kernels' fixed cost"
+              : biggest == st.tp  ? "tensor-parallel all-reduces"
+                                  : k_host_bound;
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
       const double prefill_share = prefill_rate > 0 ? prompt / prefill_rate : 0.0;  // GPU time of one prompt
