@@ -35,20 +35,20 @@ TEST_CASE("serving: the KV cache holds prompt and output of each request, not th
 }
 
 TEST_CASE("serving: a request count without --concurrency runs as many sequences as the pool holds", "[serving]") {
-  // Llama 3.1 8B on one H100: 128 KiB of KV cache per token; the pool holds 448,576 tokens = 584 requests of 768
+  // Llama 3.1 8B on one H100: 128 KiB of KV cache per token; the pool holds 445,568 tokens = 580 requests of 768
   // tokens, under vLLM's max_num_seqs, 1,024 on a GPU of 70 GiB or more other than an A100 (arg_utils.py
   // get_batch_defaults). A million 512-in/256-out requests then take hours, not the 20.9 days of one request at a
   // time. On an A100 80GB the pool holds as many, and vLLM runs 256.
   const auto j = rank({"--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm", "--requests", "1M", "--input-tokens", "512",
                        "--output-tokens", "256", "--only", "h100-sxm-80gb"});
   const auto& r = j["ranking"][0];
-  CHECK(r["memory"]["vllm"]["max_tokens"].get<double>() == 448576.0);
-  CHECK(r["plan"]["micro_batch"] == 584);
+  CHECK(r["memory"]["vllm"]["max_tokens"].get<double>() == 445568.0);
+  CHECK(r["plan"]["micro_batch"] == 580);
   CHECK(r["cost"]["hours"]["compute"].get<double>() < 24.0);
-  // Its own 512-token prompt and a step and a half of the others' (about 0.13 s), not 584 prompts at once (about 10 s).
+  // Its own 512-token prompt and a step and a half of the others' (about 0.13 s), not 580 prompts at once (about 10 s).
   CHECK(r["time"]["ttft_seconds"].get<double>() < 0.2);
   const double tpot = r["time"]["tpot_seconds"].get<double>();
-  CHECK(r["time"]["decode_tokens_per_second"].get<double>() == Approx(584.0 / tpot));
+  CHECK(r["time"]["decode_tokens_per_second"].get<double>() == Approx(580.0 / tpot));
   const auto a100 = rank({"--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm", "--requests", "1M", "--input-tokens", "512",
                           "--output-tokens", "256", "--only", "a100-sxm-80gb"});
   CHECK(a100["ranking"][0]["plan"]["micro_batch"] == 256);
@@ -117,7 +117,7 @@ TEST_CASE("serving: latency targets pick the largest concurrency that meets them
 }
 
 TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and tokens are priced apart as providers do", "[serving]") {
-  // Llama 3.1 8B on one H100 under vLLM, a million 512-in/256-out requests at the pool's 584 in flight.
+  // Llama 3.1 8B on one H100 under vLLM, a million 512-in/256-out requests at the pool's 580 in flight.
   // TTFT (method.md §8.3): its own prefill, plus half a step waiting for the running iteration and the step its
   // prompt joins: own + 1.5 x TPOT. At one request in flight no one else is in the step: its prefill alone.
   const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--requests", "1M", "--input-tokens", "512",
@@ -130,18 +130,18 @@ TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and toke
   REQUIRE(one.code == 0);
   const double own = one.json()["time"]["ttft_seconds"].get<double>();
   CHECK(ttft == Approx(own + 1.5 * tpot));
-  // Little's law under continuous batching: 584 requests in flight, each living 256 x TPOT (the TPOT counts the new
-  // requests' prompts prefilled in the same steps), so 584 / (256 x TPOT) requests per second; TPOT is the decode
-  // step plus 584 x 512/256 prompt tokens per step at the prefill rate.
+  // Little's law under continuous batching: 580 requests in flight, each living 256 x TPOT (the TPOT counts the new
+  // requests' prompts prefilled in the same steps), so 580 / (256 x TPOT) requests per second; TPOT is the decode
+  // step plus 580 x 512/256 prompt tokens per step at the prefill rate.
   const double prefill = j["time"]["prefill_tokens_per_second"].get<double>();
-  CHECK(j["time"]["requests_per_second"].get<double>() == Approx(584.0 / (256.0 * tpot)));
-  CHECK(j["time"]["decode_tokens_per_second"].get<double>() == Approx(584.0 / tpot));
-  CHECK(tpot > 584.0 * 512.0 / 256.0 / prefill);
+  CHECK(j["time"]["requests_per_second"].get<double>() == Approx(580.0 / (256.0 * tpot)));
+  CHECK(j["time"]["decode_tokens_per_second"].get<double>() == Approx(580.0 / tpot));
+  CHECK(tpot > 580.0 * 512.0 / 256.0 / prefill);
   // Priced apart: the job's cost split by the GPU time each part takes. A request's prompt, prefilled inside the
   // decode steps (whose weight reads and host time it shares), takes its FLOPs' time, 2·N·512 + 2·L·(heads·
-  // head_dim)·512² at half the 989.4 TFLOP/s peak, of the 256 x TPOT / 584 the request takes in all.
+  // head_dim)·512² at half the 989.4 TFLOP/s peak, of the 256 x TPOT / 580 the request takes in all.
   const double prompt_flops = 2.0 * count_params(test::model("llama-3.1-8b")).active * 512.0 + 2.0 * 32.0 * 4096.0 * 512.0 * 512.0;
-  const double share = (prompt_flops / (989.4e12 * 0.5)) / (256.0 * tpot / 584.0);
+  const double share = (prompt_flops / (989.4e12 * 0.5)) / (256.0 * tpot / 580.0);
   const double job = j["cost"]["job_usd"].get<double>();
   CHECK(j["cost"]["usd_per_million_input_tokens"].get<double>() == Approx(job * share / (1e6 * 512) * 1e6));
   CHECK(j["cost"]["usd_per_million_output_tokens_apart"].get<double>() == Approx(job * (1.0 - share) / (1e6 * 256) * 1e6));

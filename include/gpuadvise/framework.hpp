@@ -80,6 +80,15 @@ struct FrameworkProfile {
 // The profile of each framework, built once.
 const FrameworkProfile& framework_profile(Framework f);
 
+// vLLM's scheduler defaults for `vllm serve` on a GPU (vllm/engine/arg_utils.py, get_batch_defaults): 1,024 sequences
+// and 8,192 tokens per step on a GPU of 70 GiB or more that is not an A100, else 256 and 2,048; without a GPU, 256
+// and 8,192.
+struct GpuSpec;
+struct VllmBatchDefaults {
+  double max_num_seqs = 256, max_num_batched_tokens = 8192;
+};
+VllmBatchDefaults vllm_batch_defaults(const GpuSpec* gpu);
+
 // The frameworks that run each kind of model, in the order help and errors list them.
 enum class ModelKind { language, vision, generation };
 const std::vector<Framework>& frameworks_for(ModelKind kind);

@@ -121,10 +121,8 @@ double ranking_detail::engine_max_seqs(const MemoryEstimate& mem, const GpuSpec&
   // (model_runner.py, init_memory_pool).
   if (mem.vllm->engine == "sglang")
     return std::clamp(std::floor(mem.vllm->max_tokens / static_cast<double>(std::max<std::int64_t>(1, mem.seq_len)) * 512.0), 2048.0, 4096.0);
-  // vLLM: max_num_seqs 1024 on a GPU of 70 GiB or more that is not an A100 (an H100, H200, MI300X), else 256
-  // (vllm/engine/arg_utils.py, get_batch_defaults; the A100 is left out because larger batches slowed it there).
-  const bool a100 = g.name.find("A100") != std::string::npos;
-  return static_cast<double>(g.memory_bytes) >= 70.0 * 1073741824.0 && !a100 ? 1024.0 : 256.0;
+  // vLLM: max_num_seqs 1024 on a GPU of 70 GiB or more that is not an A100 (an H100, H200, MI300X), else 256.
+  return vllm_batch_defaults(&g).max_num_seqs;
 }
 
 double ranking_detail::pool_sequences(const MemoryEstimate& mem, const Workload& w, const ModelSpec& m) {

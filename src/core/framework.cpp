@@ -195,6 +195,13 @@ FrameworkProfile build_profile(Framework f) {
 }
 }  // namespace
 
+VllmBatchDefaults vllm_batch_defaults(const GpuSpec* gpu) {
+  if (!gpu) return {};
+  // Larger batches slowed the A100 there (vLLM PR #17885), so it keeps the smaller defaults.
+  const bool large = static_cast<double>(gpu->memory_bytes) >= 70.0 * 1073741824.0 && gpu->name.find("A100") == std::string::npos;
+  return large ? VllmBatchDefaults{1024, 8192} : VllmBatchDefaults{256, 2048};
+}
+
 const FrameworkProfile& framework_profile(Framework f) {
   // Built once: the estimator asks for the profile several times per evaluation.
   static const std::array<FrameworkProfile, k_framework_count> profiles = [] {

@@ -14,10 +14,13 @@ void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m
   pool.utilization = w.gpu_memory_utilization;
   const double capacity = gpu ? d(gpu->memory_bytes) : 0.0;
   pool.budget_bytes = capacity * pool.utilization;
-  // vLLM profiles a dummy forward of max_num_batched_tokens (8192) and keeps its peak.
-  const double nprof = 8192.0;
-  double prof_act = nprof * (m.gated_mlp ? 3.0 : 2.0) * sh.f * sh.act_b + 3.0 * nprof * sh.h * sh.act_b +
-                    256.0 * sh.V / sh.tp * 4.0;
+  // vLLM profiles a dummy forward of max_num_batched_tokens and a sampler run of min(max_num_seqs, that) sequences
+  // and keeps its peak (vllm_batch_defaults: 8,192 tokens and 1,024 sequences on an H100-class GPU, 2,048 and 256
+  // on smaller ones); TensorRT-LLM's engine and SGLang's reserve are sized alike at 8,192 tokens and 256 sequences.
+  const bool vllm = w.effective_framework() == Framework::vllm;
+  const VllmBatchDefaults batch = vllm ? vllm_batch_defaults(gpu) : VllmBatchDefaults{};
+  const double nprof = batch.max_num_batched_tokens, sampled = std::min(batch.max_num_seqs, nprof);
+  double prof_act = nprof * (m.gated_mlp ? 3.0 : 2.0) * sh.f * sh.act_b + 3.0 * nprof * sh.h * sh.act_b + sampled * sh.V / sh.tp * 4.0;
   const double kv_per_token = e.kv_bytes_per_token;
   pool.kv_bytes_per_token = kv_per_token;
   pool.kv_pool_bytes = std::max(0.0, pool.budget_bytes - e.weights - prof_act - e.runtime);
