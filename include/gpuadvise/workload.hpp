@@ -39,6 +39,8 @@ std::string to_string(Framework v);
 bool is_training(Mode m);
 // Bits per stored weight of a precision, before per-format overheads (scales) are added.
 bool is_weight_only_quant(Precision p);
+// Weights stored below 16 bits by a quantiser: the weight-only formats, FP8 and FP4 (embeddings and norms stay 16-bit).
+bool is_quantised_weights(Precision p);
 bool is_gguf(Precision p);
 
 // Which linear projections get LoRA adapters.

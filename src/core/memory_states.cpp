@@ -20,7 +20,7 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
   // ---- Weights (method.md §2) -----------------------------------------------------------------
   double base_bits = weight_bits(w.precision, w.double_quant);
   if (w.mode == Mode::qlora) base_bits = weight_bits(Precision::nf4, w.double_quant);
-  const bool quant_base = w.mode == Mode::qlora || is_weight_only_quant(w.precision) || w.precision == Precision::fp8 || w.precision == Precision::fp4;
+  const bool quant_base = w.mode == Mode::qlora || is_quantised_weights(w.precision);
   // Quantised formats keep embeddings, the output head and norms in 16-bit; GGUF's bits/weight already
   // average over the file's whole tensor mix.
   double linear_bytes = (pc.linear - expert_elsewhere) * base_bits / 8.0;

@@ -113,7 +113,7 @@ double denoiser_bytes_for(const Workload& w, const VisionArch& a, double W, doub
 void diffusion_inference_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a, double W, double H, double denoiser_bytes) {
   const double act_b = activation_bytes(w.precision);
   const double b = static_cast<double>(w.batch);
-  const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8 || w.precision == Precision::fp4;
+  const bool quant = is_quantised_weights(w.precision);
   const double den_b = weight_bits(w.precision, w.double_quant) / 8.0;
   const double other_b = quant ? 2.0 : den_b;  // text encoders and VAE stay 16-bit next to a quantised denoiser
   const bool eager = !w.flash_attention;
@@ -162,7 +162,7 @@ void diffusion_inference_memory(MemoryEstimate& e, const Workload& w, const Visi
 // denoiser step (classifier-free guidance doubles its batch) and the VAE decode at full resolution.
 void diffusion_memory(MemoryEstimate& e, const Workload& w, const VisionArch& a, double W, double H) {
   const bool training = is_training(w.mode);
-  const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8 || w.precision == Precision::fp4;
+  const bool quant = is_quantised_weights(w.precision);
   const double den_b = weight_bits(w.precision, w.double_quant) / 8.0;
   const double other_b = quant ? 2.0 : den_b;  // text encoders and VAE stay 16-bit next to a quantised denoiser
   e.params_total = e.params_active = a.denoiser_params + a.text_encoder_params + a.vae_params;

@@ -27,11 +27,14 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
 // faster than reading the weights once (the roofline: a short prompt is a forward like a decode step, bound by
 // the weights it reads). Returns the prompt tokens per second of its FLOPs alone: the rate a serving engine's
 // steps prefill beside their decodes, one forward whose weight reads and host time they share.
+// A matmul share for the workload's compute precision: FP4 matmuls reach fp4_matmul_share of the share 8- and 16-bit
+// ones reach of their peak (method.md §8.3).
+double matmul_share(const TimeBasis& in, double share) { return share * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0); }
+
 double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
-  // Fitted on optimum's Llama-2-13B prefill rows (45-57 %); FP4 matmuls reach 0.7 of that share of their doubled peak.
-  const double eta = coef::prefill_share.value * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0);
+  const double eta = matmul_share(in, coef::prefill_share.value);  // fitted on optimum's Llama-2-13B prefill rows (45-57 %)
   const double flops = 2.0 * in.pc.active * prompt * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
@@ -158,8 +161,7 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
     st.compute = flops / (*fp32_peak * coef::gptq_cuda_core_share.value);
     st.total = st.weights + st.compute + st.kv;
   } else {
-    const double share = coef::decode_compute_share.value * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0);
-    st.compute = in.peak ? flops / (*in.peak * share) : 0.0;
+    st.compute = in.peak ? flops / (*in.peak * matmul_share(in, coef::decode_compute_share.value)) : 0.0;
     st.total = std::max(st.weights, st.compute) + st.kv;
   }
   if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {

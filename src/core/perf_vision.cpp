@@ -81,7 +81,7 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
     // diffusers' CPU offload moves weights over PCIe from host memory (method.md §12.4): model offload each
     // component once per pipeline call; sequential offload the denoiser at every step (and the rest once).
     const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
-    const bool quant = is_weight_only_quant(w.precision) || w.precision == Precision::fp8 || w.precision == Precision::fp4;
+    const bool quant = is_quantised_weights(w.precision);
     const double den_w = a.denoiser_params * bits, rest_w = text_encoder_bytes(a, w.precision == Precision::fp16, quant ? 2.0 : bits) + a.vae_params * (quant ? 2.0 : bits);
     const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
     const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction

@@ -20,7 +20,7 @@ double weight_streaming_seconds_per_token(const TimeBasis& in, double tokens_ste
   const bool frozen = w.mode == Mode::lora;  // adapters: the base weights get no gradient
   const bool recompute = w.checkpointing == Checkpointing::full;
   const bool wide = w.precision == Precision::fp32 || w.precision == Precision::tf32;
-  const double weight_b = w.precision == Precision::fp8 ? 1.0 : w.precision == Precision::fp4 ? weight_bits(Precision::fp4, false) / 8.0 : wide ? 4.0 : 2.0;
+  const double weight_b = w.precision == Precision::fp8 || w.precision == Precision::fp4 ? weight_bits(w.precision, false) / 8.0 : wide ? 4.0 : 2.0;
   const double grad_b = wide || w.effective_master_weights() == MasterWeights::fp32 ? 4.0 : 2.0;
   const double bytes_per_weight = weight_b * (recompute ? 3.0 : 2.0) + (frozen ? 0.0 : 2.0 * grad_b);
   const double flops_per_weight_token = (frozen ? 4.0 : 6.0) + (recompute ? 2.0 : 0.0);

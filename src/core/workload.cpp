@@ -182,6 +182,7 @@ bool is_gguf(Precision p) {
   }
 }
 bool is_weight_only_quant(Precision p) { return is_gguf(p) || p == Precision::int4 || p == Precision::nf4 || p == Precision::int8; }
+bool is_quantised_weights(Precision p) { return is_weight_only_quant(p) || p == Precision::fp8 || p == Precision::fp4; }
 
 MasterWeights Workload::effective_master_weights() const { return master_weights.value_or(MasterWeights::fp32); }
 

@@ -257,7 +257,7 @@ std::string probe_script(const Workload& w, const ModelSpec& m, const MemoryEsti
     throw InputError("--mode: the probe builds random weights, and QLoRA quantises a checkpoint as it loads (from_pretrained with "
                      "BitsAndBytesConfig): measure --mode lora, or run your QLoRA script with torch.cuda.max_memory_allocated()");
   if (w.gpus > 1) throw InputError("--gpus: the probe measures one GPU; run it per rank under your launcher for a multi-GPU plan");
-  if (is_weight_only_quant(w.precision) || w.precision == Precision::fp8 || w.precision == Precision::fp4)
+  if (is_quantised_weights(w.precision))
     throw InputError("--precision: the probe runs fp32, tf32, fp16 or bf16 (quantised formats need their engine's loader)");
   std::string s = probe_header(w, estimate_args, steps);
   if (m.vision && m.vision->task == "generation") s += probe_denoiser(w, m, training);
