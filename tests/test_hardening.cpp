@@ -230,7 +230,7 @@ TEST_CASE("hardening: a setting that has no effect for the model and mode is bad
       {{"--model", "7B", "--mode", "finetune", "--lora-rank", "8"}, "--lora-rank: applies to --mode lora or qlora"},
       {{"--model", "7B", "--mode", "train", "--concurrency", "8"}, "--concurrency: applies to inference"},
       {{"--model", "7B", "--double-quant"}, "--double-quant: applies to NF4 weights"},
-      {{"--model", "7B", "--compile"}, "--compile: is timed for training and for vision inference"}};
+      {{"--model", "7B", "--compile"}, "--compile: is timed for training and for vision and image-generation inference"}};
   for (const auto& [args, msg] : cases) {
     std::vector<std::string> full{"estimate"};
     full.insert(full.end(), args.begin(), args.end());

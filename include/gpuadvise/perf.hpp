@@ -26,6 +26,7 @@ struct TimeEstimate {
   std::optional<double> requests_per_second;  // whole job, all GPUs
   std::optional<double> input_time_share;     // serving: share of a request's GPU time spent on its prompt (prefill)
   std::optional<double> images_per_second;    // vision: per GPU (post-processing included)
+  std::optional<double> denoising_steps_per_second;  // image generation: the pipeline's denoising steps per second (diffusers' it/s)
   double postprocess_seconds_per_image = 0;    // vision detection inference: NMS and ROI work per image
   double input_pixels = 0;                     // vision: the network's input pixels per image
   std::optional<double> job_seconds;

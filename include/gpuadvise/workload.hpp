@@ -73,6 +73,7 @@ struct Workload {
   bool flash_attention = true;
   bool compile = false;
   bool cache_latents = false;
+  bool channels_last = false;  // image generation: the UNet in channels_last (PyTorch's CUDA GroupNorm converts it, method.md §12.4)
   bool vae_tiling = false;  // image generation: the VAE decodes in tiles (diffusers enable_vae_tiling)  // image generation training: latents and text embeddings precomputed (no text encoders or VAE resident)  // torch.compile: fused elementwise kernels (training time, method.md §8.2)
   std::int64_t lora_rank = 16;
   LoraTargets lora_targets;

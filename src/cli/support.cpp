@@ -137,6 +137,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores", g);
   add_switch(app, wf, "compile", "--compile", "true", "torch.compile: fused norms, activations and residual adds (training time)", g);
   add_switch(app, wf, "cache_latents", "--cache-latents", "true", "image-generation training on precomputed latents and text embeddings (no text encoders or VAE resident)", g);
+  add_switch(app, wf, "channels_last", "--channels-last", "true", "image generation: the UNet in channels_last memory format (diffusers' benchmarks set it)", g);
   add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)", g);
   add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]", g);
   add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]", g);

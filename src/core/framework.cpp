@@ -224,9 +224,10 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   auto refuse = [&](const char* key, const std::string& why) { throw InputError(w.where(key) + ": " + why); };
   for (const char* key : {"optimizer", "master_weights", "gradient_checkpointing", "grad_accum", "tokens", "dataset_tokens", "checkpoint_every"})
     if (given(key) && !training) refuse(key, "applies to training (--mode train, finetune, lora or qlora), not --mode " + mode);
-  // torch.compile's fusion is timed in training and in vision inference (the feature-map passes).
-  if (given("compile") && !training && !(m.vision && !generation))
-    refuse("compile", "is timed for training and for vision inference, not --mode " + mode + " of " + m.id);
+  // torch.compile's fusion is timed in training and in vision and image-generation inference (the feature-map and
+  // element passes; a denoiser's CUDA graphs).
+  if (given("compile") && !training && !m.vision)
+    refuse("compile", "is timed for training and for vision and image-generation inference, not --mode " + mode + " of " + m.id);
   if (given("epochs") && !training) refuse("epochs", "applies to training (a training job of --images or --dataset-tokens), not --mode " + mode);
   if (given("disaggregate") && (training || m.vision || !framework_profile(w.effective_framework()).kv_pool))
     refuse("disaggregate", "applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)");
@@ -262,6 +263,8 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if ((w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) && (generation || m.vision))
     throw InputError(w.where("offload") + ": " + to_string(w.offload) + " is ZeRO optimizer offload for language-model training (valid for " + m.id +
                      (generation && !is_training(w.mode) ? ": none, model, sequential)" : ": none)"));
+  if (w.channels_last && !(generation && m.vision->backbone == "unet"))
+    throw InputError(w.where("channels_last") + ": is timed for the UNets of image-generation pipelines (their GroupNorm); " + m.id + " has none");
   if (w.vae_tiling && !generation) throw InputError(w.where("vae_tiling") + ": applies to image-generation pipelines; " + m.id + " has no VAE");
   if (w.cache_latents && !(generation && is_training(w.mode)))
     throw InputError(w.where("cache_latents") + ": applies to training an image-generation pipeline (" + m.id + (generation ? " in inference)" : " is not one)"));

@@ -1,6 +1,6 @@
 // Vision and image-generation time (method.md §12.3, §12.4): convolutional networks from the hardware up
 // (convolutions, the CUDA-core work beside them, the feature-map traffic), ViTs at the family's matmul share,
-// diffusion pipelines step by step.
+// diffusion pipelines in perf_denoiser.cpp.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -28,78 +28,6 @@ constexpr double k_conv_cuda_share = coef::conv_cuda_share.value;
 constexpr double k_conv_traffic_share = coef::conv_traffic_share.value;
 // ViTs: share of the family's matmul share (efficiency.cpp) reached model-wide (attention, norms, GELU).
 constexpr double k_vit_share = coef::vit_share.value;
-
-// VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
-// block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
-// resolution, then four up levels of three ResNet blocks (two 3x3 convs each, a 1x1 shortcut where the width
-// changes) with a 3x3 conv after each 2x upsampling; method.md §12.4).
-double vae_decode_macs(double W, double H) {
-  const double T0 = W * H / 64.0, ch[] = {512, 512, 256, 128};
-  double macs = T0 * (4.0 * 9.0 * 512 * 512 + 4.0 * 512 * 512) + 2.0 * T0 * T0 * 512;
-  double in = 512, T = T0;
-  for (int i = 0; i < 4; ++i) {
-    const double c = ch[i];
-    macs += T * (9.0 * in * c + 9.0 * c * c + (in != c ? in * c : 0.0) + 2.0 * 18.0 * c * c);
-    if (i < 3) macs += 4.0 * T * 9.0 * c * c;
-    in = c;
-    T *= 4.0;
-  }
-  return macs + 9.0 * 128 * 3 * W * H;
-}
-
-// Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image.
-// Image generation (method.md §12.4): the denoiser's multiply-adds per image and step from its architecture, the
-// steps (with classifier-free guidance), the VAE decode, and diffusers' CPU offload over PCIe.
-TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, bool training, TimeEstimate t) {
-  // Denoiser multiply-adds per image and step from its architecture (method.md §12.4): UNet levels with
-  // five ResNet blocks (two 3x3 convs) and transformer layers (projections, cross-attention, GEGLU MLP:
-  // 18·C²·T, scores 2·T²·C); a diffusion transformer one multiply-add per parameter and token plus attention.
-  const double lw = W / 8.0, lh = H / 8.0;
-  double macs = 0;
-  if (a.backbone == "dit") {
-    const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens);
-    macs = a.denoiser_params * T + 2.0 * static_cast<double>(a.dit_blocks) * static_cast<double>(a.dit_hidden) * T * T;
-  } else {
-    for (std::size_t i = 0; i < a.levels.size(); ++i) {
-      const double sc = std::pow(2.0, static_cast<double>(i));
-      const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels);
-      macs += 5.0 * 18.0 * C * C * T + 5.0 * static_cast<double>(a.levels[i].transformer_layers) * (18.0 * C * C * T + 2.0 * T * T * C);
-    }
-  }
-  // Denoising steps: the pipeline's default, or --steps for an inference job.
-  const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
-  // Training: forward + backward (LoRA/QLoRA skip the frozen weights' gradients: 2x the forward), and a
-  // recomputed forward with gradient checkpointing.
-  const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
-  const double train_passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
-  const double flops = 2.0 * macs * (training ? train_passes : steps * (a.cfg ? 2.0 : 1.0));
-  const double util = w.mfu.value_or(coef::denoiser_share.value);  // large matmuls and convolutions: Flux on an H100, SDXL fp16 on an A100
-  // Inference ends with the VAE decode of every image, at the same utilisation.
-  const double vae_flops = training ? 0.0 : 2.0 * vae_decode_macs(W, H);
-  double secs = static_cast<double>(w.batch) * (flops + vae_flops) / (peak_flops * util);
-  if (!training && (w.offload == Offload::model || w.offload == Offload::sequential)) {
-    // diffusers' CPU offload moves weights over PCIe from host memory (method.md §12.4): model offload each
-    // component once per pipeline call; sequential offload the denoiser at every step (and the rest once).
-    const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
-    const bool quant = is_quantised_weights(w.precision);
-    const double den_w = a.denoiser_params * bits, rest_w = text_encoder_bytes(a, w.precision == Precision::fp16, quant ? 2.0 : bits) + a.vae_params * (quant ? 2.0 : bits);
-    const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
-    const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
-    secs += moved / pcie;
-    t.notes.push_back(Note::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
-                                  w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
-  }
-  t.images_per_second = static_cast<double>(w.batch) / secs;
-  if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
-  t.utilization = util;
-  t.bound = "compute";
-  // Training runs one denoiser pass per image (a sampled timestep), not the pipeline's steps.
-  if (training) t.notes.push_back("one denoiser forward and backward per image at a sampled timestep");
-  else
-    t.notes.push_back(Note::format("{:.0f} denoising steps{}, then the VAE decode ({:.2f} TFLOP per image)", steps, a.cfg ? " with classifier-free guidance" : "",
-                                   vae_flops / 1e12));
-  return t;
-}
 
 // Seconds of feature-map traffic per step (method.md §12.3): the elements a training step keeps, written and read
 // about 14 x 0.8 times in training and 3.75 x 0.8 in inference, at 70 % of peak bandwidth.

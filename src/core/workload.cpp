@@ -209,7 +209,7 @@ std::optional<double> Workload::job_tokens(std::int64_t seq) const {
 const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
-      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
+      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "channels_last", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "virtual_stages", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
@@ -269,6 +269,7 @@ void read_model_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("compile")) w.compile = parse_bool(*v);
   if (auto* v = f.get("cache_latents")) w.cache_latents = parse_bool(*v);
   if (auto* v = f.get("vae_tiling")) w.vae_tiling = parse_bool(*v);
+  if (auto* v = f.get("channels_last")) w.channels_last = parse_bool(*v);
   if (auto* v = f.get("allow_quantization")) w.allow_quantization = parse_bool(*v);
   if (auto* v = f.get("rope_scaling")) w.rope_scaling = parse_bool(*v);
   if (auto* v = f.get("disaggregate")) w.disaggregate = parse_bool(*v);

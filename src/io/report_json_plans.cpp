@@ -35,6 +35,7 @@ void write_workload(JsonWriter& o, const Workload& w, std::int64_t seq_len, cons
   o.member("flash_attention", w.flash_attention);
   o.member("compile", w.compile);
   o.member("cache_latents", w.cache_latents);
+  o.member("channels_last", w.channels_last);
   o.member("vae_tiling", w.vae_tiling);
   o.member("lora_rank", w.lora_rank);
   o.member("lora_targets", w.lora_targets.spec);
@@ -160,6 +161,7 @@ void write_time(JsonWriter& o, const TimeEstimate& t) {
   o.member("tpot_seconds", t.tpot_seconds);
   o.member("requests_per_second", t.requests_per_second);
   o.member("images_per_second", t.images_per_second);
+  o.member("denoising_steps_per_second", t.denoising_steps_per_second);
   o.member("job_seconds", t.job_seconds);
   o.member("utilization", t.utilization);
   o.member("compute_precision", t.compute_key);

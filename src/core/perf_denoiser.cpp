@@ -1,0 +1,190 @@
+// Image-generation time from the hardware up (method.md §12.4): each denoising step is one denoiser forward of the
+// pipeline's batch (twice it under classifier-free guidance), timed as its convolutions and projections at a share
+// of the tensor peak that falls when a layer's output is too small to fill the GPU, plus the memory-bound work
+// beside them (GroupNorm, SiLU, residual adds) at the CUDA-core rate and the memory bandwidth; an eager step cannot
+// run faster than the host dispatches its operations. The text encoders run once and the VAE decodes each image.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/efficiency.hpp"
+#include "gpuadvise/memory.hpp"
+#include "perf_common.hpp"
+
+namespace gpuadvise::perf_detail {
+
+namespace {
+
+// Eager operations counted in diffusers' modules (method.md §12.4): a ResNet block (two GroupNorm + SiLU + conv,
+// the time-embedding projection and add, the residual add and scale), a transformer layer (three norms,
+// self- and cross-attention projections and SDPA, the GEGLU feed-forward, the residual adds) and the wrapper
+// of an attention block (GroupNorm, projections in and out, reshapes), a diffusion-transformer block (the
+// modulations, q/k norms, rotary embedding, attention, the gated MLP; double-stream blocks twice).
+constexpr double k_resnet_ops = 14, k_transformer_ops = 40, k_attention_block_ops = 10, k_dit_block_ops = 60;
+// A UNet level has two ResNet blocks (and attention blocks) on the way down and three on the way up.
+constexpr double k_blocks_per_level = 5;
+
+// One denoiser forward of n samples: its tensor-core seconds, its element passes (elements read or written by a
+// memory-bound kernel) and its eager operations.
+struct Forward {
+  double tensor_s = 0, passes = 0, ops = 0, flops = 0;
+};
+
+// The rate of a layer's GEMM or convolution falls when its output (rows x width) is too small to fill the GPU.
+double occupancy(double out_elements) { return out_elements / (out_elements + coef::denoiser_half_occupancy.value); }
+
+// A UNet (method.md §12.4): per level, ResNet blocks of two 3x3 convolutions (18·C²·T multiply-adds) and
+// transformer layers (projections, cross-attention, GEGLU: 18·C²·T; scores 2·T²·C).
+// Convolutions and projections run at their own rates (fp32 convolutions on TF32 tensor cores, projections not).
+Forward unet_forward(const VisionArch& a, double lw, double lh, double n, double conv_rate, double matmul_rate, bool channels_last) {
+  Forward f;
+  // A channels_last UNet pays its GroupNorms' layout conversions on top of the contiguous passes.
+  const double resnet = coef::resnet_block_passes.value + (channels_last ? coef::channels_last_passes.value : 0.0);
+  for (std::size_t i = 0; i < a.levels.size(); ++i) {
+    const double sc = std::pow(2.0, static_cast<double>(i));
+    const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels), tl = static_cast<double>(a.levels[i].transformer_layers);
+    const double conv = k_blocks_per_level * 18.0 * C * C * T, attn = k_blocks_per_level * tl * (18.0 * C * C * T + 2.0 * T * T * C);
+    f.flops += n * 2.0 * (conv + attn);
+    f.tensor_s += n * 2.0 * (conv / conv_rate + attn / matmul_rate) / occupancy(n * T * C);
+    f.passes += n * k_blocks_per_level * T * C * (resnet + tl * coef::transformer_layer_passes.value);
+    f.ops += k_blocks_per_level * (k_resnet_ops + tl * k_transformer_ops + (tl > 0 ? k_attention_block_ops : 0.0));
+  }
+  return f;
+}
+
+// A diffusion transformer: one multiply-add per parameter and token, and the attention scores (2·T²·width per block).
+Forward dit_forward(const VisionArch& a, double lw, double lh, double n, double rate) {
+  Forward f;
+  const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens), hidden = static_cast<double>(a.dit_hidden);
+  const double blocks = static_cast<double>(a.dit_blocks);
+  const double macs = a.denoiser_params * T + 2.0 * blocks * hidden * T * T;
+  f.flops = n * 2.0 * macs;
+  f.tensor_s = f.flops / (rate * occupancy(n * T * hidden));
+  f.passes = n * blocks * T * hidden * coef::transformer_layer_passes.value;
+  f.ops = blocks * k_dit_block_ops;
+  return f;
+}
+
+}  // namespace
+
+// VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
+// block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
+// resolution, then four up levels of three ResNet blocks (two 3x3 convs each, a 1x1 shortcut where the width
+// changes) with a 3x3 conv after each 2x upsampling; method.md §12.4). `resnet_elements` receives the
+// channel-positions of its ResNet blocks (for their memory-bound work).
+double vae_decode_macs(double W, double H, double* resnet_elements) {
+  const double T0 = W * H / 64.0, ch[] = {512, 512, 256, 128};
+  double macs = T0 * (4.0 * 9.0 * 512 * 512 + 4.0 * 512 * 512) + 2.0 * T0 * T0 * 512;
+  double elements = 2.0 * T0 * 512;
+  double in = 512, T = T0;
+  for (int i = 0; i < 4; ++i) {
+    const double c = ch[i];
+    macs += T * (9.0 * in * c + 9.0 * c * c + (in != c ? in * c : 0.0) + 2.0 * 18.0 * c * c);
+    elements += 3.0 * T * c;
+    if (i < 3) macs += 4.0 * T * 9.0 * c * c;
+    in = c;
+    T *= 4.0;
+  }
+  if (resnet_elements) *resnet_elements = elements;
+  return macs + 9.0 * 128 * 3 * W * H;
+}
+
+// Seconds of one element pass: its CUDA-core operations at the fp32 peak and its bytes (read or written once) at the
+// feature-map share of the bandwidth (method.md §12.4).
+double element_pass_seconds(const Workload& w, const GpuSpec& gpu) {
+  const double act_bytes = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+  double s = 0;
+  if (const auto p32 = gpu.peak_flops("fp32")) s += coef::element_pass_ops.value / *p32;
+  if (gpu.bandwidth_gb_per_s) s += act_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::feature_map_bandwidth_share.value);
+  return s;
+}
+
+// The rate of a denoiser's convolutions: the UNet's share of the peak times the vendor's convolution library; fp32
+// convolutions on TF32 tensor cores where PyTorch allows them by default (torch.backends.cudnn.allow_tf32).
+double conv_rate(const Workload& w, const GpuSpec& gpu, double peak_flops) {
+  double peak = peak_flops;
+  if (w.precision == Precision::fp32 && gpu.stack == "cuda")
+    if (const auto tf32 = gpu.peak_flops("tf32")) peak = *tf32;
+  return peak * coef::denoiser_share.value * family_efficiency(gpu_family(gpu)).conv_library;
+}
+
+DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, double samples) {
+  const bool dit = a.backbone == "dit";
+  // The UNet's convolutions and projections at denoiser_share (fp32 projections on CUDA cores at their share); a
+  // diffusion transformer's projections at the family's matmul share (§8.2's table).
+  const bool fp32 = w.precision == Precision::fp32;
+  const double matmul_rate = peak_flops * (fp32 ? coef::fp32_cuda_core_share.value : dit ? family_efficiency(gpu_family(gpu)).matmul_efficiency : coef::denoiser_share.value);
+  const Forward f = dit ? dit_forward(a, W / 8.0, H / 8.0, samples, matmul_rate) : unet_forward(a, W / 8.0, H / 8.0, samples, conv_rate(w, gpu, peak_flops), matmul_rate, w.channels_last);
+  DenoiserStep s;
+  s.flops = f.flops;
+  s.tensor_s = f.tensor_s;
+  s.elementwise_s = f.passes * (w.compile ? coef::compiled_pass_share.value : 1.0) * element_pass_seconds(w, gpu);
+  // torch.compile's CUDA graphs replay the step without the host; eager, the host dispatches every operation.
+  s.host_s = w.compile ? 0.0 : f.ops * coef::eager_op_host_s.value;
+  return s;
+}
+
+
+// Image generation (method.md §12.4): the pipeline's steps (or --steps), one denoiser forward each (of twice the
+// batch under classifier-free guidance), the text encoders once per prompt and the VAE decode of each image;
+// training one forward and backward per image at a sampled timestep. diffusers' CPU offload adds the weights'
+// trips over PCIe.
+TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, bool training, TimeEstimate t) {
+  const double b = static_cast<double>(w.batch);
+  const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
+  const double guidance = !training && a.cfg ? 2.0 : 1.0;
+  const DenoiserStep st = denoiser_step(w, a, gpu, peak_flops, W, H, b * guidance);
+  const FamilyEfficiency& fam = family_efficiency(gpu_family(gpu));
+  double secs = 0, flops = 0;
+  if (training) {
+    // Forward + backward (LoRA/QLoRA skip the frozen weights' gradients: 2x the forward), a recomputed forward
+    // with gradient checkpointing; autograd launches the backward's operations as the forward's.
+    const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+    const double passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
+    flops = st.flops * passes;
+    secs = w.mfu ? flops / (peak_flops * *w.mfu) : std::max(st.gpu_s() * passes, st.host_s * 2.0);
+    if (!w.mfu && st.host_s * 2.0 > st.gpu_s() * passes) t.bound = k_host_bound;
+    t.notes.push_back("one denoiser forward and backward per image at a sampled timestep");
+  } else {
+    // The text encoders: two FLOPs per parameter and token (CLIP's 77 tokens, or the transformer's text tokens),
+    // for the prompt and, under guidance, the negative prompt; the VAE decode on the UNet's convolution terms.
+    const double tokens = a.dit_text_tokens > 0 ? static_cast<double>(a.dit_text_tokens) : 77.0;
+    const double text_flops = 2.0 * a.text_encoder_params * tokens * b * guidance;
+    double vae_elements = 0;
+    const double T0 = W * H / 64.0;
+    const double vae_flops = b * 2.0 * vae_decode_macs(W, H, &vae_elements);
+    const double vae_s = vae_flops / (conv_rate(w, gpu, peak_flops) * occupancy(b * T0 * 512.0)) +
+                         b * vae_elements * coef::resnet_block_passes.value * element_pass_seconds(w, gpu);
+    flops = steps * st.flops + vae_flops + text_flops;
+    const double step_s = w.mfu ? st.flops / (peak_flops * *w.mfu) : st.seconds();
+    secs = steps * step_s + (w.mfu ? (vae_flops + text_flops) / (peak_flops * *w.mfu) : vae_s + text_flops / (peak_flops * fam.matmul_efficiency));
+    t.denoising_steps_per_second = 1.0 / step_s;
+    if (!w.mfu && st.host_s > st.gpu_s()) t.bound = k_host_bound;
+    t.notes.push_back(Note::format("{:.0f} denoising steps of {:.0f} ms{}, then the VAE decode ({:.2f} TFLOP per image)", steps, step_s * 1e3,
+                                   a.cfg ? " with classifier-free guidance" : "", vae_flops / b / 1e12));
+    if (!w.mfu && st.host_s > st.gpu_s())
+      t.notes.push_back(Note::format("each step waits on the host: {:.0f} ms of eager dispatch against {:.0f} ms of GPU work (--compile replays it as CUDA graphs)",
+                                     st.host_s * 1e3, st.gpu_s() * 1e3));
+    if (w.offload == Offload::model || w.offload == Offload::sequential) {
+      // diffusers' CPU offload moves weights over PCIe from host memory: model offload each component once per
+      // pipeline call; sequential offload the denoiser at every step (and the rest once).
+      const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
+      const bool quant = is_quantised_weights(w.precision);
+      const double den_w = a.denoiser_params * bits, rest_w = text_encoder_bytes(a, w.precision == Precision::fp16, quant ? 2.0 : bits) + a.vae_params * (quant ? 2.0 : bits);
+      const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
+      const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
+      secs += moved / pcie;
+      t.notes.push_back(Note::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
+                                     w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
+    }
+  }
+  t.images_per_second = b / secs;
+  if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
+  // The share of the peak the whole job reaches.
+  t.utilization = w.mfu.value_or(flops / (secs * peak_flops));
+  if (t.bound.empty()) t.bound = "compute";
+  return t;
+}
+
+}  // namespace gpuadvise::perf_detail
