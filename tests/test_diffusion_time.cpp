@@ -125,3 +125,28 @@ TEST_CASE("generation: each pipeline runs its diffusers default steps, and --ste
   const auto notes = test::run({"estimate", "--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--gpu", "h100-sxm-80gb"}).out;
   CHECK(notes.find("28 denoising steps") != std::string::npos);
 }
+
+TEST_CASE("generation: an image job without --batch runs the batch that amortises the step, a given --batch is kept", "[diffusion][plan]") {
+  // SDXL at 1024x1024 on one H100: batch 1 waits on the host (2,910 eager operations x 30 us = 87 ms a step against
+  // about 40 ms of GPU work), so the planner doubles the batch while the step's fixed share is a tenth or more.
+  auto pick = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--model", "sdxl-base-1.0", "--mode", "inference", "--images", "10000", "--gpu", "h100-sxm-80gb"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_json(args)["ranking"][0];
+  };
+  const auto free_batch = pick({});
+  const auto one = pick({"--batch", "1"});
+  CHECK(one["plan"]["micro_batch"].get<int>() == 1);
+  CHECK(one["time"]["bound"].get<std::string>() == k_host_bound);
+  CHECK(free_batch["plan"]["micro_batch"].get<int>() > 1);
+  CHECK(free_batch["time"]["images_per_second"].get<double>() > 1.5 * one["time"]["images_per_second"].get<double>());
+  CHECK(free_batch["cost"]["job_usd"].get<double>() < one["cost"]["job_usd"].get<double>());
+}
+
+TEST_CASE("generation: a GPU without a vector-core peak has no denoiser throughput, and says why", "[diffusion][time]") {
+  const auto r = test::run({"estimate", "--model", "stable-diffusion-v1-4", "--mode", "inference", "--gpu", "gaudi3-128gb"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("no fp32 (vector-core) peak in the catalogue") != std::string::npos);
+  const auto t = time_of({"--model", "stable-diffusion-v1-4", "--mode", "inference", "--gpu", "gaudi3-128gb"});
+  CHECK(t["images_per_second"].is_null());
+}

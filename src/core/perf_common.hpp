@@ -44,6 +44,7 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
 // FLOPs and seconds on the tensor cores, on the memory-bound work beside them, and of the host's eager dispatch.
 struct DenoiserStep {
   double flops = 0, tensor_s = 0, elementwise_s = 0, host_s = 0;
+  double full_tensor_s = 0;  // tensor_s at full occupancy
   double gpu_s() const { return tensor_s + elementwise_s; }
   double seconds() const { return gpu_s() > host_s ? gpu_s() : host_s; }
 };

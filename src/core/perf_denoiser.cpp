@@ -29,6 +29,7 @@ constexpr double k_blocks_per_level = 5;
 // memory-bound kernel) and its eager operations.
 struct Forward {
   double tensor_s = 0, passes = 0, ops = 0, flops = 0;
+  double full_tensor_s = 0;  // the tensor seconds at full occupancy
 };
 
 // The rate of a layer's GEMM or convolution falls when its output (rows x width) is too small to fill the GPU.
@@ -46,6 +47,7 @@ Forward unet_forward(const VisionArch& a, double lw, double lh, double n, double
     const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels), tl = static_cast<double>(a.levels[i].transformer_layers);
     const double conv = k_blocks_per_level * 18.0 * C * C * T, attn = k_blocks_per_level * tl * (18.0 * C * C * T + 2.0 * T * T * C);
     f.flops += n * 2.0 * (conv + attn);
+    f.full_tensor_s += n * 2.0 * (conv / conv_rate + attn / matmul_rate);
     f.tensor_s += n * 2.0 * (conv / conv_rate + attn / matmul_rate) / occupancy(n * T * C);
     f.passes += n * k_blocks_per_level * T * C * (resnet + tl * coef::transformer_layer_passes.value);
     f.ops += k_blocks_per_level * (k_resnet_ops + tl * k_transformer_ops + (tl > 0 ? k_attention_block_ops : 0.0));
@@ -60,7 +62,8 @@ Forward dit_forward(const VisionArch& a, double lw, double lh, double n, double 
   const double blocks = static_cast<double>(a.dit_blocks);
   const double macs = a.denoiser_params * T + 2.0 * blocks * hidden * T * T;
   f.flops = n * 2.0 * macs;
-  f.tensor_s = f.flops / (rate * occupancy(n * T * hidden));
+  f.full_tensor_s = f.flops / rate;
+  f.tensor_s = f.full_tensor_s / occupancy(n * T * hidden);
   f.passes = n * blocks * T * hidden * coef::transformer_layer_passes.value;
   f.ops = blocks * k_dit_block_ops;
   return f;
@@ -119,6 +122,7 @@ DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec
   DenoiserStep s;
   s.flops = f.flops;
   s.tensor_s = f.tensor_s;
+  s.full_tensor_s = f.full_tensor_s;
   s.elementwise_s = f.passes * (w.compile ? coef::compiled_pass_share.value : 1.0) * element_pass_seconds(w, gpu);
   // torch.compile's CUDA graphs replay the step without the host; eager, the host dispatches every operation.
   s.host_s = w.compile ? 0.0 : f.ops * coef::eager_op_host_s.value;
@@ -131,6 +135,11 @@ DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec
 // training one forward and backward per image at a sampled timestep. diffusers' CPU offload adds the weights'
 // trips over PCIe.
 TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, bool training, TimeEstimate t) {
+  // The element passes run on the vector (CUDA) cores: without their peak the step's time is unknown, not free.
+  if (!w.mfu && !gpu.peak_flops("fp32")) {
+    t.notes.push_back("no fp32 (vector-core) peak in the catalogue: the denoiser's normalisation and elementwise work, and so its throughput, are unknown");
+    return t;
+  }
   const double b = static_cast<double>(w.batch);
   const double steps = static_cast<double>(!training && w.steps ? *w.steps : a.default_steps);
   const double guidance = !training && a.cfg ? 2.0 : 1.0;
@@ -160,6 +169,8 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
     const double step_s = w.mfu ? st.flops / (peak_flops * *w.mfu) : st.seconds();
     secs = steps * step_s + (w.mfu ? (vae_flops + text_flops) / (peak_flops * *w.mfu) : vae_s + text_flops / (peak_flops * fam.matmul_efficiency));
     t.denoising_steps_per_second = 1.0 / step_s;
+    // What a larger batch amortises (the planner's batch search): the host's wait and the idle tiles of small layers.
+    if (!w.mfu) t.fixed_share = std::max(0.0, 1.0 - (st.full_tensor_s + st.elementwise_s) / step_s);
     if (!w.mfu && st.host_s > st.gpu_s()) t.bound = k_host_bound;
     t.notes.push_back(Note::format("{:.0f} denoising steps of {:.0f} ms{}, then the VAE decode ({:.2f} TFLOP per image)", steps, step_s * 1e3,
                                    a.cfg ? " with classifier-free guidance" : "", vae_flops / b / 1e12));
