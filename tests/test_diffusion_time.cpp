@@ -29,86 +29,98 @@ nlohmann::json time_of(std::vector<std::string> args) {
 }
 }  // namespace
 
-TEST_CASE("generation: diffusers' SD 1.5 benchmark and the SDXL and FLUX rows, within 15 % median, gaps named", "[diffusion][time]") {
+TEST_CASE("generation: 31 fitted rows and 34 held out of eight sources, within 12 % median, gaps named", "[diffusion][time]") {
+  // Fitted: diffusers' SD 1.5 benchmark (A100, V100, RTX 3090, RTX 4090 at batch 1, 4 and 16, eager and compiled),
+  // fal.ai's SD 1.5 A100 rows, the SDXL A100 rows of Hugging Face's and PyTorch's blogs. Held out: stable-fast's,
+  // ONNX Runtime's, fal.ai's SDXL, the LCM-LoRA blog's, sd-benchmarks', xDiT's and Hugging Face's FLUX rows (SD 1.5,
+  // SDXL and FLUX.1-dev on H100, A100, V100, RTX 3090 and RTX 4090), and the T4's four rows.
   std::map<std::string, double> err;
-  std::vector<double> all, large_batch;
+  std::vector<double> fitted, held_out, large_batch;
   for (const auto& [c, e] : test::data_case_errors("diffusion_time.jsonl")) {
     const std::string id = c["id"].get<std::string>();
     err[id] = e;
-    all.push_back(e);
+    if (id.find("_t4_") != std::string::npos) continue;  // named below
+    (c["fitted"].get<bool>() ? fitted : held_out).push_back(e);
     // SD 1.5 at batch 4 and 16 on the four families the coefficients were fitted on: the GPU's work alone.
-    if (id.starts_with("diffusers_sd15_") && id.find("_t4_") == std::string::npos && id.find("_b1_") == std::string::npos) large_batch.push_back(e);
+    if (id.starts_with("diffusers_sd15_") && id.find("_b1_") == std::string::npos) large_batch.push_back(e);
   }
-  REQUIRE(all.size() == 36);
+  REQUIRE(err.size() == 69);
+  REQUIRE(fitted.size() == 31);
+  REQUIRE(held_out.size() == 34);
   REQUIRE(large_batch.size() == 16);
-  const auto [median, p90] = median_p90(all);
-  CHECK(median <= 0.15);
-  CHECK(p90 <= 0.75);
+  const auto [f_median, f_p90] = median_p90(fitted);
+  CHECK(f_median <= 0.11);
+  CHECK(f_p90 <= 0.30);
+  const auto [h_median, h_p90] = median_p90(held_out);
+  CHECK(h_median <= 0.13);
+  CHECK(h_p90 <= 0.28);
   // A100, V100, RTX 3090 and RTX 4090 at batch 4 and 16, eager and compiled: the tensor, element-pass and
   // occupancy terms carry the ranking of the families (the A100 no faster than the RTX 4090).
   const auto [lb_median, lb_p90] = median_p90(large_batch);
-  CHECK(lb_median <= 0.06);
-  CHECK(lb_p90 <= 0.25);
-  // Held out: FLUX.1-dev on an H100 (a diffusion transformer at Hopper's matmul share) within 20 %.
-  CHECK(std::abs(err.at("hf_quant_blog_flux_dev_h100_bf16_50steps")) <= 0.20);
-  // SDXL on A100s (contiguous layout), Hugging Face's batch-4 and PyTorch's batch-1 rows, within 35 % (the
-  // batch-1 eager row is the widest, +30 %: 2,910 eager operations a step at 30 us, fewer than its host spent).
-  for (const char* id : {"hf_blog_sdxl_a100_40gb_b4_fp16_sdpa", "hf_blog_sdxl_a100_40gb_b4_fp16_compile", "pytorch_blog_sdxl_a100_80gb_b1_bf16_sdpa",
-                         "pytorch_blog_sdxl_a100_80gb_b1_bf16_compile"}) {
+  CHECK(lb_median <= 0.08);
+  CHECK(lb_p90 <= 0.15);
+  // FLUX.1-dev (a diffusion transformer) on an H100 and an A100 at 28 steps within 20 %.
+  for (const char* id : {"hf_prod_flux_dev_a100_28steps", "hf_prod_flux_dev_h100_28steps", "xdit_flux_dev_h100_1gpu"}) {
     INFO(id);
-    CHECK(std::abs(err.at(id)) <= 0.35);
+    CHECK(std::abs(err.at(id)) <= 0.20);
   }
-  // Named gaps, each bounded so that a change to them shows: the T4's 70 W cap (50-100 % fast); SD 1.5 compiled
-  // at batch 1 in the contiguous layout (fal.ai: 2.2x the estimate's time: cuDNN's layout conversions around each
-  // convolution, not counted).
+  // Named gaps, each bounded so that a change to them shows: the T4's 70 W cap holds its clock below the boost
+  // its peak assumes (55-85 % fast); Hugging Face's SDXL batch-4 rows on an A100 40 GB run twice the estimate's
+  // rate, where PyTorch's, fal.ai's and stable-fast's batch-1 SDXL rows on A100s agree within 30 %.
   for (const char* id : {"diffusers_sd15_t4_b1_eager", "diffusers_sd15_t4_b4_eager", "diffusers_sd15_t4_b1_compile", "diffusers_sd15_t4_b4_compile"}) {
     INFO(id);
-    CHECK(err.at(id) >= 0.5);
-    CHECK(err.at(id) <= 1.0);
+    CHECK(err.at(id) >= 0.55);
+    CHECK(err.at(id) <= 0.85);
   }
-  CHECK(err.at("fal_sd15_a100_b1_sdpa_compiled") == Approx(1.2).margin(0.1));
+  CHECK(err.at("hf_blog_sdxl_a100_40gb_b4_fp16_sdpa") == Approx(-0.48).margin(0.05));
+  for (const char* id : {"pytorch_blog_sdxl_a100_80gb_b1_bf16_sdpa", "fal_sdxl_a100_b1_sdpa", "stablefast_sdxl_a100_b1_eager"}) {
+    INFO(id);
+    CHECK(std::abs(err.at(id)) <= 0.30);
+  }
 }
 
-TEST_CASE("generation: an SD 1.5 step on an RTX 4090 at batch 16 is its tensor work plus its element passes, by hand", "[diffusion][time]") {
+TEST_CASE("generation: an SD 1.5 step on an RTX 4090 at batch 16 is its tensor work, its element passes and its kernels, by hand", "[diffusion][time]") {
   // 32 UNet inputs (16 images, doubled by guidance) at 512x512: latents of 64x64, the UNet in channels_last as
   // diffusers' benchmark ran it. Per level (channels C, positions T, transformer layers tl): conv 5·18·C²·T and
   // attention 5·tl·(18·C²·T + 2·T²·C) multiply-adds per input, at 0.8 x 165.2 TFLOP/s over the occupancy
-  // X/(X + 1e6), X = 32·T·C:
-  //   level 0 (320, 4096, 1): 129.18 G MACs, occupancy 0.97671: 64.05 ms
-  //   level 1 (640, 1024, 1):  82.21 G, 0.95449: 41.71 ms
-  //   level 2 (1280, 256, 1):  76.34 G, 0.91294: 40.49 ms
-  //   level 3 (1280, 64, 0):    9.44 G, 0.72387:  6.31 ms      tensor 152.56 ms
-  // Element passes 32 x 5·T·C x (10 + 70 for channels_last + 9·tl) over the levels = 33.712 G, each 120 ops at
-  // 82.6 TFLOP/s plus 2 B at 0.7 x 1,008 GB/s = 4.2873 ps: 144.53 ms. Step 297.10 ms: 3.366 it/s (diffusers
-  // measured 3.17). The host's 1,030 eager operations x 30 us = 30.9 ms run beside it.
+  // X/(X + 2.5e5), X = 32·T·C:
+  //   level 0 (320, 4096, 1): 129.18 G MACs, occupancy 0.99407: 62.932 ms
+  //   level 1 (640, 1024, 1):  82.21 G, 0.98822: 40.285 ms
+  //   level 2 (1280, 256, 1):  76.34 G, 0.97671: 37.848 ms
+  //   level 3 (1280, 64, 0):    9.44 G, 0.91294:  5.006 ms      tensor 146.07 ms
+  // Element passes 32 x 5·T·C x (84 + 30 for channels_last + 5·tl) over the levels = 45.167 G, each 80 ops at
+  // 82.6 TFLOP/s plus 2 B at 0.7 x 1,008 GB/s = 3.8030 ps: 171.77 ms. 1,030 operations x 10 us of kernels beyond
+  // their work: 10.30 ms. Step 328.14 ms: 3.047 it/s (diffusers measured 3.17). The host's 1,030 operations x
+  // 20 us = 20.6 ms run beside it.
   const std::vector<std::string> base{"--model", "stable-diffusion-v1-4", "--mode", "inference", "--image-size", "512", "--precision", "fp16",
                                       "--batch", "16", "--gpu", "rtx-4090-24gb", "--channels-last"};
   const auto t = time_of(base);
-  CHECK(t["denoising_steps_per_second"].get<double>() == Approx(1.0 / 0.29710).epsilon(0.002));
+  CHECK(t["denoising_steps_per_second"].get<double>() == Approx(1.0 / 0.32814).epsilon(0.002));
   CHECK(t["bound"].get<std::string>() == "compute");
-  // Compiled: 0.7 of the passes, no host: 152.56 + 101.17 ms = 253.74 ms, 3.941 it/s (measured 3.84).
+  // Compiled: 0.8 of the passes and of the operations, no host: 146.07 + 0.8 x (171.77 + 10.30) = 291.73 ms,
+  // 3.428 it/s (measured 3.84).
   auto compiled = base;
   compiled.push_back("--compile");
-  CHECK(time_of(compiled)["denoising_steps_per_second"].get<double>() == Approx(1.0 / 0.25374).epsilon(0.002));
-  // Contiguous (NCHW, diffusers' default): the GroupNorms convert nothing, 10 + 9·tl passes a level.
+  CHECK(time_of(compiled)["denoising_steps_per_second"].get<double>() == Approx(1.0 / 0.29173).epsilon(0.002));
+  // Contiguous (NCHW, diffusers' default): the GroupNorms convert nothing, 84 + 5·tl passes a level.
   auto nchw = base;
   nchw.pop_back();
-  CHECK(time_of(nchw)["denoising_steps_per_second"].get<double>() > 1.4 * t["denoising_steps_per_second"].get<double>());
+  CHECK(time_of(nchw)["denoising_steps_per_second"].get<double>() > 1.15 * t["denoising_steps_per_second"].get<double>());
 }
 
-TEST_CASE("generation: a batch-1 step on an A100 waits on the host's eager dispatch, and --compile removes it", "[diffusion][time]") {
-  // SD 1.5 at batch 1 on an A100: the GPU's work for two inputs is 12.7 ms, the host dispatches 1,030
-  // operations at 30 us: 30.9 ms, 32.36 it/s (fal.ai measured 31.19 with the VAE decode).
+TEST_CASE("generation: a batch-1 step on an H100 waits on the host's eager dispatch, and --compile removes it", "[diffusion][time]") {
+  // SD 1.5 at batch 1 on an H100: the host dispatches 1,030 operations at 20 us, 20.6 ms, against about 16 ms of
+  // GPU work for the two inputs: 48.5 it/s (stable-fast measured 54.5, sd-benchmarks 1.00 s a 50-step image).
   const std::vector<std::string> base{"--model", "stable-diffusion-v1-4", "--mode", "inference", "--image-size", "512", "--precision", "fp16",
-                                      "--batch", "1", "--gpu", "a100-sxm-80gb"};
+                                      "--batch", "1", "--gpu", "h100-sxm-80gb"};
   const auto t = time_of(base);
-  CHECK(t["denoising_steps_per_second"].get<double>() == Approx(1.0 / 0.0309).epsilon(0.001));
+  CHECK(t["denoising_steps_per_second"].get<double>() == Approx(1.0 / 0.0206).epsilon(0.001));
   CHECK(t["bound"].get<std::string>() == k_host_bound);
   auto compiled = base;
   compiled.push_back("--compile");
   const auto c = time_of(compiled);
   CHECK(c["bound"].get<std::string>() == "compute");
-  CHECK(c["denoising_steps_per_second"].get<double>() > 1.5 * t["denoising_steps_per_second"].get<double>());
+  CHECK(c["denoising_steps_per_second"].get<double>() > 1.3 * t["denoising_steps_per_second"].get<double>());
 }
 
 TEST_CASE("generation: each pipeline runs its diffusers default steps, and --steps sets them", "[diffusion][time]") {
@@ -127,8 +139,9 @@ TEST_CASE("generation: each pipeline runs its diffusers default steps, and --ste
 }
 
 TEST_CASE("generation: an image job without --batch runs the batch that amortises the step, a given --batch is kept", "[diffusion][plan]") {
-  // SDXL at 1024x1024 on one H100: batch 1 waits on the host (2,910 eager operations x 30 us = 87 ms a step against
-  // about 40 ms of GPU work), so the planner doubles the batch while the step's fixed share is a tenth or more.
+  // SDXL at 1024x1024 on one H100: at batch 1 the host's 2,910 eager operations (58 ms a step at 20 us) take as long
+  // as the GPU's work (59 ms, much of it the kernels' fixed time and small layers' idle tiles), so the planner
+  // doubles the batch while the step's fixed share is a tenth or more.
   auto pick = [](std::vector<std::string> extra) {
     std::vector<std::string> args{"--model", "sdxl-base-1.0", "--mode", "inference", "--images", "10000", "--gpu", "h100-sxm-80gb"};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -137,7 +150,6 @@ TEST_CASE("generation: an image job without --batch runs the batch that amortise
   const auto free_batch = pick({});
   const auto one = pick({"--batch", "1"});
   CHECK(one["plan"]["micro_batch"].get<int>() == 1);
-  CHECK(one["time"]["bound"].get<std::string>() == k_host_bound);
   CHECK(free_batch["plan"]["micro_batch"].get<int>() > 1);
   CHECK(free_batch["time"]["images_per_second"].get<double>() > 1.5 * one["time"]["images_per_second"].get<double>());
   CHECK(free_batch["cost"]["job_usd"].get<double>() < one["cost"]["job_usd"].get<double>());

@@ -51,35 +51,39 @@ inline constexpr Coefficient miopen_conv{
     "solved on milabench's ResNet-50 MI325X/H100 row (0.68); held out: its ConvNeXt-Large and RegNetY-128GF rows", "§12.3"};
 inline constexpr Coefficient denoiser_share{
     "denoiser_share", 0.8, "share of the dense tensor peak", Basis::fitted,
-    "a UNet's convolutions and projections at full occupancy: diffusers' SD 1.5 fp16 rows on A100, V100, RTX 3090 and RTX 4090 at batch 1, 4 and 16, fal.ai's A100 rows and the SDXL A100 rows of Hugging Face's and PyTorch's blogs (fitted with the six below)",
+    "a denoiser's convolutions and projections (UNet or diffusion transformer) at full occupancy: diffusers' SD 1.5 fp16 benchmark (A100, V100, RTX 3090, RTX 4090 at batch 1, 4 and 16, eager and compiled), fal.ai's SD 1.5 A100 rows and the SDXL A100 rows of Hugging Face's and PyTorch's blogs (fitted with the eight below; held out: 33 rows of seven other sources)",
     "§12.4"};
 inline constexpr Coefficient denoiser_half_occupancy{
-    "denoiser_half_occupancy", 1e6, "output elements per layer (rows x width)", Basis::fitted,
+    "denoiser_half_occupancy", 2.5e5, "output elements per layer (rows x width)", Basis::fitted,
     "the size of a layer's output at which its GEMM or convolution reaches half its rate (too few tiles to fill the SMs): the same rows, batch 1 against 16",
     "§12.4"};
 inline constexpr Coefficient resnet_block_passes{
-    "resnet_block_passes", 10, "element passes per ResNet block per channel and position", Basis::fitted,
-    "the memory-bound work beside a ResNet block's two convolutions (GroupNorm's statistics and normalisation, SiLU, the time-embedding and residual adds), contiguous (NCHW) layout: the same rows",
+    "resnet_block_passes", 84, "element passes per ResNet block per channel and position", Basis::fitted,
+    "the memory-bound work beside a ResNet block's two convolutions (GroupNorm's statistics and normalisation, SiLU, the time-embedding and residual adds, the layout conversions around cuDNN's convolutions): the same rows",
     "§12.4"};
 inline constexpr Coefficient channels_last_passes{
-    "channels_last_passes", 70, "element passes per ResNet block per channel and position", Basis::fitted,
-    "a channels_last UNet's GroupNorms: PyTorch's CUDA GroupNorm converts its input to contiguous and returns it so (pytorch/pytorch#111824), and the next convolution converts it back, in strided copies: diffusers' SD 1.5 rows (channels_last) against the NCHW rows",
+    "channels_last_passes", 30, "element passes per ResNet block per channel and position", Basis::fitted,
+    "a channels_last UNet's GroupNorms: PyTorch's CUDA GroupNorm converts its input to contiguous and returns it so (pytorch/pytorch#111824), and the next convolution converts it back: diffusers' SD 1.5 rows (channels_last) against the contiguous rows",
     "§12.4"};
 inline constexpr Coefficient transformer_layer_passes{
-    "transformer_layer_passes", 9, "element passes per transformer layer per channel and token", Basis::fitted,
-    "the LayerNorms, GEGLU and residual adds beside a transformer layer's projections and fused attention: the same rows",
+    "transformer_layer_passes", 5, "element passes per transformer layer per channel and token", Basis::fitted,
+    "the LayerNorms, activations and residual adds beside a transformer layer's projections and fused attention: the same rows",
     "§12.4"};
 inline constexpr Coefficient element_pass_ops{
-    "element_pass_ops", 120, "CUDA-core operations per element pass", Basis::fitted,
+    "element_pass_ops", 80, "CUDA-core operations per element pass", Basis::fitted,
     "eager elementwise and normalisation kernels compute in fp32 with index math per element: why an A100 (19.5 fp32 TFLOP/s) runs SD 1.5 no faster than an RTX 4090 (82.6): the same rows",
     "§12.4"};
 inline constexpr Coefficient eager_op_host_s{
-    "eager_op_host_s", 30e-6, "seconds per module operation", Basis::fitted,
-    "Python dispatch and launch of one eager PyTorch operation in a diffusers denoiser: fal.ai's SD 1.5 batch-1 A100 row (31.2 it/s with SDPA); CUDA graphs (torch.compile) remove it",
+    "eager_op_host_s", 20e-6, "seconds per module operation", Basis::fitted,
+    "Python dispatch and launch of one eager PyTorch operation in a diffusers denoiser: the batch-1 rows of the same sources (fal.ai's SD 1.5 A100 row: 31.2 it/s); CUDA graphs (torch.compile) remove it",
+    "§12.4"};
+inline constexpr Coefficient eager_op_gpu_s{
+    "eager_op_gpu_s", 10e-6, "GPU seconds per module operation", Basis::fitted,
+    "the GPU time an operation's kernels take beyond their work at small sizes (launch gaps, ramp and tail of a few thread blocks): compiled batch-1 rows, where no host waits",
     "§12.4"};
 inline constexpr Coefficient compiled_pass_share{
-    "compiled_pass_share", 0.7, "element passes left after torch.compile fuses them", Basis::fitted,
-    "diffusers' SD 1.5 compile rows against its eager rows (A100, RTX 3090, RTX 4090 at batch 4 and 16)", "§12.4"};
+    "compiled_pass_share", 0.8, "element passes and operations left after torch.compile fuses them", Basis::fitted,
+    "diffusers' SD 1.5 compile rows against its eager rows (A100, RTX 3090, RTX 4090 at batch 1, 4 and 16)", "§12.4"};
 
 inline constexpr Coefficient two_stage_postprocess_s{
     "two_stage_postprocess_s", 0.013, "seconds per image", Basis::fitted,
@@ -260,11 +264,11 @@ inline constexpr Coefficient finetune_global_batch{
     "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
     "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 76> all{
+inline constexpr std::array<const Coefficient*, 77> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
-    &transformer_layer_passes, &element_pass_ops,     &eager_op_host_s,             &compiled_pass_share,         &two_stage_postprocess_s,     &nms_postprocess_s,
+    &transformer_layer_passes, &element_pass_ops,     &eager_op_host_s,             &eager_op_gpu_s,              &compiled_pass_share,         &two_stage_postprocess_s,     &nms_postprocess_s,
     &small_batch_overhead_s, &prefill_share,           &decode_bandwidth_share,
     &decode_compute_share, &fp4_matmul_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,

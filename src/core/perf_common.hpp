@@ -45,7 +45,8 @@ TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const G
 struct DenoiserStep {
   double flops = 0, tensor_s = 0, elementwise_s = 0, host_s = 0;
   double full_tensor_s = 0;  // tensor_s at full occupancy
-  double gpu_s() const { return tensor_s + elementwise_s; }
+  double launch_s = 0;       // the operations' kernels beyond their work (eager_op_gpu_s)
+  double gpu_s() const { return tensor_s + elementwise_s + launch_s; }
   double seconds() const { return gpu_s() > host_s ? gpu_s() : host_s; }
 };
 DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, double samples);
