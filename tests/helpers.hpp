@@ -1,5 +1,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -51,6 +53,16 @@ inline gpuadvise::Workload wl(std::initializer_list<std::pair<const char*, std::
   gpuadvise::RawWorkload raw;
   for (const auto& [k, v] : kv) raw[k] = gpuadvise::RawValue{v, std::string("--") + k};
   return gpuadvise::build_workload(raw);
+}
+
+// |error| at the median and the 90th percentile (nearest rank, as scripts/accuracy.py reports them in docs/accuracy.md).
+inline std::pair<double, double> median_p90(std::vector<double> errs) {
+  if (errs.empty()) throw std::invalid_argument("median_p90 of no errors");
+  for (auto& e : errs) e = std::abs(e);
+  std::sort(errs.begin(), errs.end());
+  const std::size_t n = errs.size();
+  const double median = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2.0;
+  return {median, errs[static_cast<std::size_t>(std::lround(0.9 * static_cast<double>(n - 1)))]};
 }
 
 // One case of a tests/data file (id, args, compare, measured or measured_bytes) through `estimate`: the

@@ -15,14 +15,6 @@
 using namespace gpuadvise;
 
 namespace {
-std::pair<double, double> median_p90(std::vector<double> errs) {
-  for (auto& e : errs) e = std::abs(e);
-  std::sort(errs.begin(), errs.end());
-  const std::size_t n = errs.size();
-  const double median = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2.0;
-  return {median, errs[static_cast<std::size_t>(std::lround(0.9 * static_cast<double>(n - 1)))]};
-}
-
 nlohmann::json time_of(std::vector<std::string> args) {
   args.insert(args.begin(), "estimate");
   return test::run_json(args)["time"];
@@ -48,15 +40,15 @@ TEST_CASE("generation: 31 fitted rows and 34 held out of eight sources, within 1
   REQUIRE(fitted.size() == 31);
   REQUIRE(held_out.size() == 34);
   REQUIRE(large_batch.size() == 16);
-  const auto [f_median, f_p90] = median_p90(fitted);
+  const auto [f_median, f_p90] = test::median_p90(fitted);
   CHECK(f_median <= 0.11);
   CHECK(f_p90 <= 0.30);
-  const auto [h_median, h_p90] = median_p90(held_out);
+  const auto [h_median, h_p90] = test::median_p90(held_out);
   CHECK(h_median <= 0.13);
   CHECK(h_p90 <= 0.28);
   // A100, V100, RTX 3090 and RTX 4090 at batch 4 and 16, eager and compiled: the tensor, element-pass and
   // occupancy terms carry the ranking of the families (the A100 no faster than the RTX 4090).
-  const auto [lb_median, lb_p90] = median_p90(large_batch);
+  const auto [lb_median, lb_p90] = test::median_p90(large_batch);
   CHECK(lb_median <= 0.08);
   CHECK(lb_p90 <= 0.15);
   // FLUX.1-dev (a diffusion transformer) on an H100 and an A100 at 28 steps within 20 %.

@@ -15,17 +15,6 @@
 
 using namespace gpuadvise;
 
-namespace {
-// |error| at the median and the 90th percentile (nearest rank, as scripts/accuracy.py reports them).
-std::pair<double, double> median_p90(std::vector<double> errs) {
-  for (auto& e : errs) e = std::abs(e);
-  std::sort(errs.begin(), errs.end());
-  const std::size_t n = errs.size();
-  const double median = n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2.0;
-  return {median, errs[static_cast<std::size_t>(std::lround(0.9 * static_cast<double>(n - 1)))]};
-}
-}  // namespace
-
 TEST_CASE("serving: TensorRT-LLM's published FP8 throughput on H100 and H200, held out, within 12 % median and 25 % p90", "[serving][heldout]") {
   // 77 rows: Llama 3.1 8B (TP 1), Llama 3.3 70B (TP 1 on H200, TP 2 on H100), Llama 3.1 405B (TP 8) and
   // Qwen3-235B-A22B (TP 8) at 128/128 ... 20,000/2,000 tokens, every request queued at once. Before the decode step
@@ -39,12 +28,12 @@ TEST_CASE("serving: TensorRT-LLM's published FP8 throughput on H100 and H200, he
   }
   REQUIRE(all.size() == 77);
   REQUIRE(dense.size() == 60);
-  const auto [median, p90] = median_p90(all);
+  const auto [median, p90] = test::median_p90(all);
   CHECK(median <= 0.12);
   CHECK(p90 <= 0.25);
   // The dense models alone, where every part of the step is modelled (the MoE rows ran with attention data
   // parallelism, which the estimate's tensor parallel does not model).
-  const auto [dense_median, dense_p90] = median_p90(dense);
+  const auto [dense_median, dense_p90] = test::median_p90(dense);
   CHECK(dense_median <= 0.10);
   CHECK(dense_p90 <= 0.25);
 }
@@ -132,10 +121,10 @@ TEST_CASE("serving: TensorRT-LLM's published NVFP4 throughput on B200 and RTX PR
   for (const auto& [c, e] : test::data_case_errors("serving_fp4_time.jsonl")) (c["fitted"].get<bool>() ? fitted : held).push_back(e);
   REQUIRE(held.size() == 124);
   REQUIRE(fitted.size() == 10);
-  const auto [median, p90] = median_p90(held);
+  const auto [median, p90] = test::median_p90(held);
   CHECK(median <= 0.22);
   CHECK(p90 <= 0.50);
-  CHECK(median_p90(fitted).first <= 0.15);
+  CHECK(test::median_p90(fitted).first <= 0.15);
 }
 
 TEST_CASE("serving: fp4 weights are 4.5 bits and run on FP4 tensor cores where there are some", "[serving][memory][support]") {

@@ -199,10 +199,7 @@ TEST_CASE("time: every held-out language-model row together within 15 % median a
     for (const auto& [c, err] : test::data_case_errors(file))
       if (!c["fitted"].get<bool>()) errs.push_back(std::abs(err));
   REQUIRE(errs.size() == 50);
-  std::sort(errs.begin(), errs.end());
-  // The nearest rank, as scripts/accuracy.py reports it in docs/accuracy.md (the median of 50 is the mean of the middle two).
-  const double median = (errs[24] + errs[25]) / 2.0;
-  const double p90 = errs[static_cast<std::size_t>(std::lround(0.9 * static_cast<double>(errs.size() - 1)))];
+  const auto [median, p90] = test::median_p90(errs);  // the median of 50 is the mean of the middle two
   CHECK(median <= 0.15);
   CHECK(p90 <= 0.45);
 }

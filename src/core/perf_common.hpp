@@ -40,22 +40,8 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t);
 // Images per second of a vision model or an image-generation pipeline (perf_vision.cpp).
 TimeEstimate estimate_vision_time(const Workload& w, const ModelSpec& m, const GpuSpec& gpu);
 
-// Image generation (perf_denoiser.cpp, method.md §12.4): one denoising step of `samples` denoiser inputs, its
-// FLOPs and seconds on the tensor cores, on the memory-bound work beside them, and of the host's eager dispatch.
-struct DenoiserStep {
-  double flops = 0, tensor_s = 0, elementwise_s = 0, host_s = 0;
-  double full_tensor_s = 0;  // tensor_s at full occupancy
-  double launch_s = 0;       // the operations' kernels beyond their work (eager_op_gpu_s)
-  double gpu_s() const { return tensor_s + elementwise_s + launch_s; }
-  double seconds() const { return gpu_s() > host_s ? gpu_s() : host_s; }
-};
-DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, double samples);
-// Seconds of one element pass (an element read or written by a memory-bound kernel): its CUDA-core work and bytes.
-double element_pass_seconds(const Workload& w, const GpuSpec& gpu);
-// VAE decoder multiply-adds for one W x H image; `resnet_elements` receives its ResNet blocks' channel-positions.
-double vae_decode_macs(double W, double H, double* resnet_elements);
-// A pipeline's images per second (inference: its steps, text encoders and VAE decode; training: one denoiser pass
-// per image).
+// Image generation (perf_denoiser.cpp, method.md §12.4): a pipeline's images per second (inference: its steps, text
+// encoders and VAE decode; training: one denoiser pass per image).
 TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, bool training, TimeEstimate t);
 
 // Training: what streaming the projections' weights each micro-batch takes beyond their GEMMs' FLOPs, per token

@@ -32,6 +32,14 @@ struct Forward {
   double full_tensor_s = 0;  // the tensor seconds at full occupancy
 };
 
+// One denoising step of `samples` denoiser inputs: its FLOPs and seconds on the tensor cores (and at full occupancy),
+// on the memory-bound work beside them, of its kernels beyond their work, and of the host's eager dispatch.
+struct DenoiserStep {
+  double flops = 0, tensor_s = 0, full_tensor_s = 0, elementwise_s = 0, launch_s = 0, host_s = 0;
+  double gpu_s() const { return tensor_s + elementwise_s + launch_s; }
+  double seconds() const { return std::max(gpu_s(), host_s); }
+};
+
 // The rate of a layer's GEMM or convolution falls when its output (rows x width) is too small to fill the GPU.
 double occupancy(double out_elements) { return out_elements / (out_elements + coef::denoiser_half_occupancy.value); }
 
@@ -47,8 +55,9 @@ Forward unet_forward(const VisionArch& a, double lw, double lh, double n, double
     const double T = (lw / sc) * (lh / sc), C = static_cast<double>(a.levels[i].channels), tl = static_cast<double>(a.levels[i].transformer_layers);
     const double conv = k_blocks_per_level * 18.0 * C * C * T, attn = k_blocks_per_level * tl * (18.0 * C * C * T + 2.0 * T * T * C);
     f.flops += n * 2.0 * (conv + attn);
-    f.full_tensor_s += n * 2.0 * (conv / conv_rate + attn / matmul_rate);
-    f.tensor_s += n * 2.0 * (conv / conv_rate + attn / matmul_rate) / occupancy(n * T * C);
+    const double full = n * 2.0 * (conv / conv_rate + attn / matmul_rate);
+    f.full_tensor_s += full;
+    f.tensor_s += full / occupancy(n * T * C);
     f.passes += n * k_blocks_per_level * T * C * (resnet + tl * coef::transformer_layer_passes.value);
     f.ops += k_blocks_per_level * (k_resnet_ops + tl * k_transformer_ops + (tl > 0 ? k_attention_block_ops : 0.0));
   }
@@ -68,8 +77,6 @@ Forward dit_forward(const VisionArch& a, double lw, double lh, double n, double 
   f.ops = blocks * k_dit_block_ops;
   return f;
 }
-
-}  // namespace
 
 // VAE decoder multiply-adds for one W x H image (diffusers AutoencoderKL as in SD 1.x, SDXL and FLUX.1:
 // block_out_channels 128-256-512-512, a mid block of two ResNet blocks and one attention at the latent
@@ -132,6 +139,7 @@ DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec
   return s;
 }
 
+}  // namespace
 
 // Image generation (method.md §12.4): the pipeline's steps (or --steps), one denoiser forward each (of twice the
 // batch under classifier-free guidance), the text encoders once per prompt and the VAE decode of each image;
@@ -174,10 +182,11 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
     t.denoising_steps_per_second = 1.0 / step_s;
     // What a larger batch amortises (the planner's batch search): the host's wait and the idle tiles of small layers.
     if (!w.mfu) t.fixed_share = std::max(0.0, 1.0 - (st.full_tensor_s + st.elementwise_s) / step_s);
-    if (!w.mfu && st.host_s > st.gpu_s()) t.bound = k_host_bound;
+    const bool host_bound = !w.mfu && st.host_s > st.gpu_s();
+    if (host_bound) t.bound = k_host_bound;
     t.notes.push_back(Note::format("{:.0f} denoising steps of {:.0f} ms{}, then the VAE decode ({:.2f} TFLOP per image)", steps, step_s * 1e3,
                                    a.cfg ? " with classifier-free guidance" : "", vae_flops / b / 1e12));
-    if (!w.mfu && st.host_s > st.gpu_s())
+    if (host_bound)
       t.notes.push_back(Note::format("each step waits on the host: {:.0f} ms of eager dispatch against {:.0f} ms of GPU work (--compile replays it as CUDA graphs)",
                                      st.host_s * 1e3, st.gpu_s() * 1e3));
     if (w.offload == Offload::model || w.offload == Offload::sequential) {
