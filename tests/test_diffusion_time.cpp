@@ -154,3 +154,28 @@ TEST_CASE("generation: a GPU without a vector-core peak has no denoiser throughp
   const auto t = time_of({"--model", "stable-diffusion-v1-4", "--mode", "inference", "--gpu", "gaudi3-128gb"});
   CHECK(t["images_per_second"].is_null());
 }
+
+TEST_CASE("generation: a job of images spreads over independent replicas, each as fast as one GPU and as large", "[diffusion][plan]") {
+  // SDXL, 100,000 images on B300s, the fastest plan within 64 GPUs: 64 replicas in 8 nodes at batch 16. Nothing passes
+  // between replicas, so the compute time is one GPU's over 64 and each GPU holds what one GPU alone holds (no NCCL
+  // buffers: 0.5 GiB of runtime, the CUDA context alone).
+  auto row = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--model", "sdxl-base-1.0", "--mode", "inference", "--images", "100000", "--gpu", "b300-hgx-288gb"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_json(args)["ranking"][0];
+  };
+  const auto fastest = row({"--rank-by", "time", "--max-gpus", "64"});
+  const auto one = row({"--batch", "16", "--max-gpus", "1"});
+  REQUIRE(fastest["plan"]["gpus"].get<int>() == 64);
+  CHECK(fastest["plan"]["nodes"].get<int>() == 8);
+  CHECK(fastest["plan"]["micro_batch"].get<int>() == 16);
+  CHECK(fastest["layout"].get<std::string>() == "64 GPUs in 8 nodes: 64 replicas, batch 16");
+  CHECK(fastest["cost"]["hours"]["compute"].get<double>() == Approx(one["cost"]["hours"]["compute"].get<double>() / 64.0).epsilon(1e-9));
+  CHECK(fastest["memory"]["components"] == one["memory"]["components"]);
+  CHECK(fastest["memory"]["components"]["runtime"].get<double>() == Approx(0.5 * 1024 * 1024 * 1024));
+  // Best value: the same GPU-hours cost the same, so the plan that finishes within a day at under 10 % more.
+  const auto value = row({});
+  CHECK(value["plan"]["gpus"].get<int>() > 1);
+  CHECK(value["cost"]["hours"]["wall"].get<double>() <= 24.0);
+  CHECK(value["cost"]["job_usd"].get<double>() <= 1.1 * one["cost"]["job_usd"].get<double>());
+}

@@ -252,3 +252,26 @@ TEST_CASE("plan: where a micro-batch pays a fixed cost, the pick runs a larger o
   const auto at_one = one.json();
   CHECK(pick["time"]["train_tokens_per_second_per_gpu"].get<double>() > 1.2 * at_one["time"]["train_tokens_per_second_per_gpu"].get<double>());
 }
+
+TEST_CASE("layout space: a vision inference job of images tries independent replicas, a job without images none", "[plan-choice][layout-space]") {
+  const ModelSpec m = test::model("resnet-50");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  Workload w;
+  w.model = "resnet-50";
+  w.mode = Mode::inference;
+  w.batch = 256;
+  std::vector<std::pair<std::int64_t, std::int64_t>> seen;  // gpus, nodes
+  auto record = [&](const Workload& p) {
+    CHECK(p.tp == 1);
+    CHECK(p.pp == 1);
+    CHECK(p.sharding == Sharding::none);
+    CHECK(p.batch == 256);
+    seen.emplace_back(p.gpus, p.nodes);
+  };
+  layout_space::for_each_layout(w, m, g, 8, record);
+  CHECK(seen.empty());  // no job size: nothing to split
+  w.images = 1e8;
+  layout_space::for_each_layout(w, m, g, 8, record);
+  layout_space::for_each_layout(w, m, g, 32, record);
+  CHECK(seen == std::vector<std::pair<std::int64_t, std::int64_t>>{{8, 1}, {32, 4}});
+}

@@ -79,7 +79,12 @@ std::string layout_text(const Workload& w) {
     if (w.ep > 1) part("expert parallel ", w.ep);
     // ZeRO shards over the ranks that hold the same weights (data parallel x context parallel).
     const std::int64_t dp = w.data_parallel(), shards = w.replica_ranks();
-    if (shards > 1) {
+    // Inference replicas of one GPU each (a vision job's images split over them) share nothing.
+    const bool replicas = !is_training(w.mode) && !w.disaggregate && w.tp == 1 && w.pp == 1 && w.sharding == Sharding::none;
+    if (replicas && dp > 1) {
+      s += std::to_string(dp);
+      s += " replicas";
+    } else if (shards > 1) {
       switch (w.sharding) {
         case Sharding::none: part(w.disaggregate && !is_training(w.mode) ? "disaggregated replicas " : "data parallel ", dp); break;
         case Sharding::zero1: part("ZeRO-1 over ", shards); break;
@@ -98,6 +103,7 @@ std::string layout_text(const Workload& w) {
   }
   if (w.allow_quantization && is_weight_only_quant(w.precision)) s += ", " + to_string(w.precision) + " weights";
   if (w.vae_tiling) s += ", tiled VAE";
+  if (w.images && !is_training(w.mode) && w.batch > 1) s += ", batch " + std::to_string(w.batch);  // images per forward
   return s;
 }
 

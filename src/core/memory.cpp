@@ -152,7 +152,9 @@ double runtime_bytes(const Workload& w, const GpuSpec* gpu, bool cuda_graphs, co
     ctx_src = "ROCm/Gaudi runtime context (assumed 0.75 GiB; not measured)";
   }
   double comm = 0;
-  if (w.gpus > 1) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);  // NCCL communicators and buffers
+  // NCCL communicators and buffers; independent inference replicas (tp = pp = 1, not disaggregated) have none.
+  const bool communicates = is_training(w.mode) || w.tp > 1 || w.pp > 1 || w.disaggregate;
+  if (w.gpus > 1 && communicates) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);
   if (cuda_graphs) comm += 0.5 * k_gib;                                 // CUDA graphs captured by vLLM
   if (source) *source = ctx_src;
   return ctx + comm;
