@@ -15,6 +15,9 @@
 namespace gpuadvise {
 
 GpuCatalog parse_gpu_catalog(std::string_view text, const std::string& origin);
+// The CPU instances offered beside the GPUs for small jobs (data/cpus.json: "cpus", each a device record of the
+// GPU schema whose software stack is "cpu"; method.md §16).
+GpuCatalog parse_cpu_catalog(std::string_view text, const std::string& origin);
 
 struct ModelCatalog {
   std::vector<ModelSpec> models;
@@ -63,6 +66,7 @@ std::string calibration_json(const std::vector<LocalCorrection>& corrections);
 
 // The bundled data, embedded at build time.
 std::string_view bundled_gpu_catalog();
+std::string_view bundled_cpu_catalog();
 std::string_view bundled_model_catalog();
 
 }  // namespace gpuadvise

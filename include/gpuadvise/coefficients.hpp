@@ -197,6 +197,9 @@ inline constexpr Coefficient cuda_context_pre_ampere_bytes{
 inline constexpr Coefficient other_runtime_context_bytes{
     "other_runtime_context_bytes", 0.75 * 1073741824.0, "bytes per GPU", Basis::assumed,
     "ROCm and Gaudi runtime context, not measured", "§6.4"};
+inline constexpr Coefficient cpu_runtime_bytes{
+    "cpu_runtime_bytes", 2.0 * 1073741824.0, "bytes per CPU instance", Basis::assumed,
+    "the operating system and the framework's process beside the model on a CPU instance (§16), not measured", "§6.4"};
 inline constexpr Coefficient fp32_logits_factor{
     "fp32_logits_factor", 1.2, "times the framework's bytes per logit element", Basis::assumed,
     "fp32 training keeps its logits and loss temporaries at 4 bytes where 16-bit runs upcast part of them", "§4.3"};
@@ -264,7 +267,7 @@ inline constexpr Coefficient finetune_global_batch{
     "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
     "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 77> all{
+inline constexpr std::array<const Coefficient*, 78> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
@@ -275,7 +278,7 @@ inline constexpr std::array<const Coefficient*, 77> all{
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
     &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,
     &nccl_hop_network_s, &dp_bucket_params, &dp_bucket_params_per_rank, &dp_overlap_window,
-    &overlap_slowdown,     &expert_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes,
+    &overlap_slowdown,     &expert_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes, &cpu_runtime_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &cpu_jpeg_images_per_s, &host_cpus_per_gpu_server, &host_cpus_per_gpu_desktop, &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &value_time_weight, &finetune_global_batch};

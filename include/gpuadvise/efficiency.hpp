@@ -8,7 +8,7 @@
 
 namespace gpuadvise {
 
-enum class GpuFamily { volta, turing, ampere, ampere_ga10x, ada, hopper, blackwell, blackwell_rtx, cdna3, cdna4, rdna3, gaudi3, unknown };
+enum class GpuFamily { volta, turing, ampere, ampere_ga10x, ada, hopper, blackwell, blackwell_rtx, cdna3, cdna4, rdna3, gaudi3, cpu_amx, unknown };
 
 // The family of a catalogue GPU, from its CUDA compute capability, ROCm gfx target or software stack.
 GpuFamily gpu_family(const GpuSpec& g);

@@ -109,6 +109,7 @@ struct Ranking {
   bool has_job = false;          // a job size was given
   std::string job_size_hint;     // the flags that size this kind of job: --tokens, --requests with --output-tokens, --images
   std::vector<Recommendation> recommendations;
+  std::vector<Candidate> cpu_rows;  // CPU instances beside the GPUs (add_cpu_rows), never among `rows`
 };
 
 // The flags that give a job size for this model and mode ("--tokens N", "--requests N --output-tokens O",
@@ -129,6 +130,12 @@ void withhold_job(Candidate& c);
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order);
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts);
+
+// The CPU as an option (method.md §16): each CPU instance of `cpus` planned as one device into `r.cpu_rows`, and
+// "on a CPU" among the recommendations for the cheapest that fits and finishes the job within value_target_hours.
+// Not offered for video streams, NVIDIA-only engines, a multi-GPU layout given or GPUs named. The rows point into
+// `cpus`, which must outlive them.
+void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCatalog& cpus, const RankOptions& opts);
 
 std::string to_string(RankBy r);
 // The value figure of a candidate (USD per job, or per unit of work without a job size); empty and a reason

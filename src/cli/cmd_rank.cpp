@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "gpuadvise/bounds.hpp"
+#include "gpuadvise/catalog.hpp"
 #include "gpuadvise/error.hpp"
 #include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/ranking.hpp"
@@ -64,8 +65,11 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
   const auto [w, model, cat] = load_job(std::move(raw), ctx);
   std::optional<Candidate> cand;
   MemoryEstimate mem;
+  // A CPU instance of the ranking's CPU rows (data/cpus.json, method.md §16) is estimated as they are.
+  const GpuCatalog cpus = parse_cpu_catalog(bundled_cpu_catalog(), "data/cpus.json");
   if (w.gpu) {
-    cand = evaluate(w, model, gpu_for(*w.gpu, cat), cost_options(flags.cf, cat, ctx.in));
+    const GpuSpec* cpu = cpus.find(*w.gpu);
+    cand = evaluate(w, model, cpu ? *cpu : gpu_for(*w.gpu, cat), cost_options(flags.cf, cat, ctx.in));
     cand->fits_single = cand->fits;
     mem = cand->memory;
     withhold_job(*cand);  // its rates stay (the contract's keys), said to be hypothetical
@@ -88,7 +92,9 @@ int run_rank(const RankFlags& flags, const CommandContext& ctx) {
   // A deadline or a budget is met by a job: without its size there is nothing to check against.
   if ((ro.deadline_seconds || ro.budget_usd) && !w.has_job_size() && !w.streams)
     throw UserError{2, std::string(ro.deadline_seconds ? "--deadline" : "--budget") + ": needs a job size to check against: add " + job_size_flags(w, model)};
-  const Ranking r = rank_gpus(w, model, cat, ro);
+  Ranking r = rank_gpus(w, model, cat, ro);
+  const GpuCatalog cpus = parse_cpu_catalog(bundled_cpu_catalog(), "data/cpus.json");  // outlives the rows that point into it
+  add_cpu_rows(r, w, model, cpus, ro);
   if (of.format == "json") (*ctx.out_ptr) << ranking_json(w, model, r, cat.version);
   else if (of.format == "csv") (*ctx.out_ptr) << ranking_csv(r);
   else if (ctx.md()) (*ctx.out_ptr) << ranking_markdown(w, model, r, ctx.style);

@@ -10,6 +10,7 @@ namespace gpuadvise {
 GpuFamily gpu_family(const GpuSpec& g) {
   // Read character by character: the estimator asks several times per evaluation.
   if (g.stack == "synapseai") return GpuFamily::gaudi3;
+  if (g.stack == "cpu") return GpuFamily::cpu_amx;
   if (g.stack == "rocm") {
     const std::string_view gfx = g.gfx_target ? std::string_view(*g.gfx_target) : std::string_view();
     if (gfx.starts_with("gfx942")) return GpuFamily::cdna3;
@@ -48,6 +49,7 @@ const char* to_string(GpuFamily f) {
     case GpuFamily::cdna4: return "CDNA 4";
     case GpuFamily::rdna3: return "RDNA 3";
     case GpuFamily::gaudi3: return "Gaudi 3";
+    case GpuFamily::cpu_amx: return "Xeon with AMX (CPU)";
     case GpuFamily::unknown: return "unknown";
   }
   return "unknown";
@@ -68,7 +70,7 @@ constexpr const char* k_miopen_basis =
 // The coefficient table (method.md §8.2). matmul_efficiency: share of the dense 16-bit tensor peak reached by
 // training's projection matmuls (the elementwise traffic, attention and loss are timed beside them, so this is
 // the matmul rate, not a model-wide MFU); decode_bandwidth: share of peak bandwidth in batch-1 decode.
-constexpr std::array<FamilyEfficiency, 13> k_families{{
+constexpr std::array<FamilyEfficiency, 14> k_families{{
     {GpuFamily::volta, 0.40, 0.8, "prior: pre-Ampere tensor cores without bf16, about two thirds of Ampere's share; held out: NVIDIA's BERT-large AMP rows on a V100 (+3 %, +10 %)"},
     {GpuFamily::turing, 0.40, 0.8, "prior, as Volta (no calibration row)"},
     {GpuFamily::ampere, 0.68, 0.8, "fitted: llm-foundry MPT-125M..30B bf16 rows on A100 40/80 GB (14 rows), torchtitan A100 Llama rows (2); decode: ExLlama, AutoAWQ rows", 0.15},
@@ -83,6 +85,11 @@ constexpr std::array<FamilyEfficiency, 13> k_families{{
      k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3 (no CNN row)"},
     {GpuFamily::rdna3, 0.34, 0.8, "prior, as CDNA 3 (no calibration row)", 0.35, k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3"},
     {GpuFamily::gaudi3, 0.40, 0.8, "vendor projection, no measurement: Intel's launch claim of 1.5x H100 time-to-train (Llama 2 7B/13B, GPT-3 175B); Intel's performance page lists Gaudi 3 inference only. Gaudi 2 reaches about 0.6 of its bf16 peak (Databricks MPT-7B, 260 TFLOP/s; Intel Llama 3.1 8B FP8 4,680 tokens/s/card)"},
+    // CPU instances (method.md §16): oneDNN's AMX bf16 GEMM reached 42.9 TFLOP/s on 188 threads (94 cores) of a
+    // Sapphire Rapids pair (uxlfoundation/oneDNN#1992, benchdnn 4096x5120:5120x15360), 0.19 of 94 x 1024 x 2.4 GHz;
+    // a decode reads its weights at the GPUs' share of the bandwidth (decode_bandwidth_share; no CPU row).
+    {GpuFamily::cpu_amx, 0.19, 0.8, "solved on oneDNN's AMX bf16 GEMM row: 42.9 TFLOP/s on 94 Sapphire Rapids cores (uxlfoundation/oneDNN#1992), 0.19 of their AMX peak at the 2.4 GHz base clock; decode at the GPUs' bandwidth share (no CPU row)", 0.5,
+     1.0, "oneDNN's convolutions on AMX: no CNN row; the CUDA-core term runs on AVX-512"},
     {GpuFamily::unknown, 0.45, 0.8, "no family"},
 }};
 

@@ -147,6 +147,9 @@ double runtime_bytes(const Workload& w, const GpuSpec* gpu, bool cuda_graphs, co
   } else if (const double cc = gpu->cc(); gpu->stack == "cuda" && cc > 0 && cc < 8.0) {
     ctx = coef::cuda_context_pre_ampere_bytes.value;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
     ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
+  } else if (gpu->stack == "cpu") {
+    ctx = coef::cpu_runtime_bytes.value;
+    ctx_src = "a CPU instance: the operating system and the framework's process (assumed 2 GiB; not measured)";
   } else if (gpu->stack != "cuda") {
     ctx = coef::other_runtime_context_bytes.value;
     ctx_src = "ROCm/Gaudi runtime context (assumed 0.75 GiB; not measured)";

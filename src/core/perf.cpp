@@ -395,8 +395,10 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   // small micro-batches are bound by it. A given --mfu is end to end: it holds the step.
   const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
   const double host = d(m.layers + m.encoder_layers) / pp * framework_profile(w.effective_framework()).layer_overhead_s * passes;
-  const bool host_bound = !w.mfu && host > stage_time;
+  // On a CPU instance (method.md §16) the same cores dispatch and compute: the host's time adds to the step.
+  const bool on_cpu = gpu.stack == "cpu" && !w.mfu, host_bound = !w.mfu && !on_cpu && host > stage_time;
   const double gpu_stage_time = stage_time;
+  if (on_cpu) stage_time += host;
   if (host_bound) {
     t.notes.push_back(Note::format("host-bound: launching each layer's kernels takes about {:.1f} ms per micro-batch, longer than the GPU's "
                                   "{:.1f} ms; a larger micro-batch (--batch) runs at almost the same time per micro-batch",
@@ -404,7 +406,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     stage_time = host;
   }
   // What a larger micro-batch would amortise: the host's excess, the experts' launches, the weights streamed.
-  const double fixed = (host_bound ? host - gpu_stage_time : 0.0) + expert_host + streamed_per_token * tokens_step / model_par;
+  const double fixed = (host_bound ? host - gpu_stage_time : on_cpu ? host : 0.0) + expert_host + streamed_per_token * tokens_step / model_par;
   stage_time += t_opt;
   // Per GPU: the micro-batch's tokens over the tp·pp GPUs that carry it, at the pace of the most loaded stage (an
   // uneven split idles the lighter stages).

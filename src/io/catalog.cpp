@@ -34,15 +34,16 @@ void check_id(const std::string& id, const std::string& where) {
 }
 }  // namespace
 
-
 using namespace jsonio;
 
 namespace embedded {
 std::string_view gpus_json();
 std::string_view models_json();
+std::string_view cpus_json();
 }  // namespace embedded
 
 std::string_view bundled_gpu_catalog() { return embedded::gpus_json(); }
+std::string_view bundled_cpu_catalog() { return embedded::cpus_json(); }
 std::string_view bundled_model_catalog() { return embedded::models_json(); }
 
 namespace {
@@ -56,8 +57,6 @@ Segment parse_segment(const std::string& s, const std::string& where) {
   throw InputError(where + ".segment: unknown value '" + s +
                    "' (valid: consumer, workstation, datacenter-pcie, datacenter-module, edge)");
 }
-
-namespace {
 
 // memory: nominal size, capacity in bytes (reported or nominal) and type.
 void read_memory(GpuSpec& g, Obj& o, const std::string& where) {
@@ -100,11 +99,12 @@ void read_node(GpuSpec& g, Obj& o, const std::string& where) {
 }
 
 // software: the stack (CUDA, ROCm, SynapseAI) and the compute capability or gfx target.
-void read_software(GpuSpec& g, Obj& o, const std::string& where) {
+// A CPU instance's catalogue (data/cpus.json) has the stack "cpu" alone, a GPU catalogue never.
+void read_software(GpuSpec& g, Obj& o, const std::string& where, bool cpu) {
   Obj sw(o.raw("software"), where + ".software");
   g.stack = sw.str("stack");
-  if (g.stack != "cuda" && g.stack != "rocm" && g.stack != "synapseai")
-    throw InputError(where + ".software.stack: unknown value '" + g.stack + "' (valid: cuda, rocm, synapseai)");
+  if (cpu ? g.stack != "cpu" : g.stack != "cuda" && g.stack != "rocm" && g.stack != "synapseai")
+    throw InputError(where + ".software.stack: unknown value '" + g.stack + "' (valid: " + (cpu ? "cpu" : "cuda, rocm, synapseai") + ")");
   g.compute_capability = sw.opt_str("compute_capability");
   if (const auto& cc = g.compute_capability) {
     // MAJOR.MINOR, as nvidia-smi --query-gpu=compute_cap prints it ("8.9", "10.0").
@@ -158,9 +158,7 @@ void read_sources(GpuSpec& g, Obj& o, const std::string& where) {
   }
 }
 
-}  // namespace
-
-GpuSpec parse_gpu(const json& j, const std::string& where_in) {
+GpuSpec parse_gpu(const json& j, const std::string& where_in, bool cpu) {
   std::string where = where_in;
   if (j.is_object() && j.contains("id") && j["id"].is_string()) where = where_in + " (" + j["id"].get<std::string>() + ")";
   Obj o(j, where);
@@ -195,7 +193,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in) {
   }
   if (auto v = o.opt_integer("pcie_gen", 1, 8)) g.pcie_gen = static_cast<int>(*v);
   g.board_power_w = o.opt_num("board_power_w");
-  read_software(g, o, where);
+  read_software(g, o, where, cpu);
   g.needs_server_chassis = o.boolean("needs_server_chassis");
   if (auto v = o.opt_integer("nvdec_engines", 0, 64)) g.nvdec_engines = static_cast<int>(*v);
   if (o.has("decode_streams_1080p30"))  // optional: most cards publish no whole-card figure
@@ -315,19 +313,21 @@ VisionArch parse_vision(const json& j, const std::string& where) {
 
 }  // namespace
 
-GpuCatalog parse_gpu_catalog_unguarded(std::string_view text, const std::string& origin) {
+// The GPUs of data/gpus.json or a user catalogue ("gpus"), or the CPU instances of data/cpus.json ("cpus").
+GpuCatalog parse_gpu_catalog_unguarded(std::string_view text, const std::string& origin, const std::string& list = "gpus") {
   const json j = parse_json(text, origin);
   Obj o(j, origin);
   GpuCatalog cat;
   const double version = o.num("schema_version");
   if (version != 1) throw InputError(origin + ".schema_version: unsupported version (valid: 1)");
   cat.version = o.str("catalog_version");
-  const json& gpus = o.raw("gpus");
-  if (!gpus.is_array() || gpus.empty()) throw InputError(origin + ".gpus: expected a non-empty array");
+  const json& gpus = o.raw(list);
+  if (!gpus.is_array() || gpus.empty()) throw InputError(origin + "." + list + ": expected a non-empty array");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
-    GpuSpec g = parse_gpu(gpus[i], origin + ": gpus[" + std::to_string(i) + "]");
-    if (!seen.insert(g.id).second) throw InputError(origin + ": gpus[" + std::to_string(i) + "]: duplicate id '" + g.id + "'");
+    const std::string where = origin + ": " + list + "[" + std::to_string(i) + "]";
+    GpuSpec g = parse_gpu(gpus[i], where, list == "cpus");
+    if (!seen.insert(g.id).second) throw InputError(where + ": duplicate id '" + g.id + "'");
     cat.gpus.push_back(std::move(g));
   }
   o.done();
@@ -486,6 +486,9 @@ ModelSpec resolve_model(const std::string& arg, const ModelCatalog& catalog,
 
 GpuCatalog parse_gpu_catalog(std::string_view text, const std::string& origin) {
   return json_guard(origin, [&] { return parse_gpu_catalog_unguarded(text, origin); });
+}
+GpuCatalog parse_cpu_catalog(std::string_view text, const std::string& origin) {
+  return json_guard(origin, [&] { return parse_gpu_catalog_unguarded(text, origin, "cpus"); });
 }
 ModelCatalog parse_model_catalog(std::string_view text, const std::string& origin) {
   return json_guard(origin, [&] { return parse_model_catalog_unguarded(text, origin); });

@@ -318,6 +318,14 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
                              : "No plan meets the deadline or budget: the GPUs dropped below say how close each came.\n";
   out += wrap_text(top, style.width) + "\n";
   out += detail::ranking_grid(w, m, r, style);
+  // The CPU instances, where one finishes the job within a day (the "on a CPU" line): their rows beneath.
+  if (std::any_of(r.recommendations.begin(), r.recommendations.end(), [](const Recommendation& x) { return x.label == "on a CPU"; })) {
+    Ranking cpus;
+    cpus.order = r.order;
+    cpus.has_job = r.has_job;
+    cpus.rows = r.cpu_rows;
+    out += "\nCPU instances, one each, beside the GPUs (method.md §16):\n" + detail::ranking_grid(w, m, cpus, style);
+  }
   const auto fitting = static_cast<std::size_t>(std::count_if(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.fits; }));
   std::string footer;
   ranking_footer(footer, w, r, m, style, fitting);

@@ -444,6 +444,11 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   o.begin_array();
   for (const auto& c : r.rows) write_candidate(o, w, c, false, m);
   o.end_array();
+  // CPU instances beside the GPUs (method.md §16), rows of the same shape.
+  o.key("cpus");
+  o.begin_array();
+  for (const auto& c : r.cpu_rows) write_candidate(o, w, c, false, m);
+  o.end_array();
   o.key("dropped");
   o.begin_array();
   for (const auto& d : r.dropped) {

@@ -1,0 +1,62 @@
+// The CPU as an option (method.md §16): the CPU instances of data/cpus.json, each planned as one device (the
+// memory savers of one GPU, no scale-out, nothing to offload to), shown beside the GPUs; "on a CPU" among the
+// recommendations when one finishes the job within a day.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/ranking.hpp"
+#include "ranking_common.hpp"
+
+namespace gpuadvise {
+
+using namespace ranking_detail;
+
+namespace {
+// Jobs a CPU instance is not offered for: video streams (NVDEC, DeepStream), NVIDIA-only engines, a multi-GPU
+// layout the user gave, or GPUs the user named.
+bool cpu_offered(const Workload& w, const RankOptions& opts) {
+  const Framework f = w.effective_framework();
+  if (w.streams || f == Framework::tensorrt || f == Framework::trtllm) return false;
+  if (w.gpus > 1 || w.tp > 1 || w.pp > 1 || !opts.only_gpus.empty()) return false;
+  return true;
+}
+
+std::string money(double v) { return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v); }
+std::string duration(double hours) { return hours < 1 ? fmt::format("{:.0f} min", hours * 60) : fmt::format("{:.1f} h", hours); }
+}  // namespace
+
+void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCatalog& cpus, const RankOptions& opts) {
+  if (!cpu_offered(w, opts)) return;
+  RankOptions one = opts;
+  one.max_gpus = 1;
+  one.deadline_seconds.reset();  // the rows stand beside the GPUs' for comparison, never dropped
+  one.budget_usd.reset();
+  for (const auto& cpu : cpus.gpus) {
+    if (!opts.cost.provider.empty() && !cpu.offered_by(opts.cost.provider)) continue;
+    r.cpu_rows.push_back(plan(w, m, cpu, one, r.order));
+  }
+  auto tier = [](const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; };
+  std::stable_sort(r.cpu_rows.begin(), r.cpu_rows.end(), [&](const Candidate& a, const Candidate& b) {
+    if (tier(a) != tier(b)) return tier(a) < tier(b);
+    return score(a, r.order) < score(b, r.order);
+  });
+  // The stated rule: the cheapest instance that fits and finishes the job within value_target_hours.
+  const Candidate* pick = nullptr;
+  for (const auto& c : r.cpu_rows)
+    if (c.fits && !c.tight && c.time.job_seconds && c.cost.total_usd && c.cost.wall_hours <= coef::value_target_hours.value &&
+        (!pick || *c.cost.total_usd < *pick->cost.total_usd))
+      pick = &c;
+  if (!pick) return;
+  std::string gpu_side;
+  for (const auto& g : r.rows)
+    if (g.fits && !g.tight && g.cost.total_usd) {
+      gpu_side = fmt::format("; the first GPU row: {} in {}", money(*g.cost.total_usd), duration(g.cost.wall_hours));
+      break;
+    }
+  r.recommendations.push_back({"on a CPU", pick->gpu->id,
+                               fmt::format("{} for the job in {} on one instance ({}/h){}", money(*pick->cost.total_usd), duration(pick->cost.wall_hours),
+                                           money(*pick->usd_per_gpu_hour()), gpu_side)});
+}
+
+}  // namespace gpuadvise
