@@ -180,10 +180,8 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
       }
     return;
   }
-  if (!m.vision) return serving_layouts(w, m, n, nodes, per_node, at);
-  // A vision job of --images (classification, detection, image generation) splits its images over independent
-  // replicas of the one-GPU plan: nothing passes between them, so n GPUs run n times the images (method.md §9).
-  if (w.images) at(n, nodes, 1, 1, Sharding::none);
+  // A vision job of --images splits them over independent replicas of the one-GPU plan, sharing nothing (method.md §9).
+  return m.vision ? (w.images ? at(n, nodes, 1, 1, Sharding::none) : void()) : serving_layouts(w, m, n, nodes, per_node, at);
 }
 
 // Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
