@@ -81,8 +81,31 @@ TEST_CASE("cpu: a small fine-tune names a CPU instance beside the GPUs, a large 
   }
 }
 
-TEST_CASE("cpu: not offered for video streams, NVIDIA-only engines or GPUs named", "[cpu]") {
+TEST_CASE("cpu: not offered for video streams, NVIDIA-only engines or GPUs named alone", "[cpu]") {
   CHECK(test::run_json({"--model", "yolov8-n", "--mode", "inference", "--streams", "10"})["cpus"].empty());
   CHECK(test::run_json({"--model", "llama-3.1-8b", "--mode", "inference", "--framework", "trtllm"})["cpus"].empty());
   CHECK(test::run_json({"--model", "bert-base-uncased", "--mode", "finetune", "--gpu", "h100-sxm-80gb"})["cpus"].empty());
+}
+
+TEST_CASE("cpu: an instance named is the same answer in every command", "[cpu]") {
+  // The ranking of the instance alone, its CPU row beside the GPUs, and estimate agree on fit, rate and cost.
+  const std::vector<std::string> job{"--model", "bert-base-uncased", "--mode", "finetune", "--tokens", "10M"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = job;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  const auto alone = test::run_json(with({"--gpu", "c7i.24xlarge"}));
+  REQUIRE(alone["ranking"].size() == 1);
+  CHECK(alone["ranking"][0]["gpu"] == "c7i.24xlarge");
+  CHECK_FALSE(recommendation(alone, "one card"));  // an instance is not a card
+  const auto beside = test::run_json(job)["cpus"][0];
+  CHECK(alone["ranking"][0]["cost"]["job_usd"].get<double>() == Approx(beside["cost"]["job_usd"].get<double>()));
+  auto est_args = with({"--gpu", "c7i.24xlarge", "--batch", "4", "--grad-accum", "32"});
+  est_args.insert(est_args.begin(), "estimate");
+  const auto est = test::run_json(est_args);
+  CHECK(est["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(beside["time"]["train_tokens_per_second_per_gpu"].get<double>()));
+  const auto check = test::run({"check", "--model", "llama-3.1-8b", "--mode", "inference", "--gpu", "c7i.24xlarge"});
+  CHECK(check.code == 0);
+  CHECK(test::run({"fit", "--model", "llama-3.1-8b", "--mode", "lora", "--gpu", "c7i.24xlarge", "--maximize", "seq-len"}).code == 0);
 }

@@ -133,8 +133,8 @@ Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catal
 
 // The CPU as an option (method.md §16): each CPU instance of `cpus` planned as one device into `r.cpu_rows`, and
 // "on a CPU" among the recommendations for the cheapest that fits and finishes the job within value_target_hours.
-// Not offered for video streams, NVIDIA-only engines, a multi-GPU layout given or GPUs named. The rows point into
-// `cpus`, which must outlive them.
+// Not offered for video streams, NVIDIA-only engines or a multi-GPU layout given; with devices named (--gpu,
+// --only), only the CPU instances among them. The rows point into `cpus`, which must outlive them.
 void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCatalog& cpus, const RankOptions& opts);
 
 std::string to_string(RankBy r);

@@ -1,5 +1,6 @@
 // The default command (every GPU of the catalogue ranked for one workload) and `estimate` (one workload's memory,
 // and with --gpu its time and cost on that GPU).
+#include <algorithm>
 #include <optional>
 #include <spdlog/spdlog.h>
 
@@ -65,11 +66,8 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
   const auto [w, model, cat] = load_job(std::move(raw), ctx);
   std::optional<Candidate> cand;
   MemoryEstimate mem;
-  // A CPU instance of the ranking's CPU rows (data/cpus.json, method.md §16) is estimated as they are.
-  const GpuCatalog cpus = parse_cpu_catalog(bundled_cpu_catalog(), "data/cpus.json");
   if (w.gpu) {
-    const GpuSpec* cpu = cpus.find(*w.gpu);
-    cand = evaluate(w, model, cpu ? *cpu : gpu_for(*w.gpu, cat), cost_options(flags.cf, cat, ctx.in));
+    cand = evaluate(w, model, gpu_for(*w.gpu, cat), cost_options(flags.cf, cat, ctx.in));
     cand->fits_single = cand->fits;
     mem = cand->memory;
     withhold_job(*cand);  // its rates stay (the contract's keys), said to be hypothetical
@@ -92,9 +90,11 @@ int run_rank(const RankFlags& flags, const CommandContext& ctx) {
   // A deadline or a budget is met by a job: without its size there is nothing to check against.
   if ((ro.deadline_seconds || ro.budget_usd) && !w.has_job_size() && !w.streams)
     throw UserError{2, std::string(ro.deadline_seconds ? "--deadline" : "--budget") + ": needs a job size to check against: add " + job_size_flags(w, model)};
-  Ranking r = rank_gpus(w, model, cat, ro);
-  const GpuCatalog cpus = parse_cpu_catalog(bundled_cpu_catalog(), "data/cpus.json");  // outlives the rows that point into it
-  add_cpu_rows(r, w, model, cpus, ro);
+  // CPU instances named alone (--gpu c7i.24xlarge) are the rows; else they stand beside the GPUs (method.md §16).
+  const GpuCatalog& cpus = cpu_instances();
+  const bool cpus_alone = !ro.only_gpus.empty() && std::all_of(ro.only_gpus.begin(), ro.only_gpus.end(), [&](const std::string& id) { return cpus.find(id); });
+  Ranking r = rank_gpus(w, model, cpus_alone ? cpus : cat, ro);
+  if (!cpus_alone) add_cpu_rows(r, w, model, cpus, ro);
   if (of.format == "json") (*ctx.out_ptr) << ranking_json(w, model, r, cat.version);
   else if (of.format == "csv") (*ctx.out_ptr) << ranking_csv(r);
   else if (ctx.md()) (*ctx.out_ptr) << ranking_markdown(w, model, r, ctx.style);

@@ -403,10 +403,16 @@ std::string local_gpu_name(const std::string& flag) {
   return first;
 }
 
+const GpuCatalog& cpu_instances() {
+  static const GpuCatalog cpus = parse_cpu_catalog(bundled_cpu_catalog(), "data/cpus.json");
+  return cpus;
+}
+
 const GpuSpec& gpu_for(const std::string& id_in, const GpuCatalog& cat, const std::string& flag) {
   const bool local = id_in == "local";
   const std::string id = local ? local_gpu_name(flag) : id_in;
   if (const GpuSpec* g = cat.resolve(id)) return *g;
+  if (const GpuSpec* cpu = local ? nullptr : cpu_instances().find(id)) return *cpu;  // the ranking's CPU rows, by id (method.md §16)
   if (local) throw UserError{2, flag + ": this machine's GPU '" + id + "' is not in the catalogue; name the closest with " + flag + " ID"};
   std::string hint = did_you_mean(id, cat.ids());
   throw UserError{2, flag + ": unknown GPU '" + id + "' (" + (hint.empty() ? "'gpuadvise gpus' lists the catalogue" : hint) + ")"};

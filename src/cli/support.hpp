@@ -130,6 +130,8 @@ GpuCatalog load_gpus(const OutputFlags& of, std::istream& in, Provenance provena
 const ModelCatalog& load_models();
 ModelSpec model_for(const Workload& w, std::istream& in);
 std::string local_gpu_name(const std::string& flag);
+// The CPU instances offered beside the GPUs (data/cpus.json, method.md §16), parsed once.
+const GpuCatalog& cpu_instances();
 const GpuSpec& gpu_for(const std::string& id_in, const GpuCatalog& cat, const std::string& flag = "--gpu");
 double flag_number(const std::string& text, const std::string& flag, const std::string& what, double lo, double hi, bool integer = false,
                    bool lo_open = false, bool hi_open = false);

@@ -14,12 +14,11 @@ using namespace ranking_detail;
 
 namespace {
 // Jobs a CPU instance is not offered for: video streams (NVDEC, DeepStream), NVIDIA-only engines, a multi-GPU
-// layout the user gave, or GPUs the user named.
-bool cpu_offered(const Workload& w, const RankOptions& opts) {
+// layout the user gave.
+bool cpu_offered(const Workload& w) {
   const Framework f = w.effective_framework();
   if (w.streams || f == Framework::tensorrt || f == Framework::trtllm) return false;
-  if (w.gpus > 1 || w.tp > 1 || w.pp > 1 || !opts.only_gpus.empty()) return false;
-  return true;
+  return w.gpus == 1 && w.tp == 1 && w.pp == 1;
 }
 
 std::string money(double v) { return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v); }
@@ -27,13 +26,15 @@ std::string duration(double hours) { return hours < 1 ? fmt::format("{:.0f} min"
 }  // namespace
 
 void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCatalog& cpus, const RankOptions& opts) {
-  if (!cpu_offered(w, opts)) return;
+  if (!cpu_offered(w)) return;
   RankOptions one = opts;
   one.max_gpus = 1;
   one.deadline_seconds.reset();  // the rows stand beside the GPUs' for comparison, never dropped
   one.budget_usd.reset();
   for (const auto& cpu : cpus.gpus) {
     if (!opts.cost.provider.empty() && !cpu.offered_by(opts.cost.provider)) continue;
+    // Devices named (--gpu, --only): the CPU instances among them alone.
+    if (!opts.only_gpus.empty() && std::find(opts.only_gpus.begin(), opts.only_gpus.end(), cpu.id) == opts.only_gpus.end()) continue;
     r.cpu_rows.push_back(plan(w, m, cpu, one, r.order));
   }
   auto tier = [](const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; };

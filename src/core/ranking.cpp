@@ -253,7 +253,7 @@ void recommend(Ranking& r, const RankOptions& opts, bool job) {
     // module, no CPU offload, and no edge module for training (a Jetson trains at a few tokens per second).
     const bool one = c.gpus == 1 ? c.planned.offload == Offload::none : c.fits_single;
     const bool edge_training = c.gpu->segment == Segment::edge && is_training(c.planned.mode);
-    if (one && !edge_training && !c.gpu->needs_server_chassis && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
+    if (one && !edge_training && !c.gpu->needs_server_chassis && c.gpu->stack != "cpu" && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
       auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };
       if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
     }
