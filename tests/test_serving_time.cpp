@@ -38,6 +38,24 @@ TEST_CASE("serving: TensorRT-LLM's published FP8 throughput on H100 and H200, he
   CHECK(dense_p90 <= 0.25);
 }
 
+TEST_CASE("serving: Intel's Gaudi 3 table, held out, within 15 % median and 30 % p90, its prefill-heavy 70B row within 15 %", "[serving][heldout][gaudi]") {
+  // 12 rows of Intel's model-performance page (SynapseAI 1.18.0): Llama 3.1 8B on one Gaudi 3, 70B on two and eight,
+  // FP8, 128/128 ... 2,048/2,048 tokens at Intel's batches. The Gaudi 3 family's matmul share (0.40) is Intel's launch
+  // projection, never fitted; these rows are the public measurement behind its prefill: 70B on eight cards, 2,048 in
+  // and 128 out, 1,600 output tokens/s (12.5 requests/s), where a prompt's FLOPs dominate the step.
+  std::vector<double> all;
+  for (const auto& [c, e] : test::data_case_errors("gaudi3_serving_time.jsonl")) {
+    CHECK_FALSE(c["fitted"].get<bool>());
+    CHECK(c["gpu"] == "gaudi3-128gb");
+    all.push_back(e);
+    if (c["id"] == "intel_gaudi3_llama_31_70b_x8_2048_128") CHECK(e <= 0.15);
+  }
+  REQUIRE(all.size() == 12);
+  const auto [median, p90] = test::median_p90(all);
+  CHECK(median <= 0.15);
+  CHECK(p90 <= 0.30);
+}
+
 TEST_CASE("serving: a decode step reads the weights or computes, then reads the KV cache: the two add", "[serving][time]") {
   // Llama 3.1 8B FP8 on one H200 under TensorRT-LLM, 128 in / 2,048 out, 880 in flight (what its FP8 KV-cache pool
   // holds of 2,176-token sequences). Per step: 32 layers x 0.03 ms of host time; the projections take the longer

@@ -84,7 +84,7 @@ constexpr std::array<FamilyEfficiency, 14> k_families{{
     {GpuFamily::cdna4, 0.36, 0.8, "solved so that the time model gives the measured MI355X/B200 ratio on the workload (0.873): MLPerf Training v5.1 Llama 2 70B LoRA FP8 on 8 GPUs, 10.18 min (MI355X) vs 8.89 min (B200), over the peak ratio 1.12", 0.35,
      k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3 (no CNN row)"},
     {GpuFamily::rdna3, 0.34, 0.8, "prior, as CDNA 3 (no calibration row)", 0.35, k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3"},
-    {GpuFamily::gaudi3, 0.40, 0.8, "vendor projection, no measurement: Intel's launch claim of 1.5x H100 time-to-train (Llama 2 7B/13B, GPT-3 175B); Intel's performance page lists Gaudi 3 inference only. Gaudi 2 reaches about 0.6 of its bf16 peak (Databricks MPT-7B, 260 TFLOP/s; Intel Llama 3.1 8B FP8 4,680 tokens/s/card)"},
+    {GpuFamily::gaudi3, 0.40, 0.8, "vendor projection, no measurement: Intel's launch claim of 1.5x H100 time-to-train (Llama 2 7B/13B, GPT-3 175B); Intel's performance page lists Gaudi 3 inference only. Gaudi 2 reaches about 0.6 of its bf16 peak (Databricks MPT-7B, 260 TFLOP/s; Intel Llama 3.1 8B FP8 4,680 tokens/s/card); held out in serving: Intel's Gaudi 3 table (SynapseAI 1.18, 12 FP8 rows of Llama 3.1 8B and 70B on 1, 2 and 8 cards) within 11 % at the median, 27 % at the 90th percentile (tests/data/gaudi3_serving_time.jsonl)"},
     // CPU instances (method.md §16): oneDNN's AMX bf16 GEMM reached 42.9 TFLOP/s on 188 threads (94 cores) of a
     // Sapphire Rapids pair (uxlfoundation/oneDNN#1992, benchdnn 4096x5120:5120x15360), 0.19 of 94 x 1024 x 2.4 GHz;
     // a decode reads its weights at the GPUs' share of the bandwidth (decode_bandwidth_share; no CPU row).
