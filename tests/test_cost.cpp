@@ -134,3 +134,31 @@ TEST_CASE("time: several PCIe cards pay for communication that NVLink hides", "[
   CHECK(pcie.time.bound == "communication");
   CHECK(nvl.time.bound == "compute");
 }
+
+TEST_CASE("cost: --price-policy median prices each GPU at the middle of its offers, or between the two middle ones", "[cost]") {
+  // The MI300X's three offers: TensorWave $1.50, RunPod (secure) $2.39, DigitalOcean $2.59: the median is $2.39, and
+  // the README's Llama 3.1 8B LoRA on 100M tokens (half an hour of setup) costs $8.40 at it against $5.27 at the cheapest.
+  // The RTX 4090's two offers, $0.34 and $0.74, meet halfway: $0.54, both named.
+  auto row = [](const std::string& gpu, const std::string& policy) {
+    std::vector<std::string> args{"--model", "llama-3.1-8b", "--mode", "lora", "--precision", "bf16", "--tokens", "100M", "--setup-hours", "0.5", "--only", gpu};
+    if (!policy.empty()) args.insert(args.end(), {"--price-policy", policy});
+    return test::run_json(args)["ranking"][0];
+  };
+  const auto cheap = row("mi300x-192gb", ""), median = row("mi300x-192gb", "median");
+  CHECK(cheap["cost"]["price"]["usd_per_gpu_hour"].get<double>() == Approx(1.50));
+  CHECK(cheap["cost"]["price"]["policy"] == "cheapest");
+  CHECK(median["cost"]["price"]["usd_per_gpu_hour"].get<double>() == Approx(2.39));
+  CHECK(median["cost"]["price"]["policy"] == "median");
+  CHECK(median["cost"]["price"]["provider"] == "RunPod (secure)");
+  // The same plan and hours, priced at the other offer.
+  CHECK(median["cost"]["hours"]["wall"].get<double>() == Approx(cheap["cost"]["hours"]["wall"].get<double>()));
+  CHECK(median["cost"]["job_usd"].get<double>() == Approx(cheap["cost"]["job_usd"].get<double>() * 2.39 / 1.50));
+  CHECK(cheap["cost"]["job_usd"].get<double>() == Approx(5.27).margin(0.005));
+  CHECK(median["cost"]["job_usd"].get<double>() == Approx(8.40).margin(0.005));
+  const auto pair = row("rtx-4090-24gb", "median");
+  CHECK(pair["cost"]["price"]["usd_per_gpu_hour"].get<double>() == Approx((0.34 + 0.74) / 2));
+  CHECK(pair["cost"]["price"]["provider"].get<std::string>().find("median of 2 offers") == 0);
+  const auto typo = test::run({"--model", "7B", "--price-policy", "medain"});
+  CHECK(typo.code == 2);
+  CHECK(typo.err.find("--price-policy: unknown value 'medain' (valid: cheapest, median)") != std::string::npos);
+}

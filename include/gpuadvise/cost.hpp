@@ -19,8 +19,12 @@ namespace gpuadvise {
 struct PriceChoice {
   std::optional<double> usd_per_gpu_hour;
   std::string provider, date_seen, source;
-  std::string basis;  // "catalogue", "override", "owned"
+  std::string basis;   // "catalogue", "override", "owned"
+  std::string policy;  // a catalogue offer: "cheapest" or "median" of the GPU's offers (--provider's alone where given)
 };
+
+// Which of a GPU's catalogue offers prices it (docs/method.md §10): the cheapest, or the middle one.
+enum class PricePolicy { cheapest, median };
 
 // The workload a correction was measured on, as far as it decides what the ratio means (docs/method.md §15):
 // a correction applies only to workloads like it (include/gpuadvise/correction.hpp).
@@ -48,6 +52,7 @@ struct CostOptions {
   std::map<std::string, double> price_overrides;     // GPU id -> USD per GPU-hour
   std::map<std::string, double> purchase_overrides;  // GPU id -> USD per GPU (owned)
   std::string provider;                              // restrict catalogue offers to this provider
+  PricePolicy price_policy = PricePolicy::cheapest;  // which offer of those prices a GPU
   std::vector<LocalCorrection> corrections;          // from the user's calibration file
   std::string corrections_file;                      // where they were read (said in every note)
 };

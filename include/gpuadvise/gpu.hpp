@@ -108,6 +108,8 @@ struct GpuSpec {
   bool fast_link_joins(std::int64_t group) const { return has_nvlink() && group <= std::max(1, node.fast_link_gpus); }
   // The lowest on-demand price with a number, if any.
   const PriceOffer* cheapest_offer(const std::string& provider = "") const;
+  // The offers with a price (of `provider` where given), cheapest first.
+  std::vector<const PriceOffer*> priced_offers(const std::string& provider = "") const;
   // CUDA compute capability as a number (8.0, 9.0 ...), 0 when not a CUDA GPU.
   double cc() const;
   bool operator==(const GpuSpec&) const = default;

@@ -16,6 +16,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& flag_choice
         {"--units", {"gb", "gib"}},
         {"--color", {"auto", "always", "never"}},
         {"--rank-by", {"value", "cost", "time", "gpus", "headroom"}},
+        {"--price-policy", {"cheapest", "median"}},
         {"--maximize", {"batch", "seq-len", "concurrency"}},
         {"--sort", {"memory", "bandwidth", "bf16", "price", "id"}},
         {"--kind", {"language", "vision", "generation"}},

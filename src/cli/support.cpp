@@ -199,6 +199,10 @@ void add_cost_flags(CLI::App* app, CostFlags& cf) {
   if (wanted(g, "--purchase-price"))
     app->add_option("--purchase-price", cf.purchases, "owned: purchase price of a GPU (repeatable)")->type_name("ID=USD")->group("Cost");
   if (wanted(g, "--provider")) app->add_option("--provider", cf.provider, "use only this provider's catalogue prices")->type_name("NAME")->group("Cost");
+  if (wanted(g, "--price-policy"))
+    app->add_option("--price-policy", cf.price_policy, "which catalogue offer prices a GPU: cheapest | median (the middle offer) [cheapest]")
+        ->type_name("POLICY")
+        ->group("Cost");
 }
 
 void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
@@ -480,6 +484,9 @@ CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istrea
     o.purchase_overrides[id] = usd;
   }
   if (!o.provider.empty()) check_provider(o.provider, cat);
+  if (cf.price_policy == "median") o.price_policy = PricePolicy::median;
+  else if (!cf.price_policy.empty() && cf.price_policy != "cheapest")
+    throw UserError{2, "--price-policy: unknown value '" + cf.price_policy + "' (valid: " + choices_text("--price-policy") + ")"};
   return o;
 }
 

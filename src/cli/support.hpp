@@ -70,6 +70,7 @@ struct CostFlags {
   std::vector<std::string> purchases;  // ID=USD
   std::string prices_file;
   std::string provider;
+  std::string price_policy;  // --price-policy: cheapest (default) or median
   std::vector<std::pair<std::string, double>> default_prices;  // the defaults file's, below --prices and --price
 };
 

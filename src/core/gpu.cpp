@@ -51,6 +51,14 @@ const PriceOffer* GpuSpec::cheapest_offer(const std::string& provider) const {
   return best;
 }
 
+std::vector<const PriceOffer*> GpuSpec::priced_offers(const std::string& provider) const {
+  std::vector<const PriceOffer*> priced;
+  for (const auto& p : prices)
+    if (p.usd_per_gpu_hour && (provider.empty() || contains_nocase(p.provider, provider))) priced.push_back(&p);
+  std::stable_sort(priced.begin(), priced.end(), [](const PriceOffer* a, const PriceOffer* b) { return *a->usd_per_gpu_hour < *b->usd_per_gpu_hour; });
+  return priced;
+}
+
 int GpuSpec::gpus_per_node() const {
   if (node.gpus_per_node) return std::max(1, *node.gpus_per_node);
   if (segment == Segment::edge) return 1;

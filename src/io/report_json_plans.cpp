@@ -191,6 +191,7 @@ void write_cost(JsonWriter& o, const Candidate& c) {
     o.text_or_null("date_seen", k.price.date_seen);
     o.member("source", k.price.source);
     o.member("basis", k.price.basis);
+    if (!k.price.policy.empty()) o.member("policy", k.price.policy);
     o.end_object();
   } else {
     o.null();
@@ -444,8 +445,7 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
   o.begin_array();
   for (const auto& c : r.rows) write_candidate(o, w, c, false, m);
   o.end_array();
-  // CPU instances beside the GPUs (method.md §16), rows of the same shape.
-  o.key("cpus");
+  o.key("cpus");  // CPU instances beside the GPUs (method.md §16), rows of the same shape
   o.begin_array();
   for (const auto& c : r.cpu_rows) write_candidate(o, w, c, false, m);
   o.end_array();
