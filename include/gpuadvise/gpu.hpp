@@ -92,6 +92,8 @@ struct GpuSpec {
   std::string notes;
 
   bool has_nvlink() const { return interconnect_gb_per_s.value_or(0) > 0; }
+  // A CPU instance of data/cpus.json (method.md §16), planned as one device beside the GPUs.
+  bool is_cpu() const { return stack == "cpu"; }
   // GPUs in one node: the catalogue's figure, else the usual for the segment (8 in a server, 4 in a
   // workstation or desktop); node_size_assumed() says which.
   int gpus_per_node() const;

@@ -32,28 +32,20 @@ PriceChoice choose_price(const GpuSpec& g, const Workload& w, const CostOptions&
     p.basis = "override";
     return p;
   }
-  // The median of the offers (method.md §10): the middle one, or between the two middle ones of an even count
-  // (both named, with their sources; the older date).
-  const std::vector<const PriceOffer*> offers = g.priced_offers(opts.provider);
-  if (opts.price_policy == PricePolicy::median && offers.size() > 1 && offers.size() % 2 == 0) {
-    const PriceOffer &lo = *offers[offers.size() / 2 - 1], &hi = *offers[offers.size() / 2];
-    p.usd_per_gpu_hour = (*lo.usd_per_gpu_hour + *hi.usd_per_gpu_hour) / 2.0;
-    p.provider = fmt::format("median of {} offers: {} ${:.2f} and {} ${:.2f}", offers.size(), lo.provider, *lo.usd_per_gpu_hour, hi.provider, *hi.usd_per_gpu_hour);
-    p.date_seen = std::min(lo.date_seen, hi.date_seen);
-    p.source = lo.source + "; " + hi.source;
-    p.basis = "catalogue";
-    p.policy = "median";
-    return p;
-  }
+  // The policy's offer (method.md §10): the cheapest; or the median, the middle offer or halfway between the two
+  // middle ones of an even count (both named, with their sources; the older date).
+  const std::vector<const PriceOffer*> offers = g.priced_offers(opts.provider);  // cheapest first
+  if (offers.empty()) return p;
   const bool median = opts.price_policy == PricePolicy::median;
-  if (const PriceOffer* o = median && !offers.empty() ? offers[offers.size() / 2] : g.cheapest_offer(opts.provider)) {
-    p.usd_per_gpu_hour = o->usd_per_gpu_hour;
-    p.provider = o->provider;
-    p.date_seen = o->date_seen;
-    p.source = o->source;
-    p.basis = "catalogue";
-    p.policy = median ? "median" : "cheapest";
-  }
+  const std::size_t n = offers.size();
+  const PriceOffer &lo = *offers[median ? (n - 1) / 2 : 0], &hi = *offers[median ? n / 2 : 0];
+  p.usd_per_gpu_hour = (*lo.usd_per_gpu_hour + *hi.usd_per_gpu_hour) / 2.0;
+  p.provider = &lo == &hi ? lo.provider
+                          : fmt::format("median of {} offers: {} ${:.2f} and {} ${:.2f}", n, lo.provider, *lo.usd_per_gpu_hour, hi.provider, *hi.usd_per_gpu_hour);
+  p.date_seen = std::min(lo.date_seen, hi.date_seen);
+  p.source = &lo == &hi ? lo.source : lo.source + "; " + hi.source;
+  p.basis = "catalogue";
+  p.policy = median ? "median" : "cheapest";
   return p;
 }
 

@@ -21,7 +21,6 @@ bool cpu_offered(const Workload& w) {
   return w.gpus == 1 && w.tp == 1 && w.pp == 1;
 }
 
-std::string money(double v) { return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v); }
 std::string duration(double hours) { return hours < 1 ? fmt::format("{:.0f} min", hours * 60) : fmt::format("{:.1f} h", hours); }
 }  // namespace
 
@@ -37,7 +36,6 @@ void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCa
     if (!opts.only_gpus.empty() && std::find(opts.only_gpus.begin(), opts.only_gpus.end(), cpu.id) == opts.only_gpus.end()) continue;
     r.cpu_rows.push_back(plan(w, m, cpu, one, r.order));
   }
-  auto tier = [](const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; };
   std::stable_sort(r.cpu_rows.begin(), r.cpu_rows.end(), [&](const Candidate& a, const Candidate& b) {
     if (tier(a) != tier(b)) return tier(a) < tier(b);
     return score(a, r.order) < score(b, r.order);
@@ -52,12 +50,12 @@ void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCa
   std::string gpu_side;
   for (const auto& g : r.rows)
     if (g.fits && !g.tight && g.cost.total_usd) {
-      gpu_side = fmt::format("; the first GPU row: {} in {}", money(*g.cost.total_usd), duration(g.cost.wall_hours));
+      gpu_side = fmt::format("; the first GPU row: {} in {}", money_text(*g.cost.total_usd), duration(g.cost.wall_hours));
       break;
     }
   r.recommendations.push_back({"on a CPU", pick->gpu->id,
-                               fmt::format("{} for the job in {} on one instance ({}/h){}", money(*pick->cost.total_usd), duration(pick->cost.wall_hours),
-                                           money(*pick->usd_per_gpu_hour()), gpu_side)});
+                               fmt::format("{} for the job in {} on one instance ({}/h){}", money_text(*pick->cost.total_usd), duration(pick->cost.wall_hours),
+                                           money_text(*pick->usd_per_gpu_hour()), gpu_side)});
 }
 
 }  // namespace gpuadvise

@@ -10,7 +10,7 @@ namespace gpuadvise {
 GpuFamily gpu_family(const GpuSpec& g) {
   // Read character by character: the estimator asks several times per evaluation.
   if (g.stack == "synapseai") return GpuFamily::gaudi3;
-  if (g.stack == "cpu") return GpuFamily::cpu_amx;
+  if (g.is_cpu()) return GpuFamily::cpu_amx;
   if (g.stack == "rocm") {
     const std::string_view gfx = g.gfx_target ? std::string_view(*g.gfx_target) : std::string_view();
     if (gfx.starts_with("gfx942")) return GpuFamily::cdna3;

@@ -44,8 +44,8 @@ Workload PlanShape::applied_to(const Workload& asked) const {
 namespace {
 
 // The plan in words ("4 GPUs: tensor parallel 2 + ZeRO-1 over 2, full checkpointing"), appended piece by piece:
-// the planner writes one for every layout that fits.
-std::string layout_text(const Workload& w) {
+// the planner writes one for every layout that fits. `one`: a single device ("one instance" for a CPU, §16).
+std::string layout_text(const Workload& w, const char* one = "single GPU") {
   const char* off = w.offload == Offload::optimizer          ? " + optimizer offload"
                     : w.offload == Offload::optimizer_params ? " + CPU offload"
                     : w.offload == Offload::model            ? " + model CPU offload"
@@ -54,7 +54,7 @@ std::string layout_text(const Workload& w) {
   std::string s;
   s.reserve(64);
   if (w.gpus == 1) {
-    s = "single GPU";
+    s = one;
   } else {
     s += std::to_string(w.gpus);
     s += " GPUs";
@@ -79,9 +79,7 @@ std::string layout_text(const Workload& w) {
     if (w.ep > 1) part("expert parallel ", w.ep);
     // ZeRO shards over the ranks that hold the same weights (data parallel x context parallel).
     const std::int64_t dp = w.data_parallel(), shards = w.replica_ranks();
-    // Inference replicas of one GPU each (a vision job's images split over them) share nothing.
-    const bool replicas = !is_training(w.mode) && !w.disaggregate && w.tp == 1 && w.pp == 1 && w.sharding == Sharding::none;
-    if (replicas && dp > 1) {
+    if (w.independent_replicas() && dp > 1) {
       s += std::to_string(dp);
       s += " replicas";
     } else if (shards > 1) {
@@ -319,7 +317,7 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
 void ranking_detail::score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost,
                                   const LocalCorrection* k) {
   Workload w = c.planned.applied_to(asked);
-  c.layout = g.stack == "cpu" && w.gpus == 1 ? "one instance" + layout_text(w).substr(std::string_view("single GPU").size()) : layout_text(w);
+  c.layout = layout_text(w, g.is_cpu() ? "one instance" : "single GPU");
   if (!c.fits && c.supported && !c.memory.vllm && c.fit_reason.empty())
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
@@ -401,7 +399,7 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
     c.notes.push_back("less than 10% headroom: real peaks vary with data and library versions; leave a margin");
   if (g.stack == "rocm") c.notes.push_back(Note::format("AMD: runs through ROCm/HIP ({}), not CUDA; check your framework's ROCm support", g.gfx_target.value_or("?")));
   if (g.stack == "synapseai") c.notes.push_back("Intel Gaudi: runs through the Gaudi software stack (SynapseAI), not CUDA");
-  if (g.stack == "cpu")
+  if (g.is_cpu())
     c.notes.push_back("a CPU instance: PyTorch on the CPU (oneDNN: AMX for bf16 and int8 matmuls, AVX-512 for fp32); its rate rests on one GEMM "
                       "measurement and the theoretical memory bandwidth (method.md §16): measure before you commit");
   if (g.needs_server_chassis) c.facts.push_back("server module: needs an HGX/OAM server chassis, power and cooling");
@@ -413,14 +411,8 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
                           ? Note("no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly")
                           : Note("no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly"));
   if (w.nodes > 1) c.notes.push_back(Note::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
-  if (g.capacity_basis == "nominal" && g.stack != "cpu") c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
+  if (g.capacity_basis == "nominal" && !g.is_cpu()) c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   c.system = system_needs(w, m, g, c.memory, &c.time);
-  if (g.stack == "cpu") {  // the instance is the host: its memory above holds the model, its cores run it
-    c.system.host_ram_bytes = 0;
-    c.system.cpu_cores = 0;
-    c.system.notes.clear();
-    std::erase_if(c.system.basis, [](const Note& n) { return n.text().starts_with("host RAM") || n.text().starts_with("CPU:"); });
-  }
   for (const auto& n : c.system.notes) c.notes.push_back(n);
   if (c.fits && c.memory.vllm) c.serving_front = serving_front(w, m, g, cost);
   for (const auto& n : c.cost.notes) c.notes.push_back(n);

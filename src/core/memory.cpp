@@ -147,7 +147,7 @@ double runtime_bytes(const Workload& w, const GpuSpec* gpu, bool cuda_graphs, co
   } else if (const double cc = gpu->cc(); gpu->stack == "cuda" && cc > 0 && cc < 8.0) {
     ctx = coef::cuda_context_pre_ampere_bytes.value;  // [HF-ANAT]: 1,343 MiB measured on a V100 (CUDA 11.2, all kernels loaded)
     ctx_src = "pre-Ampere GPU stacks load every kernel: 1,343 MiB measured on a V100 ([HF-ANAT])";
-  } else if (gpu->stack == "cpu") {
+  } else if (gpu->is_cpu()) {
     ctx = coef::cpu_runtime_bytes.value;
     ctx_src = "a CPU instance: the operating system and the framework's process (assumed 2 GiB; not measured)";
   } else if (gpu->stack != "cuda") {
@@ -155,9 +155,8 @@ double runtime_bytes(const Workload& w, const GpuSpec* gpu, bool cuda_graphs, co
     ctx_src = "ROCm/Gaudi runtime context (assumed 0.75 GiB; not measured)";
   }
   double comm = 0;
-  // NCCL communicators and buffers; independent inference replicas (tp = pp = 1, not disaggregated) have none.
-  const bool communicates = is_training(w.mode) || w.tp > 1 || w.pp > 1 || w.disaggregate;
-  if (w.gpus > 1 && communicates) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);
+  // NCCL communicators and buffers; independent inference replicas have none.
+  if (w.gpus > 1 && !w.independent_replicas()) comm = 0.5 * k_gib + (w.tp > 1 ? 0.5 * k_gib : 0.0);
   if (cuda_graphs) comm += 0.5 * k_gib;                                 // CUDA graphs captured by vLLM
   if (source) *source = ctx_src;
   return ctx + comm;

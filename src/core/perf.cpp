@@ -395,7 +395,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   // small micro-batches are bound by it. A given --mfu is end to end: it holds the step.
   const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
   const double host = d(m.layers + m.encoder_layers) / pp * framework_profile(w.effective_framework()).layer_overhead_s * passes;
-  const bool on_cpu = gpu.stack == "cpu" && !w.mfu, host_bound = !w.mfu && !on_cpu && host > stage_time;  // a CPU's cores dispatch and compute (§16)
+  const bool on_cpu = gpu.is_cpu() && !w.mfu, host_bound = !w.mfu && !on_cpu && host > stage_time;  // a CPU's cores dispatch and compute (§16)
   const double gpu_stage_time = stage_time;
   if (on_cpu) stage_time += host;
   if (host_bound) {

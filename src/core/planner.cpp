@@ -115,7 +115,7 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
 template <class TryLayout>
 void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, const std::vector<Candidate>& fits,
                       TryLayout&& try_layout) {
-  if (g.stack == "cpu") return;  // a CPU instance's memory is the host's: nothing to offload to
+  if (g.is_cpu()) return;  // a CPU instance's memory is the host's: nothing to offload to
   if (is_training(w.mode) && !m.vision) {
     for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
       Workload one = with_layout(w, 1, 1, 1, 1, Sharding::none, off);

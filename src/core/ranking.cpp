@@ -193,8 +193,6 @@ std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vecto
   return best;
 }
 
-// Fits without a margin problem first, then tight plans, then what does not fit; unknown figures after known ones.
-int tier(const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; }
 
 }  // namespace
 
@@ -253,12 +251,12 @@ void recommend(Ranking& r, const RankOptions& opts, bool job) {
     // module, no CPU offload, and no edge module for training (a Jetson trains at a few tokens per second).
     const bool one = c.gpus == 1 ? c.planned.offload == Offload::none : c.fits_single;
     const bool edge_training = c.gpu->segment == Segment::edge && is_training(c.planned.mode);
-    if (one && !edge_training && !c.gpu->needs_server_chassis && c.gpu->stack != "cpu" && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
+    if (one && !edge_training && !c.gpu->needs_server_chassis && !c.gpu->is_cpu() && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
       auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };
       if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
     }
   }
-  auto money = [](double v) { return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v); };
+  const auto money = money_text;
   if (best_value)
     r.recommendations.push_back({"best value", best_value->gpu->id,
                                  fmt::format("{} per {} on {}", money(*best_value->value_usd), best_value->value_unit, best_value->layout)});
@@ -290,6 +288,10 @@ void recommend(Ranking& r, const RankOptions& opts, bool job) {
 }
 
 }  // namespace
+
+std::string ranking_detail::money_text(double v) {
+  return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v);
+}
 
 Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
   // The ranking prints no memory explanations: the layouts it tries skip writing them.

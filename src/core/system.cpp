@@ -69,8 +69,11 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
   const double mp = d(std::max<std::int64_t>(1, w.tp * w.pp));
   const double params = mem.params_total;
 
-  // Host memory per node.
-  if (training && w.offload != Offload::none) {
+  // Host memory per node. A CPU instance is the host itself (method.md §16): its memory, the device figures above,
+  // holds the model and its cores run it, so it needs neither.
+  const bool cpu = g.is_cpu();
+  if (cpu) {
+  } else if (training && w.offload != Offload::none) {
     s.host_ram_bytes = offload_host_bytes(w, mem) / nodes;
     s.basis.push_back("host RAM: DeepSpeed offload, (16 B per trainable parameter + 2 B per offloaded parameter) x 1.5 ([DS-MEM])");
   } else if (training && w.sharding == Sharding::zero3) {
@@ -95,10 +98,11 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
     s.host_ram_bytes = mem.weights * ranks;
     s.basis.push_back("host RAM: the checkpoint read once per node, each GPU's weights");
   }
-  if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, mem.weights * ranks);
+  if (m.vision && !training && !cpu) s.host_ram_bytes = std::max(s.host_ram_bytes, mem.weights * ranks);
 
   // CPU cores per node.
-  if (m.vision && m.vision->task != "generation" && !w.streams && time && time->images_per_second) {
+  if (cpu) {
+  } else if (m.vision && m.vision->task != "generation" && !w.streams && time && time->images_per_second) {
     data_loader_cpus(w, m, g, *time, ranks, s);
   } else if (m.vision && training) {
     s.cpu_cores = k_ffcv_cpus_per_gpu * ranks;

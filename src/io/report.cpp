@@ -299,9 +299,9 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
     out += "No job size given: add " + r.job_size_hint + " for time and cost per job.\n";
   // The stated price policy (method.md §10): the cheapest of each GPU's offers unless --price-policy median.
   const bool median = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.cost.price.policy == "median"; });
-  out += std::string(median ? "Prices are the median of each GPU's indicative on-demand offers" : "Prices are the cheapest of each GPU's indicative on-demand offers") +
-         " with the date they were seen (gpuadvise gpus ID shows them; --price-policy " + (median ? "cheapest" : "median") + " takes the " +
-         (median ? "cheapest" : "median") + ").\n";
+  const char *used = median ? "median" : "cheapest", *other = median ? "cheapest" : "median";
+  out += fmt::format("Prices are the {} of each GPU's indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them; "
+                     "--price-policy {} takes the {}).\n", used, other, other);
 }
 
 }  // namespace
