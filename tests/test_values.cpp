@@ -134,6 +134,15 @@ TEST_CASE("values: a defaults file sets units, colour, headroom, GPUs, provider 
   const auto f = with(R"({"prices": {"h100-sxm-80gb": 1.0}})", flagged);
   const auto fj = f.json();
   CHECK(fj["ranking"][0]["cost"]["price"]["usd_per_gpu_hour"] == 2.5);
+  // The price policy: the file's median prices the MI300X at its middle offer ($2.39, test_cost), --price-policy beats it.
+  const std::vector<std::string> mi300x{"--model", "7B", "--only", "mi300x-192gb", "--format", "json"};
+  auto policy_price = [](const test::Run& r) { return r.json()["ranking"][0]["cost"]["price"]["usd_per_gpu_hour"].get<double>(); };
+  CHECK(policy_price(with(R"({"price_policy": "median"})", mi300x)) == Approx(2.39));
+  CHECK(with(R"({"price_policy": "median"})", mi300x).json()["ranking"][0]["cost"]["price"]["policy"] == "median");
+  auto cheapest = mi300x;
+  cheapest.insert(cheapest.end(), {"--price-policy", "cheapest"});
+  CHECK(policy_price(with(R"({"price_policy": "median"})", cheapest)) == Approx(1.50));
+  CHECK(with(R"({"price_policy": "medain"})", {"gpus"}).err == "gpuadvise: error: " + path + ".price_policy: expected one of cheapest, median, got \"medain\"\n");
   CHECK(with(R"({"units": "gib"})", {"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb"}).out.find(" GiB") != std::string::npos);
   CHECK(with(R"({"units": "gib"})", {"estimate", "--model", "7B", "--gpu", "h100-sxm-80gb", "--units", "gb"}).out.find(" GiB") == std::string::npos);
   CHECK(with(R"({"color": "always"})", {"gpus"}).out.find("\x1b[") == std::string::npos);  // the catalogue list has no colour
@@ -141,7 +150,7 @@ TEST_CASE("values: a defaults file sets units, colour, headroom, GPUs, provider 
   // Bad input: one line naming the key and what it accepts, exit 2.
   const auto unknown = with(R"({"unit": "gib"})", {"gpus"});
   CHECK(unknown.code == 2);
-  CHECK(unknown.err == "gpuadvise: error: " + path + ".unit: unknown key (valid: provider, units, color, min_headroom, max_gpus, prices)\n");
+  CHECK(unknown.err == "gpuadvise: error: " + path + ".unit: unknown key (valid: provider, price_policy, units, color, min_headroom, max_gpus, prices)\n");
   const auto bad = with(R"({"max_gpus": 0})", {"gpus"});
   CHECK(bad.err == "gpuadvise: error: " + path + ".max_gpus: expected an integer from 1 to 32,768, got 0\n");
   CHECK(with(R"({"min_headroom": 100})", {"gpus"}).code == 2);

@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, double>> parse_price_file(std::string_view te
 // The defaults file (config.json: $GPUADVISE_CONFIG, else $XDG_CONFIG_HOME/gpuadvise/config.json, else
 // ~/.config/gpuadvise/config.json): what a flag given on the command line overrides.
 struct UserDefaults {
-  std::optional<std::string> provider, units, color;
+  std::optional<std::string> provider, units, color, price_policy;
   std::optional<double> min_headroom;
   std::optional<std::int64_t> max_gpus;
   std::vector<std::pair<std::string, double>> prices;  // GPU id -> USD per GPU-hour, below --prices and --price

@@ -18,6 +18,7 @@ void apply_defaults(const DefaultsTargets& t, const std::function<bool(const cha
   const UserDefaults d = parse_defaults_file(*text, path);
   for (CostFlags* cf : t.costs) {
     if (d.provider && cf->provider.empty()) cf->provider = *d.provider;
+    if (d.price_policy && cf->price_policy.empty()) cf->price_policy = *d.price_policy;
     cf->default_prices = d.prices;
   }
   if (d.max_gpus && t.rank->max_gpus.empty()) t.rank->max_gpus = std::to_string(*d.max_gpus);

@@ -26,7 +26,7 @@ const std::vector<std::pair<std::string, std::string>>& environment_variables() 
       {"TERM", "dumb: no colour"},
       {"LC_ALL, LC_CTYPE, LANG", "a locale that is not UTF-8 gets ASCII text (JSON stays UTF-8)"},
       {"GPUADVISE_CATALOG", "your own GPUs, merged over the bundled catalogue (else $XDG_CONFIG_HOME/gpuadvise/gpus.json, else ~/.config/gpuadvise/gpus.json)"},
-      {"GPUADVISE_CONFIG", "the defaults file: provider, units, color, min_headroom, max_gpus, prices (GPU id -> USD per GPU-hour); a flag "
+      {"GPUADVISE_CONFIG", "the defaults file: provider, price_policy, units, color, min_headroom, max_gpus, prices (GPU id -> USD per GPU-hour); a flag "
                            "given beats it (else $XDG_CONFIG_HOME/gpuadvise/config.json, else ~/.config/gpuadvise/config.json)"},
       {"GPUADVISE_CALIBRATION", "the calibration file (else $XDG_CONFIG_HOME/gpuadvise/calibration.json, else ~/.config/gpuadvise/calibration.json)"},
       {"XDG_CONFIG_HOME, HOME", "where the three files above are looked for"}};

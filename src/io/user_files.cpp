@@ -238,7 +238,7 @@ std::string calibration_json(const std::vector<LocalCorrection>& corrections) {
 namespace {
 UserDefaults parse_defaults_unguarded(std::string_view text, const std::string& origin) {
   const json j = parse_json(text, origin);
-  if (!j.is_object()) throw InputError(origin + ": expected an object (keys: provider, units, color, min_headroom, max_gpus, prices)");
+  if (!j.is_object()) throw InputError(origin + ": expected an object (keys: provider, price_policy, units, color, min_headroom, max_gpus, prices)");
   UserDefaults d;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
@@ -255,6 +255,8 @@ UserDefaults parse_defaults_unguarded(std::string_view text, const std::string& 
     if (k == "provider") {
       if (!v.is_string() || v.get<std::string>().empty()) throw InputError(at + ": expected a provider's name (gpuadvise gpus ID lists its offers), got " + v.dump());
       d.provider = v.get<std::string>();
+    } else if (k == "price_policy") {
+      d.price_policy = one_of({"cheapest", "median"});  // the values of --price-policy (docs/method.md §10)
     } else if (k == "units") {
       d.units = one_of({"gb", "gib"});
     } else if (k == "color") {
@@ -269,7 +271,7 @@ UserDefaults parse_defaults_unguarded(std::string_view text, const std::string& 
     } else if (k == "prices") {
       d.prices = parse_price_file_unguarded(v.dump(), at);
     } else {
-      throw InputError(at + ": unknown key (valid: provider, units, color, min_headroom, max_gpus, prices)");
+      throw InputError(at + ": unknown key (valid: provider, price_policy, units, color, min_headroom, max_gpus, prices)");
     }
   }
   return d;
