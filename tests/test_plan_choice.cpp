@@ -260,6 +260,7 @@ TEST_CASE("layout space: a vision inference job of images tries independent repl
   w.model = "resnet-50";
   w.mode = Mode::inference;
   w.batch = 256;
+  w.batch_given = true;  // --batch 256: the replicas' batch, no batch search (the next test)
   std::vector<std::pair<std::int64_t, std::int64_t>> seen;  // gpus, nodes
   auto record = [&](const Workload& p) {
     CHECK(p.tp == 1);
@@ -274,4 +275,30 @@ TEST_CASE("layout space: a vision inference job of images tries independent repl
   layout_space::for_each_layout(w, m, g, 8, record);
   layout_space::for_each_layout(w, m, g, 32, record);
   CHECK(seen == std::vector<std::pair<std::int64_t, std::int64_t>>{{8, 1}, {32, 4}});
+}
+
+TEST_CASE("plan: an image job without --batch doubles the batch while the host's dispatch is a tenth of the forward or more", "[plan-choice][layout-space]") {
+  // ResNet-50 inference on an RTX 3090: the host's 2 ms of launches per forward (small_batch_overhead_s) overlap the
+  // GPU's work and floor it. Batch 4: 4 / 2 ms = 2,000 images/s exactly, host-bound; batch 8's GPU work outlasts
+  // the floor, as every larger batch's, so the rate is the compute-bound one of batch 64, and the search stops
+  // there (the floor's share is 0: nothing left to amortise).
+  const std::vector<std::string> base{"estimate", "--model", "resnet-50", "--mode", "inference", "--gpu", "rtx-3090-24gb", "--format", "json"};
+  auto rate = [&](const char* batch) {
+    auto a = base;
+    a.insert(a.end(), {"--batch", batch});
+    return test::run_json(a)["time"];
+  };
+  CHECK(rate("4")["images_per_second"].get<double>() == Approx(2000.0));
+  CHECK(rate("4")["bound"] == "host overhead (kernel launches)");
+  const double compute_bound = rate("64")["images_per_second"].get<double>();
+  CHECK(rate("8")["images_per_second"].get<double>() == Approx(compute_bound));
+  CHECK(8.0 / compute_bound > 0.002);  // batch 8's GPU work outlasts the floor
+  CHECK(4.0 / compute_bound < 0.002);
+  // The ranking's plan for a million images: batch 8, at that rate; given --batch 1 it keeps it (500 images/s).
+  const auto row = test::run_json({"--model", "resnet-50", "--mode", "inference", "--images", "1M", "--only", "rtx-3090-24gb", "--format", "json"})["ranking"][0];
+  CHECK(row["plan"]["micro_batch"] == 8);
+  CHECK(row["time"]["images_per_second"].get<double>() == Approx(compute_bound));
+  const auto asked = test::run_json({"--model", "resnet-50", "--mode", "inference", "--images", "1M", "--batch", "1", "--only", "rtx-3090-24gb", "--format", "json"})["ranking"][0];
+  CHECK(asked["plan"]["micro_batch"] == 1);
+  CHECK(asked["time"]["images_per_second"].get<double>() == Approx(500.0));
 }

@@ -92,8 +92,8 @@ inline constexpr Coefficient nms_postprocess_s{
     "nms_postprocess_s", 0.001, "seconds per image", Basis::published,
     "Ultralytics' reported postprocess times for single-stage detectors", "§12.3"};
 inline constexpr Coefficient small_batch_overhead_s{
-    "small_batch_overhead_s", 2e-3, "seconds per forward at batch 4 or less", Basis::assumed,
-    "kernel launches and host-to-device transfers of an eager framework's small batches", "§12.3"};
+    "small_batch_overhead_s", 2e-3, "seconds per forward, a floor beside the GPU's work", Basis::assumed,
+    "kernel launches and host-to-device transfers of an eager framework's forward, overlapping the GPU's work", "§12.3"};
 
 // Inference.
 inline constexpr Coefficient prefill_share{

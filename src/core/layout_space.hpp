@@ -103,15 +103,15 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
     // Without --batch, a global batch can be reached with larger micro-batches too (fewer accumulation steps):
     // 2x and 4x the default, which amortise per-micro-batch costs (host launches, a MoE layer's experts, weights
     // streamed per micro-batch) and cost memory and, in a pipeline, a larger bubble. The savers shrink each again.
-    // An image-generation job (--images) without --batch tries batches up to 16: a batch of one leaves a large GPU
-    // waiting on the host's dispatch and its small layers' tiles (method.md §12.4).
-    const bool generation_job = !training && m.vision && m.vision->task == "generation" && w.images && !w.batch_given;
-    const std::int64_t widest = training && w.global_batch && !w.batch_given && !m.vision ? 4 : generation_job ? 16 : 1;
+    // An image job without --batch tries up to 16 images generated (method.md §12.4), 256 classified (§12.3).
+    const bool image_job = !training && m.vision && w.images && !w.batch_given;
+    const bool generation_job = image_job && m.vision->task == "generation";
+    const std::int64_t widest = training && w.global_batch && !w.batch_given && !m.vision ? 4 : generation_job ? 16 : image_job ? 256 : 1;
     for (std::int64_t micro = w.batch; micro <= w.batch * widest; micro *= 2) {
       p.batch = w.batch;
       p.grad_accum = w.grad_accum;
       if (!reach_global_batch(p, micro)) return;
-      if (!w.global_batch) p.batch = micro;  // an image-generation job's batch (generation_job)
+      if (!w.global_batch) p.batch = micro;  // an image job's batch (image_job)
       if (p.batch < micro) return;  // the global batch leaves each rank fewer sequences
       // A search that says whether a larger micro-batch is worth it (the planner's) stops when it is not.
       // The layout is lent to try_layout, which may change it while it runs (for_each_saver) and gives it back.

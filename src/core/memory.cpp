@@ -166,7 +166,11 @@ void set_runtime(MemoryEstimate& e, const Workload& w, const GpuSpec* gpu, bool 
   const char* ctx_src = "";
   e.runtime = runtime_bytes(w, gpu, cuda_graphs, &ctx_src);
   if (!gpu) e.runtime_assumed_generic = true;
-  if (w.explain) e.explain.push_back({"runtime", "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)", ctx_src, e.runtime, "method.md §6.4"});
+  if (w.explain) {
+    const bool cpu = gpu && gpu->is_cpu();
+    e.explain.push_back({"runtime", cpu ? "the OS and the process (cpu_runtime_bytes)" : "CUDA context + library workspaces + NCCL buffers (+ CUDA graphs)",
+                         ctx_src, e.runtime, cpu ? "method.md §16" : "method.md §6.4"});
+  }
 }
 
 }  // namespace memory_detail

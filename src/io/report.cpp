@@ -114,7 +114,8 @@ std::string memory_bar(const MemoryEstimate& mem, double capacity, const Style& 
                      paint(style, bar, mem.device_peak <= capacity ? "32" : "31"), gbs(mem.device_peak, style), gbs(capacity, style), mem_unit(style));
 }
 
-std::string memory_breakdown(const MemoryEstimate& mem, const Style& style) {
+// On a CPU instance (cpu) the runtime is the process's and the peak its resident memory: no CUDA, no nvidia-smi.
+std::string memory_breakdown(const MemoryEstimate& mem, const Style& style, bool cpu = false) {
   std::string out;
   // Parts the workload does not have (no gradients in inference, no KV cache in training) are left out.
   auto row = [&](const std::string& name, double b) {
@@ -126,11 +127,12 @@ std::string memory_breakdown(const MemoryEstimate& mem, const Style& style) {
   row("activations", mem.activations);
   row("kv cache", mem.kv_cache);
   row("logits", mem.logits);
-  out += fmt::format("  {:<20} {:>9} {}   (torch.cuda.max_memory_allocated)\n", "= tensor peak", gbs(mem.tensor_peak, style), mem_unit(style));
+  out += fmt::format("  {:<20} {:>9} {}   ({})\n", "= tensor peak", gbs(mem.tensor_peak, style), mem_unit(style),
+                     cpu ? "the tensors' peak" : "torch.cuda.max_memory_allocated");
   row("allocator reserve", mem.allocator_reserve);
-  row("runtime (CUDA etc.)", mem.runtime);
-  out += fmt::format("  {:<20} {:>9} {}   (nvidia-smi: {}; band {}–{} {})\n", paint(style, "= device peak", "1"), gbs(mem.device_peak, style),
-                     mem_unit(style), mib(mem.device_peak), gbs(mem.device_low, style), gbs(mem.device_high, style), mem_unit(style));
+  row(cpu ? "runtime (process)" : "runtime (CUDA etc.)", mem.runtime);
+  out += fmt::format("  {:<20} {:>9} {}   ({}: {}; band {}–{} {})\n", paint(style, cpu ? "= memory peak" : "= device peak", "1"), gbs(mem.device_peak, style),
+                     mem_unit(style), cpu ? "resident" : "nvidia-smi", mib(mem.device_peak), gbs(mem.device_low, style), gbs(mem.device_high, style), mem_unit(style));
   if (style.explain) {
     out += "\nHow each component is computed:\n";
     for (const auto& x : mem.explain)
@@ -153,7 +155,9 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   out += "Peak phase: ";
   out += mem.peak_phase;
   out += "\n\n";
-  out += memory_breakdown(mem, style);
+  const bool cpu = on_gpu && on_gpu->gpu->is_cpu();
+  const char* per = cpu ? "instance" : "GPU";  // what a rate and a bill are per
+  out += memory_breakdown(mem, style, cpu);
   if (on_gpu) out += memory_bar(mem, static_cast<double>(on_gpu->gpu->memory_bytes), style);
   if (mem.vllm) {
     const bool trt = mem.vllm->engine == "trtllm";
@@ -178,8 +182,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     const auto& t = on_gpu->time;
     const bool rates = t.train_tokens_per_second_per_gpu || t.images_per_second || t.prefill_tokens_per_second || t.decode_tokens_per_second;
     if (!on_gpu->fits && on_gpu->supported && rates) out += "  were it to fit (it does not: no job time or cost), it would run at:\n";
-    if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per GPU\n", *t.train_tokens_per_second_per_gpu);
-    if (t.images_per_second) out += fmt::format("  {:.1f} images/s per GPU\n", *t.images_per_second);
+    if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per {}\n", *t.train_tokens_per_second_per_gpu, per);
+    if (t.images_per_second) out += fmt::format("  {:.1f} images/s per {}\n", *t.images_per_second, per);
     if (on_gpu->video) {
       const VideoPlan& v = *on_gpu->video;
       out += fmt::format("  video: {:.0f} streams per GPU, limited by {} (decode {}, inference {}, memory {:.0f}); {} GPU(s) for {} streams\n",
@@ -199,26 +203,28 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
     if (t.band)
       out += fmt::format("  band: {:.3g} to {:.3g} ({}), driven by {}\n", t.band->low, t.band->high,
-                         t.band->metric == "train_tokens_per_second_per_gpu" ? "training tokens/s per GPU"
-                         : t.band->metric == "images_per_second"             ? "images/s per GPU"
-                                                                              : "decode tokens/s",
+                         t.band->metric == "train_tokens_per_second_per_gpu" ? fmt::format("training tokens/s per {}", per)
+                         : t.band->metric == "images_per_second"             ? fmt::format("images/s per {}", per)
+                                                                              : std::string("decode tokens/s"),
                          t.band->drivers.text());
     const JobCost& k = on_gpu->cost;
     {
       const SystemNeeds& sn = on_gpu->system;
       const double u = mem_div(style);
       const char* un = mem_unit(style);
-      out += fmt::format("  system: {:.0f} {} host RAM and {:.0f} CPU cores per node{}, {:.0f} {} disk\n", sn.host_ram_bytes / u, un, sn.cpu_cores,
-                         sn.checkpoint_bytes ? fmt::format(", {:.1f} {} per checkpoint", *sn.checkpoint_bytes / u, un) : "", sn.disk_bytes / u, un);
+      // An instance is the host: no other host RAM or cores to name, its disk still.
+      const std::string host = cpu ? "" : fmt::format("{:.0f} {} host RAM and {:.0f} CPU cores per node, ", sn.host_ram_bytes / u, un, sn.cpu_cores);
+      out += fmt::format("  system: {}{}{:.0f} {} disk\n", host,
+                         sn.checkpoint_bytes ? fmt::format("{:.1f} {} per checkpoint, ", *sn.checkpoint_bytes / u, un) : "", sn.disk_bytes / u, un);
     }
     if (t.job_seconds)
-      out += fmt::format("  job: {} of compute; billed {} per GPU (start {:.2f} h, setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
-                         hours(*t.job_seconds), hours(k.wall_hours * 3600), k.start_hours, k.setup_hours, k.checkpoint_hours, k.rework_hours);
+      out += fmt::format("  job: {} of compute; billed {} per {} (start {:.2f} h, setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
+                         hours(*t.job_seconds), hours(k.wall_hours * 3600), per, k.start_hours, k.setup_hours, k.checkpoint_hours, k.rework_hours);
     if (k.total_usd)
-      out += fmt::format("  cost: ${:.2f} for the job at ${:.2f}/GPU-h ({}{})\n", *k.total_usd, *k.price.usd_per_gpu_hour,
+      out += fmt::format("  cost: ${:.2f} for the job at ${:.2f}/{}-h ({}{})\n", *k.total_usd, *k.price.usd_per_gpu_hour, per,
                          k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);
     else if (k.price.usd_per_gpu_hour)
-      out += fmt::format("  price: ${:.2f}/GPU-h ({}{}); {}\n", *k.price.usd_per_gpu_hour, k.price.provider,
+      out += fmt::format("  price: ${:.2f}/{}-h ({}{}); {}\n", *k.price.usd_per_gpu_hour, per, k.price.provider,
                          k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen,
                          on_gpu->fits ? "give --tokens or --requests for the job's cost" : "no job cost: the plan does not fit");
     if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
