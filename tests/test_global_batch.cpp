@@ -293,3 +293,46 @@ TEST_CASE("global batch: --global-batch takes sequences with the count grammar, 
     CHECK(r.err.find("--global-batch") != std::string::npos);
   }
 }
+
+TEST_CASE("global batch: an image job trained without --batch steps with its task's recipe batch, whole per rank", "[global-batch][vision]") {
+  // ResNet-50 on ImageNet (1.28M images, 90 epochs): 256 images per step (classification_global_batch). On one
+  // RTX 3090 the estimate runs all 256 at once, no accumulation.
+  const std::vector<std::string> job{"--model", "resnet-50", "--mode", "train", "--images", "1.28M", "--epochs", "90", "--format", "json"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto a = job;
+    const bool estimate = extra.front() == "estimate";
+    a.insert(estimate ? a.begin() : a.end(), extra.begin(), estimate ? extra.begin() + 1 : extra.begin());
+    a.insert(a.end(), estimate ? extra.begin() + 1 : extra.begin(), extra.end());
+    return test::run_json(a);
+  };
+  const auto one = with({"estimate", "--gpu", "rtx-3090-24gb"});
+  CHECK(one["workload"]["batch"] == 256);
+  bool whole = false;
+  for (const auto& n : one["notes"]) whole = whole || n.get<std::string>().find("micro-batch 256 x 1 accumulation steps x 1 data-parallel ranks") != std::string::npos;
+  CHECK(whole);
+  // The ranking's plan: data parallel, each rank 256 / dp images at once, and the job's hours follow the rate:
+  // 1.28M x 90 images over dp GPUs.
+  const auto row = with({"--only", "rtx-3090-24gb"})["ranking"][0];
+  const int dp = row["plan"]["gpus"].get<int>();
+  REQUIRE(dp > 1);
+  CHECK(row["plan"]["micro_batch"].get<int>() * dp == 256);
+  CHECK(row["plan"]["grad_accum"] == 1);
+  const double rate = row["time"]["images_per_second"].get<double>();
+  CHECK(row["time"]["job_seconds"].get<double>() == Approx(1.28e6 * 90 / (rate * dp)));
+  bool said = false;
+  for (const auto& n : row["notes"]) said = said || n.get<std::string>().find("global batch 256 images (ResNet's ImageNet recipe") == 0;
+  CHECK(said);
+  // The rate at 256 / dp per rank is the estimate's at that batch.
+  const auto at = test::run_json({"estimate", "--model", "resnet-50", "--mode", "train", "--gpu", "rtx-3090-24gb", "--batch",
+                                  std::to_string(256 / dp), "--format", "json"});
+  CHECK(rate == Approx(at["time"]["images_per_second"].get<double>()));
+  // --batch keeps the user's; --global-batch sets another (1,024 over 8 GPUs: 128 each).
+  CHECK(with({"estimate", "--gpu", "rtx-3090-24gb", "--batch", "32"})["workload"]["batch"] == 32);
+  const auto wide = with({"estimate", "--gpu", "h100-sxm-80gb", "--gpus", "8", "--global-batch", "1024"});
+  CHECK(wide["workload"]["batch"] == 128);
+  // Detection steps with 16 images (detection_global_batch): no data parallelism beyond 16 GPUs.
+  const auto det = test::run_json({"--model", "yolov8-m", "--mode", "train", "--images", "118k", "--epochs", "100", "--only", "h100-sxm-80gb",
+                                   "--rank-by", "time", "--max-gpus", "64", "--format", "json"})["ranking"][0];
+  CHECK(det["plan"]["gpus"].get<int>() <= 16);
+  CHECK(det["plan"]["micro_batch"].get<int>() * det["plan"]["gpus"].get<int>() == 16);
+}

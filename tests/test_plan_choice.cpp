@@ -289,6 +289,10 @@ TEST_CASE("plan: an image job without --batch doubles the batch while the host's
     return test::run_json(a)["time"];
   };
   CHECK(rate("4")["images_per_second"].get<double>() == Approx(2000.0));
+  // Training launches two passes a step (forward, backward): 4 ms, so batch 8 on a B300 trains at 8 / 4 ms.
+  const auto train = test::run_json({"estimate", "--model", "resnet-50", "--mode", "train", "--gpu", "b300-hgx-288gb", "--batch", "8", "--format", "json"})["time"];
+  CHECK(train["images_per_second"].get<double>() == Approx(2000.0));
+  CHECK(train["bound"] == "host overhead (kernel launches)");
   CHECK(rate("4")["bound"] == "host overhead (kernel launches)");
   const double compute_bound = rate("64")["images_per_second"].get<double>();
   CHECK(rate("8")["images_per_second"].get<double>() == Approx(compute_bound));

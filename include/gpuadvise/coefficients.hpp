@@ -267,7 +267,14 @@ inline constexpr Coefficient finetune_global_batch{
     "finetune_global_batch", 128, "sequences per optimizer step", Basis::published,
     "Stanford Alpaca's fine-tuning recipe (tatsu-lab/stanford_alpaca README: batch size 128, LLaMA 7B and 13B)", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 78> all{
+inline constexpr Coefficient classification_global_batch{
+    "classification_global_batch", 256, "images per optimizer step", Basis::published,
+    "ResNet's ImageNet recipe (He et al. 2016, arXiv:1512.03385 §3.4: 'SGD with a mini-batch size of 256'); torchvision's classification reference: 32 per GPU on 8 GPUs", "§9.1"};
+inline constexpr Coefficient detection_global_batch{
+    "detection_global_batch", 16, "images per optimizer step", Basis::published,
+    "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
+
+inline constexpr std::array<const Coefficient*, 80> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
     &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
@@ -281,6 +288,7 @@ inline constexpr std::array<const Coefficient*, 78> all{
     &overlap_slowdown,     &expert_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes, &cpu_runtime_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &cpu_jpeg_images_per_s, &host_cpus_per_gpu_server, &host_cpus_per_gpu_desktop, &interruptions_per_gpu_hour,  &restart_hours,
-    &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &value_time_weight, &finetune_global_batch};
+    &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &value_time_weight, &finetune_global_batch, &classification_global_batch,
+    &detection_global_batch};
 
 }  // namespace gpuadvise::coef

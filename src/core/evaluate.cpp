@@ -389,10 +389,14 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
     if (w.global_batch_from_law)
       source = fmt::format("DeepSeek LLM's B_opt = 0.292 x C^0.3271 tokens for C = 6 x N x D = {:.3g} FLOPs; --global-batch sets another",
                            6.0 * count_params(m).active * w.job_tokens(seq).value_or(0));
+    else if (w.global_batch_from_recipe && m.vision)
+      source = m.vision->task == "classification" ? "ResNet's ImageNet recipe: 256; --global-batch or --batch sets another"
+                                                  : "detectron2's and Ultralytics' 16; --global-batch or --batch sets another";
     else if (w.global_batch_from_recipe)
       source = fmt::format("fine-tuning recipes' {:.0f} (Stanford Alpaca); --global-batch sets another", coef::finetune_global_batch.value);
-    c.notes.push_back(Note(fmt::format("global batch {} sequences ({:.3g} tokens; {}): micro-batch {} x {} accumulation steps x {} data-parallel ranks{}",
-                                       *w.global_batch, static_cast<double>(*w.global_batch) * static_cast<double>(seq), source, w.batch, w.grad_accum,
+    const std::string size = m.vision ? fmt::format("{} images ({})", *w.global_batch, source)
+                                      : fmt::format("{} sequences ({:.3g} tokens; {})", *w.global_batch, static_cast<double>(*w.global_batch) * static_cast<double>(seq), source);
+    c.notes.push_back(Note(fmt::format("global batch {}: micro-batch {} x {} accumulation steps x {} data-parallel ranks{}", size, w.batch, w.grad_accum,
                                        w.data_parallel(), stepped > *w.global_batch ? fmt::format(" = {} (rounded up)", stepped) : "")));
   }
   if (c.fits && !c.memory.vllm && c.headroom_bytes < 0.1 * static_cast<double>(g.memory_bytes))

@@ -43,8 +43,29 @@ void read_global_batch(Workload& w, const RawValue& v, double max_sequences) {
   w.global_batch = static_cast<std::int64_t>(n);
 }
 
+namespace {
+// An image job trained without --batch steps with its task's recipe batch, unless --global-batch gives one: 256
+// images to classify (ResNet's ImageNet recipe), 16 to detect or segment (detectron2, MMDetection, Ultralytics),
+// each data-parallel rank taking its whole share at once (the savers shrink it with accumulation where memory
+// asks: method.md §9.1). Image generation and jobs without --images keep their batch.
+Workload with_image_batch(Workload w, const ModelSpec& m) {
+  if (m.vision->task == "generation" || w.grad_accum != 1 || !w.images) return w;
+  if (!w.global_batch && !w.batch_given) {
+    const bool classify = m.vision->task == "classification";
+    w.global_batch = static_cast<std::int64_t>((classify ? coef::classification_global_batch : coef::detection_global_batch).value);
+    w.global_batch_from_recipe = true;
+  }
+  if (w.global_batch && !reach_global_batch(w, w.batch_given ? w.batch : *w.global_batch)) {
+    w.batch = 1;  // more data-parallel ranks than images per step: one each
+    w.grad_accum = 1;
+  }
+  return w;
+}
+}  // namespace
+
 Workload with_global_batch(Workload w, const ModelSpec& m) {
-  if (!is_training(w.mode) || m.vision) return w;
+  if (!is_training(w.mode)) return w;
+  if (m.vision) return with_image_batch(std::move(w), m);
   if (w.global_batch_tokens) {
     // Tokens per step, in sequences of the job's length (at least one).
     const double seq = static_cast<double>(std::max<std::int64_t>(1, effective_seq_len(w, m)));

@@ -76,6 +76,19 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
   if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) at(n, nodes, per_node, nodes, Sharding::none);
 }
 
+// The micro-batches a layout tries, the first and how many times it may double. Without --batch, a global batch
+// can be reached with larger micro-batches too (fewer accumulation steps): 2x and 4x the default, which amortise
+// per-micro-batch costs (host launches, a MoE layer's experts, weights streamed per micro-batch) and cost memory
+// and, in a pipeline, a larger bubble; the savers shrink each again. An image job without --batch tries up to 16
+// images generated (method.md §12.4), 256 classified (§12.3); images trained with a recipe's batch take each
+// rank's whole share at once (global_batch.cpp).
+inline std::pair<std::int64_t, std::int64_t> micro_batches(const Workload& w, const ModelSpec& m, std::int64_t dp) {
+  const bool training = is_training(w.mode), image_job = !training && m.vision && w.images && !w.batch_given;
+  if (training && w.global_batch && !w.batch_given) return m.vision ? std::pair{(*w.global_batch + dp - 1) / dp, std::int64_t{1}} : std::pair{w.batch, std::int64_t{4}};
+  if (image_job) return {w.batch, m.vision->task == "generation" ? 16 : 256};
+  return {w.batch, 1};
+}
+
 // The layouts worth trying at n GPUs (method.md §9). Inside one node: data parallel, ZeRO-1/2/3, tensor
 // parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
 // divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
@@ -100,14 +113,8 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
     p.ep = ep;
     p.virtual_stages = vp;
     p.cp = cp;
-    // Without --batch, a global batch can be reached with larger micro-batches too (fewer accumulation steps):
-    // 2x and 4x the default, which amortise per-micro-batch costs (host launches, a MoE layer's experts, weights
-    // streamed per micro-batch) and cost memory and, in a pipeline, a larger bubble. The savers shrink each again.
-    // An image job without --batch tries up to 16 images generated (method.md §12.4), 256 classified (§12.3).
-    const bool image_job = !training && m.vision && w.images && !w.batch_given;
-    const bool generation_job = image_job && m.vision->task == "generation";
-    const std::int64_t widest = training && w.global_batch && !w.batch_given && !m.vision ? 4 : generation_job ? 16 : image_job ? 256 : 1;
-    for (std::int64_t micro = w.batch; micro <= w.batch * widest; micro *= 2) {
+    const auto [first, widest] = micro_batches(w, m, p.data_parallel());
+    for (std::int64_t micro = first; micro <= first * widest; micro *= 2) {
       p.batch = w.batch;
       p.grad_accum = w.grad_accum;
       if (!reach_global_batch(p, micro)) return;

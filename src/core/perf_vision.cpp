@@ -46,12 +46,12 @@ double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec
   return t_bw;
 }
 
-// An eager framework's host dispatches every layer of a forward (and copies the batch in) while the GPU runs:
+// An eager framework's host dispatches every layer of a pass (and copies the batch in) while the GPU runs:
 // the launches overlap the GPU's work, so they are a floor on the forward, not an addition to it (as the language
 // models' per-layer host time, method.md §8.2). A small batch waits on them; a batch whose GPU work outlasts them
 // does not (method.md §12.3). The wait is what a larger batch amortises (the planner's batch search, §9).
-double host_floor(double gpu_secs, TimeEstimate& t) {
-  const double host = coef::small_batch_overhead_s.value;
+double host_floor(double gpu_secs, TimeEstimate& t, double passes) {
+  const double host = coef::small_batch_overhead_s.value * passes;
   if (gpu_secs >= host) return gpu_secs;
   t.fixed_share = 1.0 - gpu_secs / host;
   t.bound = k_host_bound;
@@ -149,9 +149,10 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
     t.postprocess_seconds_per_image = two_stage ? coef::two_stage_postprocess_s.value : coef::nms_postprocess_s.value;
     secs += t.postprocess_seconds_per_image * b;
   }
-  // The two-stage figure above was fitted on batch-1 rows, so it already holds their launch overhead; TensorRT
-  // has no Python dispatch.
-  if (!training && !(det && two_stage) && w.framework != Framework::tensorrt && !w.mfu) secs = host_floor(secs, t);
+  // A training step launches the forward's and the backward's kernels: two passes (as §8.2). The two-stage
+  // inference figure above was fitted on batch-1 rows, so it already holds their launches; TensorRT has no Python
+  // dispatch.
+  if (!(det && two_stage && !training) && w.framework != Framework::tensorrt && !w.mfu) secs = host_floor(secs, t, training ? 2.0 : 1.0);
   t.images_per_second = b / secs;
   // A job of --images (times --epochs in training) over every GPU of a data-parallel plan.
   if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));

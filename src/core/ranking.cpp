@@ -1,5 +1,6 @@
 // Ranking: docs/method.md §9.
 #include "gpuadvise/ranking.hpp"
+#include "gpuadvise/global_batch.hpp"
 
 #include <algorithm>
 #include <tuple>
@@ -227,7 +228,8 @@ void sort_in_place(std::vector<T>& v, Less less) {
 
 namespace {
 // The recommendation lines: best value, fastest, and the cheapest single card one can rent or buy.
-void recommend(Ranking& r, const RankOptions& opts, bool job) {
+// `stepped`: the job steps with a global batch (each GPU's share is the batch to grow).
+void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
   const Candidate* best_value = nullptr;
   // Best value with a job size is the band's pick (method.md §9), across GPUs as within each: first in the table.
   if (r.order == RankBy::value && job && !opts.deadline_seconds && !opts.budget_usd) {
@@ -277,7 +279,11 @@ void recommend(Ranking& r, const RankOptions& opts, bool job) {
     }
     // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
     const bool host_bound = !from_frontier && fastest->time.bound == k_host_bound;
-    r.recommendations.push_back({"fastest", fastest->gpu->id, host_bound ? t + "; host-bound: the framework's kernel launches, not the GPU, set this speed (a larger --batch uses the GPU)" : t});
+    // With a global batch, more images or sequences per step (--global-batch) give each GPU a larger share.
+    const char* larger = stepped ? "a larger --global-batch" : "a larger --batch";
+    if (host_bound)
+      t += fmt::format("; host-bound: the framework's kernel launches, not the GPU, set this speed ({} uses the GPU)", larger);
+    r.recommendations.push_back({"fastest", fastest->gpu->id, t});
   }
   if (single_card)
     r.recommendations.push_back({"one card", single_card->gpu->id,
@@ -347,7 +353,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
   r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, m, job) + "; unknown prices or throughputs after known ones";
-  recommend(r, opts, job);
+  recommend(r, opts, job, with_global_batch(w, m).global_batch.has_value());
   return r;
 }
 
