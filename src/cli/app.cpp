@@ -174,7 +174,9 @@ void register_ranking(CLI::App& app, Commands& c) {
   if (wanted(g, "--rank-by"))
     app.add_option("--rank-by", r.rank_by, "value | cost | time | gpus | headroom [value: cost per job, or per unit of work]")->group("Ranking");
   if (wanted(g, "--only,--gpu"))
-    app.add_option("--only,--gpu", r.only, "rank only these GPU ids (repeatable; nvidia-smi and SkyPilot names work: H100, A100-80GB)")->group("Ranking");
+    app.add_option("--only,--gpu", r.only, "rank only these GPU ids (repeatable or comma-separated; nvidia-smi and SkyPilot names work: H100, A100-80GB)")
+        ->delimiter(',')
+        ->group("Ranking");
   if (wanted(g, "--deadline"))
     app.add_option("--deadline", r.deadline, "scale out until the job finishes within it, keep the cheapest such plan: 90m, 36h, 2d")->group("Ranking");
   if (wanted(g, "--budget")) app.add_option("--budget", r.budget, "keep the fastest plan within this job cost (USD); drop GPUs over it")->group("Ranking");

@@ -98,8 +98,10 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   const RankBy pick = chosen.by;
   std::vector<FrontierPoint> frontier = frontier_of(pool);  // before the chosen plan leaves `fits`
   const std::size_t fitting = fits.size();
+  // The job runs on one card: as asked, or with the savers the search applied there (no CPU offload).
+  const bool one_card = std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.gpus == 1 && c.planned.offload == Offload::none; });
   Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);
-  out.fits_single = single.fits && !single.tight;
+  out.fits_single = (single.fits && !single.tight) || one_card;
   out.why = describe_choice(out, single, fitting, pick, opts, chosen.in_band);
   // The cheapest plan may be one nobody would wait for: say how to trade money for time.
   if (pick != RankBy::time && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node() && out.gpus < opts.max_gpus)
