@@ -196,6 +196,12 @@ TEST_CASE("serving: llama.cpp splits a model over its GPUs by layers, so two RTX
     const double rate = pick["time"]["decode_tokens_per_second"].get<double>();
     CHECK(rate == Approx(row.measured).epsilon(0.2));
     (row.measured < 18 ? rate_3090 : rate_4090) = rate;
+    // estimate --gpus 2 alone is llama.cpp's layer split too: the same verdict and rate as the ranking's plan.
+    const auto e = test::run_json({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--precision", "q4_k_m", "--framework", "llamacpp",
+                                   "--seq-len", "1024", "--gpu", row.gpu, "--gpus", "2", "--format", "json"});
+    CHECK(e["workload"]["pp"] == 2);
+    CHECK(e["fits"] == true);
+    CHECK(e["time"]["decode_tokens_per_second"].get<double>() == Approx(rate));
   }
   CHECK(rate_4090 > rate_3090);
 }

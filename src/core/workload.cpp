@@ -482,6 +482,11 @@ Workload build_workload(RawWorkload&& given) {
   read_layout_fields(w, f);
   read_job_fields(w, f);
   read_video_and_serving_fields(w, f);
+  // llama.cpp spreads a model over its GPUs by layers (--split-mode layer, its default): --gpus N alone is that
+  // split, one stage a card, as the ranking plans it (layout_space.hpp); --tp asks for its row split.
+  if (w.mode == Mode::inference && w.gpus > 1 && !f.get("tp") && !f.get("pp") && !f.get("nodes") &&
+      (w.effective_framework() == Framework::llamacpp || is_gguf(w.precision)))
+    w.pp = w.gpus;
   check_cross_fields(w, f);
   return w;
 }
