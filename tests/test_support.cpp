@@ -326,3 +326,16 @@ TEST_CASE("support: models --family is case-insensitive and takes the families i
   CHECK_FALSE(ids("resnet").empty());
   CHECK(test::run({"models", "--family", "nothing"}).code == 2);
 }
+
+TEST_CASE("serving: several GPUs at --tp 1 are copies of the model, and a model too big for one says how to split it", "[serving]") {
+  // Llama 3.1 70B in bf16 (141 GB of weights) on two H100s: two copies do not fit; --tp 2 does, and the note says so.
+  const std::vector<std::string> base{"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "vllm", "--gpu", "h100-sxm-80gb", "--gpus", "2", "--format", "json"};
+  const auto copies = test::run_json(base);
+  CHECK(copies["fits"] == false);
+  bool said = false;
+  for (const auto& n : copies["notes"]) said = said || n.get<std::string>().find("2 GPUs at --tp 1 are 2 copies of the model") == 0;
+  CHECK(said);
+  auto split = base;
+  split.insert(split.end(), {"--tp", "2"});
+  CHECK(test::run_json(split)["fits"] == true);
+}

@@ -415,6 +415,10 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
                           ? Note("no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly")
                           : Note("no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly"));
   if (w.nodes > 1) c.notes.push_back(Note::format("{} nodes joined by {} ({:g} Gb/s per GPU)", w.nodes, g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
+  // Several GPUs at --tp 1 and --pp 1 serve copies of the model: one that does not fit one GPU needs a split.
+  if (!c.fits && !m.vision && !is_training(w.mode) && w.gpus > 1 && w.tp * w.pp == 1)
+    c.notes.push_back(Note::format("{0} GPUs at --tp 1 are {0} copies of the model, each whole on one GPU; --tp {1} splits it over the GPUs of a node "
+                                   "(the layout the ranking plans)", w.gpus, std::min<std::int64_t>(w.gpus, g.gpus_per_node())));
   if (g.capacity_basis == "nominal" && !g.is_cpu()) c.facts.push_back("capacity is the vendor's nominal size; CUDA reports a little less");
   c.system = system_needs(w, m, g, c.memory, &c.time);
   for (const auto& n : c.system.notes) c.notes.push_back(n);
