@@ -56,14 +56,14 @@ TEST_CASE("generation: 31 fitted rows and 34 held out of eight sources, within 1
     INFO(id);
     CHECK(std::abs(err.at(id)) <= 0.20);
   }
-  // A named gap, bounded so that a change to it shows: the T4's 70 W cap holds its clock below the boost its peak
-  // assumes (55-85 % fast). Hugging Face's SDXL batch-4 rows on an A100 40 GB ran 25 steps (the blog's notebook:
+  // The T4's 70 W cap holds its clock near 900 of its 1,590 MHz boost under load (sustained_clock_share, 0.566;
+  // an MLPerf Inference thread): at that clock its four rows come within 20 % (55-80 % fast at the boost clock).
+  // Hugging Face's SDXL batch-4 rows on an A100 40 GB ran 25 steps (the blog's notebook:
   // num_inference_steps = 25), not the pipeline's 50: at 25 they agree within 10 %, beside PyTorch's, fal.ai's and
   // stable-fast's batch-1 SDXL rows on A100s within 30 %.
   for (const char* id : {"diffusers_sd15_t4_b1_eager", "diffusers_sd15_t4_b4_eager", "diffusers_sd15_t4_b1_compile", "diffusers_sd15_t4_b4_compile"}) {
     INFO(id);
-    CHECK(err.at(id) >= 0.55);
-    CHECK(err.at(id) <= 0.85);
+    CHECK(std::abs(err.at(id)) <= 0.20);
   }
   for (const char* id : {"hf_blog_sdxl_a100_40gb_b4_fp16_sdpa", "hf_blog_sdxl_a100_40gb_b4_fp16_compile"}) {
     INFO(id);

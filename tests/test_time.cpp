@@ -12,6 +12,7 @@
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
+#include "gpuadvise/error.hpp"
 #include "gpuadvise/perf.hpp"
 #include "helpers.hpp"
 #include "perf_common.hpp"
@@ -428,4 +429,27 @@ TEST_CASE("time: a sliding-window layer attends to at most its window, W - W^2/(
   CHECK(attention_fwd_flops(g, 4096) == Approx(4.0 * 36 * 4096 * 1087));
   // A model without a window keeps the causal half.
   CHECK(attention_fwd_flops(test::model("llama-3.1-8b"), 8192) == Approx(4.0 * 32 * 4096 * 4096));
+}
+
+TEST_CASE("time: a power-capped card runs its peaks at the clock it holds under load, its bandwidth as published", "[time][catalog]") {
+  // The T4 at 70 W holds about 900 of its 1,590 MHz boost (sustained_clock_share 0.566, data/gpus.json's source):
+  // 65 x 0.566 = 36.79 TFLOP/s fp16 and 8.1 x 0.566 = 4.585 fp32 to the time model; 320 GB/s stays 320.
+  const GpuSpec& t4 = *test::gpus().find("t4-16gb");
+  REQUIRE(t4.sustained_clock_share.has_value());
+  CHECK(*t4.peak_flops("fp16") == Approx(65e12 * 0.566));
+  CHECK(*t4.peak_flops("fp32") == Approx(8.1e12 * 0.566));
+  CHECK(*t4.bandwidth_gb_per_s == Approx(320.0));
+  // A card without the figure keeps its published peak.
+  CHECK(*test::gpus().find("h100-sxm-80gb")->peak_flops("bf16") == Approx(989.4e12).epsilon(0.01));
+  // A share outside (0, 1] is bad input naming the field.
+  std::string text(gpuadvise::bundled_gpu_catalog());
+  const std::string field = "\"sustained_clock_share\": 0.566";
+  REQUIRE(text.find(field) != std::string::npos);
+  text.replace(text.find(field), field.size(), "\"sustained_clock_share\": 1.5");
+  try {
+    (void)gpuadvise::parse_gpu_catalog(text, "gpus.json");
+    FAIL("a clock share above 1 was accepted");
+  } catch (const gpuadvise::InputError& e) {
+    CHECK(std::string(e.what()).find("sustained_clock_share: expected more than 0 to 1") != std::string::npos);
+  }
 }

@@ -76,6 +76,10 @@ struct GpuSpec {
   std::optional<double> interconnect_gb_per_s;  // per GPU; 0 = none
   std::optional<int> pcie_gen;
   std::optional<double> board_power_w;
+  // The SM clock a power-capped card holds under sustained tensor load, as a share of the boost clock its
+  // published peaks assume (the T4 at 70 W: about 900 of 1,590 MHz): every compute peak scales by it, the memory
+  // bandwidth does not (method.md §8.2). Unknown (null) for the rest: their peaks stand as published.
+  std::optional<double> sustained_clock_share;
   std::string stack;                 // cuda, rocm, synapseai
   std::optional<std::string> compute_capability;
   std::optional<std::string> gfx_target;

@@ -22,7 +22,7 @@ std::string to_string(Segment s) {
 std::optional<double> GpuSpec::peak_flops(std::string_view key) const {
   const std::optional<double> tf = dense_tflops.get(key);
   if (!tf) return std::nullopt;
-  return *tf * 1e12;
+  return *tf * 1e12 * sustained_clock_share.value_or(1.0);  // a power-capped card's clock under load (gpu.hpp)
 }
 
 namespace {

@@ -37,6 +37,7 @@ GpuCatalog build_gpu_catalog(const GpuTables& t, Provenance provenance) {
     g.interconnect_gb_per_s = maybe(r.interconnect_gb_per_s);
     g.pcie_gen = maybe(r.pcie_gen);
     g.board_power_w = maybe(r.board_power_w);
+    g.sustained_clock_share = maybe(r.sustained_clock_share);
     g.stack = str(r.stack);
     g.compute_capability = opt_str(r.compute_capability);
     g.gfx_target = opt_str(r.gfx_target);

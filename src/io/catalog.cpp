@@ -193,6 +193,8 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in, bool cpu) {
   }
   if (auto v = o.opt_integer("pcie_gen", 1, 8)) g.pcie_gen = static_cast<int>(*v);
   g.board_power_w = o.opt_num("board_power_w");
+  if (o.has("sustained_clock_share"))  // optional: a share of the boost clock, from 0 (exclusive) to 1
+    g.sustained_clock_share = physical(o.opt_num("sustained_clock_share"), where, "sustained_clock_share", 1.0);
   read_software(g, o, where, cpu);
   g.needs_server_chassis = o.boolean("needs_server_chassis");
   if (auto v = o.opt_integer("nvdec_engines", 0, 64)) g.nvdec_engines = static_cast<int>(*v);

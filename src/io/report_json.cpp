@@ -87,6 +87,7 @@ ojson gpu_to_json(const GpuSpec& g) {
   j["low_precision"] = {{"fp8", g.fp8}, {"fp4", g.fp4}};
   j["pcie_gen"] = g.pcie_gen ? ojson(*g.pcie_gen) : ojson(nullptr);
   j["board_power_w"] = opt(g.board_power_w);
+  j["sustained_clock_share"] = opt(g.sustained_clock_share);
   j["software"] = {{"stack", g.stack}, {"compute_capability", opt(g.compute_capability)}, {"gfx_target", opt(g.gfx_target)}};
   j["needs_server_chassis"] = g.needs_server_chassis;
   j["nvdec_engines"] = g.nvdec_engines ? ojson(*g.nvdec_engines) : ojson(nullptr);

@@ -106,6 +106,8 @@ GpuDetail gpu_detail(const GpuSpec& g, const Style& style) {
   add("interconnect", fmt::format("{} ({} GB/s)", g.interconnect, num_or_dash(g.interconnect_gb_per_s)));
   add("PCIe gen", g.pcie_gen ? std::to_string(*g.pcie_gen) : "—");
   add("board power", num_or_dash(g.board_power_w) + " W");
+  if (g.sustained_clock_share)
+    add("clock under load", fmt::format("{:g} of the boost clock: the time model runs its peaks at that share (method.md §8.2)", *g.sustained_clock_share));
   add("node", fmt::format("{} GPUs per server{}; fast link joins {}; PCIe peer-to-peer {}", g.gpus_per_node(),
                           g.node_size_assumed() ? " (assumed: not in the catalogue)" : "", g.node.fast_link_gpus,
                           g.node.pcie_p2p ? (*g.node.pcie_p2p ? "yes" : "no (stock driver)") : "not known"));
