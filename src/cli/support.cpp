@@ -128,7 +128,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "double_quant", "--double-quant", "true", "NF4 with double quantisation (bitsandbytes)", g);
   add(app, wf, "master_weights", "--master-weights", "fp32 | none (pure 16-bit training) [fp32]", g);
   add(app, wf, "optimizer", "--optimizer", "adamw | adamw-8bit | adafactor | sgd | sgd-momentum [adamw]", g);
-  add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1]", g);
+  add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1; images trained with --images: the task's recipe batch over all GPUs, 256 or 16; images inferred: the planner's]", g);
   add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]", g);
   add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)", g);
   add(app, wf, "classes", "--classes", "vision: classes of your data set (the preset's by default: 1000 ImageNet, 80 COCO, ...)", g);
