@@ -314,3 +314,25 @@ TEST_CASE("catalogue: the C++ generated at build time equals the parsed JSON, fi
     CHECK(lean.gpus[i] == g);
   }
 }
+
+TEST_CASE("property: a vision network's images/s never falls as its batch grows, inferring or training, on any kind of device", "[hardening][vision][property]") {
+  // The host's launches floor a forward (or a training step) rather than add to it, and every other term grows
+  // with the batch: the rate is b / max(GPU work(b), launches), non-decreasing in b (method.md §12.3).
+  for (const char* mode : {"inference", "train"})
+    for (const char* model : {"resnet-50", "retinanet-r50-fpn", "yolov8-m", "mask-rcnn-r50-fpn"})
+      for (const char* gpu : {"t4-16gb", "rtx-3090-24gb", "h100-sxm-80gb", "mi300x-192gb", "c7i.24xlarge"}) {
+        double previous = 0;
+        for (int b = 1; b <= 64; b *= 2) {
+          INFO(mode << " " << model << " " << gpu << " batch " << b);
+          const char* precision = std::string(gpu) == "t4-16gb" ? "fp16" : "bf16";  // the T4 has no bf16, the CPU no fp16
+          const auto t = test::run_json({"estimate", "--model", model, "--mode", mode, "--precision", precision, "--gpu", gpu, "--batch", std::to_string(b)})["time"];
+          REQUIRE(t["images_per_second"].is_number());
+          const double rate = t["images_per_second"].get<double>();
+          CHECK(rate >= previous * (1 - 1e-9));
+          // Twice the batch at most halves the time per image: b / max(g b, h) at most doubles (the fixed overhead
+          // that stopped at batch 4 made batch 8 up to ten times batch 4's rate on an H100).
+          if (b > 1) CHECK(rate <= 2 * previous * (1 + 1e-9));
+          previous = rate;
+        }
+      }
+}
