@@ -42,13 +42,8 @@ const PriceOffer* GpuSpec::offer_from(const std::string& provider) const {
 }
 
 const PriceOffer* GpuSpec::cheapest_offer(const std::string& provider) const {
-  const PriceOffer* best = nullptr;
-  for (const auto& p : prices) {
-    if (!p.usd_per_gpu_hour) continue;
-    if (!provider.empty() && !contains_nocase(p.provider, provider)) continue;
-    if (!best || *p.usd_per_gpu_hour < *best->usd_per_gpu_hour) best = &p;
-  }
-  return best;
+  const std::vector<const PriceOffer*> offers = priced_offers(provider);  // cheapest first, ties in catalogue order
+  return offers.empty() ? nullptr : offers.front();
 }
 
 std::vector<const PriceOffer*> GpuSpec::priced_offers(const std::string& provider) const {

@@ -1,6 +1,5 @@
 // Ranking: docs/method.md §9.
 #include "gpuadvise/ranking.hpp"
-#include "gpuadvise/global_batch.hpp"
 
 #include <algorithm>
 #include <tuple>
@@ -353,7 +352,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
   r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, m, job) + "; unknown prices or throughputs after known ones";
-  recommend(r, opts, job, with_global_batch(w, m).global_batch.has_value());
+  recommend(r, opts, job, w.global_batch.has_value());  // the plans stepped with the workload's own global batch
   return r;
 }
 

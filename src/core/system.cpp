@@ -58,22 +58,14 @@ void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
                                    "decode on the GPU (NVIDIA DALI with nvJPEG) or pre-decode the data set (FFCV) to reach the GPU's rate",
                                    images, workers, rate, host, host * rate));
 }
-}  // namespace
 
-SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate* time) {
-  SystemNeeds s;
-  s.basis.reserve(3);  // host RAM, CPU, checkpoint or disk: one line each, no copies as it grows
+// Host memory per node: what the ranks hold on the host while they load the model (or offload to it).
+void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem, double ranks, SystemNeeds& s) {
   const bool training = is_training(w.mode);
   const double nodes = d(std::max<std::int64_t>(1, w.nodes));
-  const double ranks = std::min(d(w.gpus), d(g.gpus_per_node()));  // processes (GPUs) per node
   const double mp = d(std::max<std::int64_t>(1, w.tp * w.pp));
   const double params = mem.params_total;
-
-  // Host memory per node. A CPU instance is the host itself (method.md §16): its memory, the device figures above,
-  // holds the model and its cores run it, so it needs neither.
-  const bool cpu = g.is_cpu();
-  if (cpu) {
-  } else if (training && w.offload != Offload::none) {
+  if (training && w.offload != Offload::none) {
     s.host_ram_bytes = offload_host_bytes(w, mem) / nodes;
     s.basis.push_back("host RAM: DeepSpeed offload, (16 B per trainable parameter + 2 B per offloaded parameter) x 1.5 ([DS-MEM])");
   } else if (training && w.sharding == Sharding::zero3) {
@@ -98,11 +90,13 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
     s.host_ram_bytes = mem.weights * ranks;
     s.basis.push_back("host RAM: the checkpoint read once per node, each GPU's weights");
   }
-  if (m.vision && !training && !cpu) s.host_ram_bytes = std::max(s.host_ram_bytes, mem.weights * ranks);
+  if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, mem.weights * ranks);
+}
 
-  // CPU cores per node.
-  if (cpu) {
-  } else if (m.vision && m.vision->task != "generation" && !w.streams && time && time->images_per_second) {
+// CPU cores per node: the data loader's workers, or a GPU host's floor.
+void host_cores(const Workload& w, const ModelSpec& m, const GpuSpec& g, const TimeEstimate* time, double ranks, SystemNeeds& s) {
+  const bool training = is_training(w.mode);
+  if (m.vision && m.vision->task != "generation" && !w.streams && time && time->images_per_second) {
     data_loader_cpus(w, m, g, *time, ranks, s);
   } else if (m.vision && training) {
     s.cpu_cores = k_ffcv_cpus_per_gpu * ranks;
@@ -110,6 +104,23 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
   } else {
     s.cpu_cores = host_floor_cores(ranks);
     s.basis.push_back("CPU: 4 physical cores per GPU + 2 (a GPU host's floor, RunPod's host requirements)");
+  }
+}
+}  // namespace
+
+SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate* time) {
+  SystemNeeds s;
+  s.basis.reserve(3);  // host RAM, CPU, checkpoint or disk: one line each, no copies as it grows
+  const bool training = is_training(w.mode);
+  const double ranks = std::min(d(w.gpus), d(g.gpus_per_node()));  // processes (GPUs) per node
+  const double mp = d(std::max<std::int64_t>(1, w.tp * w.pp));
+  const double params = mem.params_total;
+
+  // Host memory and cores per node. A CPU instance is the host itself (method.md §16): its memory, the device
+  // figures above, holds the model and its cores run it, so it needs neither.
+  if (!g.is_cpu()) {
+    host_memory(w, m, mem, ranks, s);
+    host_cores(w, m, g, time, ranks, s);
   }
 
   // Checkpoints: the full training state, not the gradients: 16-bit weights, the fp32 master copy and the
