@@ -453,3 +453,47 @@ TEST_CASE("time: a power-capped card runs its peaks at the clock it holds under 
     CHECK(std::string(e.what()).find("sustained_clock_share: expected more than 0 to 1") != std::string::npos);
   }
 }
+
+TEST_CASE("time: a ViT is timed layer by layer: matmuls at the family's share, fused attention at half of it, norms and GELU at bandwidth", "[time][vision]") {
+  // ViT-B/16 at 224 px on an RTX 4090 (165.2 TFLOP/s fp16, 1,008 GB/s), inference, batch 256 (method.md §12.3).
+  //   197 tokens, 12 layers of width 768, MLP 3,072, 12 heads of 64.
+  //   MACs: 12 x (197 x (4 x 768^2 + 2 x 768 x 3,072) + 2 x 197^2 x 768) + 3 x 16^2 x 768 x 197 = 17.5637e9
+  //   (the 768 x 1,000 classifier adds 0.004 %): 35.1273 GFLOP an image, of which attention 4 x 12 x 197^2 x 768
+  //   = 1.43065 GFLOP.
+  //   Matmuls at Ada's 0.8: 33.6966e9 / 132.16e12 = 0.254969 ms; attention at 0.8 x 64/128: 1.43065e9 / 66.08e12
+  //   = 0.021650 ms; traffic 12 x 197 x ((2 x 4 + 2 x 6) x 768 + 4 x 3,072) = 65.3599 MB at 806.4 GB/s = 0.081051 ms.
+  //   0.357670 ms an image: 2,795.9 images/s (timm measured 2,993 with PyTorch 2.9.1).
+  const auto m = test::model("vit-b-16");
+  const auto* g4090 = test::gpus().find("rtx-4090-24gb");
+  const auto w = test::wl({{"model", "vit-b-16"}, {"mode", "inference"}, {"precision", "fp16"}, {"batch", "256"}});
+  const auto t = estimate_time(w, m, *g4090, estimate_memory(w, m, g4090));
+  REQUIRE(t.images_per_second);
+  CHECK(*t.images_per_second == Approx(2795.9).epsilon(0.002));
+  // Eager attention (PyTorch 1.12, timm's three RTX 3090 training rows) writes and reads 16 bytes per score:
+  // 3 passes x 12 layers x 197 tokens x 12 heads x 197 scores x 16 bytes = 268.248 MB an image at 748.8 GB/s,
+  // 0.358237 ms more per image in training.
+  const auto* g3090 = test::gpus().find("rtx-3090-24gb");
+  const auto flash = test::wl({{"model", "vit-b-16"}, {"mode", "train"}, {"precision", "fp16"}, {"batch", "192"}});
+  const auto eager = test::wl({{"model", "vit-b-16"}, {"mode", "train"}, {"precision", "fp16"}, {"batch", "192"}, {"flash_attention", "false"}});
+  const auto tf = estimate_time(flash, m, *g3090, estimate_memory(flash, m, g3090));
+  const auto te = estimate_time(eager, m, *g3090, estimate_memory(eager, m, g3090));
+  REQUIRE(tf.images_per_second);
+  REQUIRE(te.images_per_second);
+  CHECK(1e3 / *te.images_per_second - 1e3 / *tf.images_per_second == Approx(0.358237).epsilon(0.002));
+}
+
+TEST_CASE("time: mixed precision with fp32 weights casts every weight and its gradient each micro-batch", "[time][vision]") {
+  // ViT-H/14 (632.04 M parameters: 32 x (4 x 1,280^2 + 2 x 1,280 x 5,120 + 9 x 1,280 + 5,120) + the
+  // patch embedding, positions and classifier) fine-tuned at batch 8 on an RTX 4070 Ti SUPER (672 GB/s): autocast
+  // reads 4 and writes 2 bytes per weight, and casts the 16-bit gradient back (read 2, write 4): 12 bytes x
+  // 632.04e6 / 537.6 GB/s = 14.108 ms a step, 1.7636 ms an image more than pure 16-bit training.
+  const auto m = test::model("vit-h-14");
+  const auto* g = test::gpus().find("rtx-4070-ti-super-16gb");
+  const auto amp = test::wl({{"model", "vit-h-14"}, {"mode", "finetune"}, {"precision", "bf16"}, {"optimizer", "adamw-8bit"}, {"batch", "8"}});
+  const auto pure = test::wl({{"model", "vit-h-14"}, {"mode", "finetune"}, {"precision", "bf16"}, {"optimizer", "adamw-8bit"}, {"batch", "8"}, {"master_weights", "none"}});
+  const auto ta = estimate_time(amp, m, *g, estimate_memory(amp, m, g));
+  const auto tp = estimate_time(pure, m, *g, estimate_memory(pure, m, g));
+  REQUIRE(ta.images_per_second);
+  REQUIRE(tp.images_per_second);
+  CHECK(1e3 / *ta.images_per_second - 1e3 / *tp.images_per_second == Approx(1.7636).epsilon(0.005));
+}

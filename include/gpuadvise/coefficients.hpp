@@ -43,9 +43,6 @@ inline constexpr Coefficient conv_traffic_share{
 inline constexpr Coefficient grouped_conv_efficiency{
     "grouped_conv_efficiency", 0.3, "rate of grouped 3x3 convolutions per dense rate", Basis::fitted,
     "detectron2's two ResNeXt-101-32x8d training rows", "§12.3"};
-inline constexpr Coefficient vit_share{
-    "vit_share", 0.7, "share of the family's matmul share, model-wide", Basis::fitted,
-    "torchao's ViT-H rows on an RTX 4070 Ti SUPER (attention, norms, GELU)", "§12.3"};
 inline constexpr Coefficient miopen_conv{
     "miopen_conv", 0.12, "MIOpen's convolution rate per cuDNN's", Basis::fitted,
     "solved on milabench's ResNet-50 MI325X/H100 row (0.68); held out: its ConvNeXt-Large and RegNetY-128GF rows", "§12.3"};
@@ -274,9 +271,9 @@ inline constexpr Coefficient detection_global_batch{
     "detection_global_batch", 16, "images per optimizer step", Basis::published,
     "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 80> all{
+inline constexpr std::array<const Coefficient*, 79> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
-    &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,     &vit_share,
+    &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,
     &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
     &transformer_layer_passes, &element_pass_ops,     &eager_op_host_s,             &eager_op_gpu_s,              &compiled_pass_share,         &two_stage_postprocess_s,     &nms_postprocess_s,
     &small_batch_overhead_s, &prefill_share,           &decode_bandwidth_share,

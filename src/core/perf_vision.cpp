@@ -26,8 +26,6 @@ constexpr double k_grouped_conv_efficiency = coef::grouped_conv_efficiency.value
 constexpr double k_conv_tensor_share = coef::conv_tensor_share.value;
 constexpr double k_conv_cuda_share = coef::conv_cuda_share.value;
 constexpr double k_conv_traffic_share = coef::conv_traffic_share.value;
-// ViTs: share of the family's matmul share (efficiency.cpp) reached model-wide (attention, norms, GELU).
-constexpr double k_vit_share = coef::vit_share.value;
 
 // Seconds of feature-map traffic per step (method.md §12.3): the elements a training step keeps, written and read
 // about 14 x 0.8 times in training and 3.75 x 0.8 in inference, at 70 % of peak bandwidth.
@@ -57,6 +55,47 @@ double host_floor(double gpu_secs, TimeEstimate& t, double passes) {
   t.bound = k_host_bound;
   t.notes.push_back("small batches are bound by kernel launches and host-to-device transfers, not FLOPs");
   return host;
+}
+
+// A ViT's seconds per image from the hardware up (method.md §12.3), as a language model's layers (§8.2): the
+// projections and the MLP at the family's matmul share, fused attention (SDPA) at head_dim/(head_dim + 64) of it
+// ([FA2] Fig. 5-6, as §8.2), and the work beside them as memory traffic at the streaming share of the bandwidth.
+// Per token and layer in 16 bits: two LayerNorms (one kernel each, read and write: 4 bytes per element), two
+// residual adds (read 2, write 1: 6 bytes each; torch.compile folds them into the next norm: 2) and the GELU over
+// the MLP width (4). Eager attention (--no-flash-attention: PyTorch before 2.0 has no scaled_dot_product_attention)
+// writes and reads its scores, about 16 bytes per score, T per token and head (as §8.2). A training step runs
+// the forward's FLOPs three times and moves its bytes three times (the backward reads the saved inputs and the
+// incoming gradient and writes the input gradient). `flops`: the step's FLOPs per image, attention included.
+double vit_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak, double W, double H, double flops, bool training,
+                             TimeEstimate& t) {
+  const double tokens = std::floor(W / static_cast<double>(a.patch)) * std::floor(H / static_cast<double>(a.patch)) + 1.0;
+  const double h = static_cast<double>(a.vit_hidden), mlp = static_cast<double>(a.vit_mlp), layers = static_cast<double>(a.vit_layers);
+  const double heads = static_cast<double>(std::max<std::int64_t>(1, a.vit_heads)), head_dim = h / heads;
+  const double passes = training ? 3.0 : 1.0;
+  const double attn = std::min(flops, passes * layers * 4.0 * tokens * tokens * h);
+  const double e_mm = family_efficiency(gpu_family(gpu)).matmul_efficiency;
+  const double e_attn = head_dim / (head_dim + 64.0);
+  const double compute = (flops - attn) / (peak * e_mm) + attn / (peak * e_mm * e_attn);
+  if (!gpu.bandwidth_gb_per_s) return compute;
+  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
+  double per_token_layer = 2.0 * 4.0 * h + 2.0 * (w.compile ? 2.0 : 6.0) * h + 4.0 * mlp;
+  if (!w.flash_attention) per_token_layer += 16.0 * heads * tokens;
+  const double traffic = passes * layers * tokens * per_token_layer * act_b / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
+  if (traffic > compute) t.bound = "memory bandwidth (norms, activations and attention scores)";
+  return compute + traffic;
+}
+
+// Seconds of weight traffic per micro-batch of a training step (method.md §12.3). The optimizer step is memory
+// traffic, as in §8.2 (AdamW with fp32 weights about 30 bytes per trained parameter, 8-bit AdamW 18, SGD 12, at
+// 80 % of peak bandwidth), once per optimizer step. Mixed precision with fp32 weights (PyTorch autocast) adds,
+// every micro-batch, a cast of each trained weight to 16 bits (read 4 bytes, write 2) and the cast of its 16-bit
+// gradient back to the fp32 leaf (read 2, write 4): 12 bytes per parameter, which a small batch of a large network
+// feels (ViT-H/14 at batch 8: 7.6 GB a step).
+double weight_traffic_seconds(const Workload& w, const GpuSpec& gpu, double params) {
+  const double opt_bytes = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
+  const bool autocast = (w.precision == Precision::fp16 || w.precision == Precision::bf16) && w.effective_master_weights() == MasterWeights::fp32;
+  const double bytes = params * (opt_bytes / static_cast<double>(w.grad_accum) + (autocast ? 12.0 : 0.0));
+  return bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
 }
 
 }  // namespace
@@ -93,9 +132,6 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   // Grouped 3x3 convolutions (ResNeXt's 32 or 64 groups of 4-8 channels) have little work per group and run
   // at a fraction of the dense utilisation (method.md §12.3).
   flops += 2.0 * (training ? 3.0 : 1.0) * vc.grouped_macs * (1.0 / k_grouped_conv_efficiency - 1.0);
-  // Utilisation: fp32 on CUDA cores 0.65 (large convolutions); tensor cores 0.2 for convolutional networks
-  // (memory-bound norms and activations), 0.5 for ViTs (large matmuls); fitted on NVIDIA's ResNet-50 rows,
-  // detectron2's MODEL_ZOO and torchao's ViT-H rows (method.md §12.3).
   // Convolutional networks on tensor cores are timed from the hardware up (method.md §12.3), as the sum of
   //   the convolutions at k_conv_tensor_share of the dense tensor peak,
   //   the CUDA-core work beside them (norm and activation arithmetic, epilogues, index math):
@@ -107,21 +143,23 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   //     70 % of peak bandwidth.
   // The three coefficients were fitted together on the calibration rows (NVIDIA's ResNet-50 rows on T4, V100,
   // A100; detectron2's V100 rows); timm's RTX 3090/4090/5090 rows and Lambda's rows are held out.
-  // fp32 on CUDA cores (0.65 of the fp32 peak) and ViTs (0.5: large matmuls, torchao's ViT-H rows) keep one
-  // utilisation.
+  // fp32 on CUDA cores keeps one utilisation (0.65 of the fp32 peak). ViTs on tensor cores are timed layer by
+  // layer (vit_seconds_per_image).
   const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit";
-  // ViTs are large matmuls: the family's matmul share (§8.2's table) x k_vit_share for their attention and
-  // elementwise work (fitted on torchao's ViT-H rows on an RTX 4070 Ti SUPER, with the optimizer step below).
-  const double vit_util = family_efficiency(gpu_family(gpu)).matmul_efficiency * k_vit_share;
+  const bool vit_layers = a.backbone == "vit" && ps.compute_key != "fp32" && !w.mfu;
   // The vendor's convolution library (efficiency.cpp: MIOpen reaches a smaller share than cuDNN) scales the
   // convolution rate; ViTs are matmuls and keep the family's matmul share.
   const double conv_library = family_efficiency(gpu_family(gpu)).conv_library;
   const double fp32_share = coef::fp32_cuda_core_share.value;
-  double util = a.backbone == "vit" ? (ps.compute_key == "fp32" ? fp32_share : vit_util) : (ps.compute_key == "fp32" ? fp32_share : k_conv_tensor_share) * conv_library;
+  double util = ps.compute_key == "fp32" ? fp32_share : k_conv_tensor_share * conv_library;
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
   double secs = b * flops / (*peak * util);
+  if (vit_layers) {
+    secs = b * vit_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t);
+    util = b * flops / (*peak * secs);
+  }
   const auto cuda_peak = gpu.peak_flops("fp32");
   if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
   if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
@@ -135,12 +173,7 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
       t.bound = "memory bandwidth (feature-map traffic)";
     }
   }
-  // Training: the optimizer step is memory traffic, as in §8.2 (AdamW with fp32 weights about 30 bytes per
-  // trained parameter, 8-bit AdamW 18, SGD 12, at 80 % of peak bandwidth), once per step of `batch` images.
-  if (training && !w.mfu && gpu.bandwidth_gb_per_s) {
-    const double opt_bytes = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
-    secs += vc.params * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value) / static_cast<double>(w.grad_accum);
-  }
+  if (training && !w.mfu && gpu.bandwidth_gb_per_s) secs += weight_traffic_seconds(w, gpu, vc.params);
   // Detection inference post-processing per image: two-stage detectors 13 ms (proposal NMS, ROI ops, mask
   // paste; MMDetection rows on a V100), single-stage detectors (YOLO, RetinaNet) about 1 ms of NMS
   // (Ultralytics' reported postprocess times).
