@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/error.hpp"
 #include "gpuadvise/perf.hpp"
 #include "helpers.hpp"
 #include "perf_common.hpp"
@@ -100,4 +101,41 @@ TEST_CASE("time: a dropless MoE layer's experts at the host's pace, worked by ha
   Workload titan = w;
   titan.framework = Framework::torchtitan;
   CHECK(host(titan, 0.1) == 0.0);
+}
+
+TEST_CASE("moe: expert parallelism folded over tensor parallel holds whole experts: the memory of EP/TP, a TP-th of the launches", "[moe][layout]") {
+  // Qwen3-30B-A3B (128 experts, 48 MoE layers) on 8 H100s at TP 2: 4 data-parallel ranks. EP 4 cuts each GPU's 32
+  // experts into 2 slices; EP 8 folds over the TP pairs (Megatron-Core's parallel folding, expert TP 1): 16 whole
+  // experts per GPU. Both hold 1/8 of the routed weights (method.md §3.4), the folded one launches half the experts.
+  const ModelSpec m = test::model("qwen3-30b-a3b");
+  const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
+  auto at = [&](const char* ep) {
+    return wl({{"model", "qwen3-30b-a3b"}, {"mode", "train"}, {"framework", "megatron"}, {"seq_len", "4096"}, {"gpus", "8"}, {"tp", "2"}, {"ep", ep}});
+  };
+  const Workload folded = at("8"), sliced = at("4");
+  CHECK(experts_folded(folded));
+  CHECK_FALSE(experts_folded(sliced));
+  CHECK(expert_shards(folded) == 4);
+  const MemoryEstimate mf = estimate_memory(folded, m, &g), ms = estimate_memory(sliced, m, &g);
+  CHECK(mf.weights == Approx(ms.weights));
+  CHECK(mf.optimizer_states == Approx(ms.optimizer_states));
+  const TimeEstimate tf = estimate_time(folded, m, g, mf), ts = estimate_time(sliced, m, g, ms);
+  auto launches = [](const TimeEstimate& t) {
+    for (const auto& n : t.notes)
+      if (n.text().find("local experts of each MoE layer") != std::string::npos) return n.text();
+    return std::string();
+  };
+  CHECK(launches(tf).find("the 16 local experts") != std::string::npos);
+  CHECK(launches(ts).find("the 32 local experts") != std::string::npos);
+  REQUIRE(tf.train_tokens_per_second_per_gpu);
+  REQUIRE(ts.train_tokens_per_second_per_gpu);
+  CHECK(*tf.train_tokens_per_second_per_gpu == Approx(4109).epsilon(0.01));  // method.md §3.4 quotes both
+  CHECK(*ts.train_tokens_per_second_per_gpu == Approx(2426).epsilon(0.01));
+  // EP 16 neither divides the 4 ranks nor, folded, the 8 GPUs of a stage: bad input naming both rules.
+  try {
+    (void)at("16");
+    FAIL("EP 16 over 8 GPUs was accepted");
+  } catch (const gpuadvise::InputError& e) {
+    CHECK(std::string(e.what()).find("folded over tensor parallel, be a multiple of --tp 2 that divides 8") != std::string::npos);
+  }
 }

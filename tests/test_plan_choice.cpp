@@ -157,7 +157,9 @@ TEST_CASE("layout space: DeepSeek-V3 on 1,024 H100s offers Megatron-Bridge's TP 
   layout_space::for_each_layout(w, m, g, 1024, [&](const Workload& p) {
     if (p.ep > 1) {
       CHECK(m.experts % p.ep == 0);
-      CHECK(p.data_parallel() % p.ep == 0);
+      // Inside the data-parallel ranks, or folded over the tensor-parallel ones: whole experts per GPU.
+      if (experts_folded(p)) CHECK((p.ep % p.tp == 0 && (p.tp * p.replica_ranks()) % p.ep == 0));
+      else CHECK(p.data_parallel() % p.ep == 0);
     }
     recipe = recipe || (p.tp == 2 && p.pp == 8 && p.virtual_stages == 4 && p.ep == 64 && p.batch * p.grad_accum == 128);
   });

@@ -196,6 +196,20 @@ struct PlanShape {
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };
 
+// Mixture of experts (method.md §3.4): the expert-parallel group is drawn from the data-parallel ranks and, when it is
+// larger than they are, from the tensor-parallel ranks too (Megatron's MoE parallel folding with expert tensor
+// parallel 1, as its recipes set it; vLLM's expert parallel spans every GPU of the tensor-parallel group): each GPU
+// then holds whole experts, 1/ep of them per pipeline stage, instead of 1/ep of them cut into tp slices.
+template <class Layout>
+bool experts_folded(const Layout& l) {
+  return l.ep > l.data_parallel();
+}
+// The routed experts' split beyond the tp·pp model-parallel split: ep, or ep/tp when folded (whole experts).
+template <class Layout>
+std::int64_t expert_shards(const Layout& l) {
+  return experts_folded(l) ? std::max<std::int64_t>(1, l.ep / l.tp) : std::max<std::int64_t>(1, l.ep);
+}
+
 // All keys a workload accepts (snake_case), in the order help and errors list them.
 const std::vector<std::string>& workload_keys();
 

@@ -146,7 +146,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "tp", "--tp", "tensor-parallel degree [1]", g);
   add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]", g);
   add(app, wf, "virtual_stages", "--virtual-stages", "training with --pp: model chunks per stage of the interleaved schedule (Megatron's virtual pipeline size) [1]", g);
-  add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks [1]", g);
+  add(app, wf, "ep", "--ep", "expert-parallel degree for mixture-of-experts models: experts split over data-parallel ranks, or beyond them folded over tensor-parallel ranks too (whole experts per GPU) [1]", g);
   add(app, wf, "cp", "--cp", "context-parallel degree (training): each sequence split over N GPUs, ring attention [1]", g);
   add(app, wf, "nodes", "--nodes", "servers the GPUs are spread over [1]", g);
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs", g);

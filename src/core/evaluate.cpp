@@ -76,7 +76,7 @@ std::string layout_text(const Workload& w, const char* one = "single GPU") {
     const std::string chunks = w.virtual_stages > 1 ? " (interleaved, " + std::to_string(w.virtual_stages) + " chunks each)" : "";
     if (w.pp > 1) part("pipeline parallel ", w.pp, chunks.c_str());
     if (w.cp > 1) part("context parallel ", w.cp);
-    if (w.ep > 1) part("expert parallel ", w.ep);
+    if (w.ep > 1) part("expert parallel ", w.ep, experts_folded(w) ? " (folded over tensor parallel: whole experts per GPU)" : "");
     // ZeRO shards over the ranks that hold the same weights (data parallel x context parallel).
     const std::int64_t dp = w.data_parallel(), shards = w.replica_ranks();
     if (w.independent_replicas() && dp > 1) {

@@ -167,8 +167,9 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
     }
     for (std::int64_t pp = 2; pp <= in_node; pp *= 2)
       if (layers % pp == 0 && nodes == 1) at(n, 1, 1, pp, n / pp > 1 ? Sharding::zero1 : Sharding::none);
-    // Mixture of experts: the routed experts split over an expert-parallel group of data-parallel ranks (degrees
-    // that divide the experts and the ranks, inside a node or across nodes), with ZeRO-3 alone or with the
+    // Mixture of experts: the routed experts split over an expert-parallel group of data-parallel ranks, or of data-
+    // and tensor-parallel ranks (folded; degrees that divide the experts and the ranks, inside a node or across
+    // nodes), with ZeRO-3 alone or with the
     // tensor-parallel and pipeline layouts above (Megatron-Bridge's recipes: DeepSeek-V3 TP 2 x PP 8 x EP 64 on
     // 1,024 H100s, Qwen3-30B-A3B PP 2 x EP 8).
     if (m.is_moe())
@@ -177,8 +178,9 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
         for (std::int64_t pp = 1; pp <= layers && tp * pp <= n; pp *= 2) {
           if (n % (tp * pp) != 0 || (pp > 1 && nodes == 1 && tp * pp > in_node)) continue;
           const std::int64_t dp = n / (tp * pp), per_stage = (layers + pp - 1) / pp;
-          for (std::int64_t ep = 2; ep <= dp; ep *= 2) {
-            if (m.experts % ep != 0 || dp % ep != 0) continue;
+          // Beyond the data-parallel ranks the group folds over the tensor-parallel ranks (whole experts per GPU).
+          for (std::int64_t ep = 2; ep <= dp * tp; ep *= 2) {
+            if (m.experts % ep != 0 || (ep <= dp ? dp % ep != 0 : (ep % tp != 0 || (dp * tp) % ep != 0))) continue;
             if (tp == 1 && pp == 1) at(n, nodes, 1, 1, Sharding::zero3, ep);
             for (std::int64_t vp = 1; vp <= (pp > 1 ? per_stage : 1); vp *= 2)
               if (chunks_divide_stage(layers, pp, vp)) at(n, nodes, tp, pp, Sharding::zero1, ep, vp);

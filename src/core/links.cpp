@@ -102,7 +102,7 @@ LinkPlan links_of(const GpuSpec& g, const Layout& w) {
     }
     // Expert parallel groups are consecutive data-parallel ranks, so the ranks holding the same experts are
     // every ep-th one: dp_in_node / ep of them in a node (at least one), across nodes once dp / ep exceeds it.
-    const std::int64_t ep = std::max<std::int64_t>(1, w.ep);
+    const std::int64_t ep = expert_shards(w);
     const std::int64_t edp = std::max<std::int64_t>(1, dp / ep), edp_in_node = std::max<std::int64_t>(1, dp_in_node / ep);
     l.expert_dp_bytes_per_s = edp > edp_in_node ? (net > 0 ? ring_bytes_per_s_across_nodes(g, edp_in_node) : 0.0) : l.dp_bytes_per_s;
     if (w.pp > 1) {

@@ -202,8 +202,9 @@ TrainingLayout training_layout(const TimeBasis& in) {
   const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
   const double dp = d(w.replica_ranks());  // the ranks that reduce their gradients together (x context parallel)
   const double accum = d(w.grad_accum);
-  // Expert parallelism: each rank holds 1/ep of the routed experts, so it reduces (and gathers) only those.
-  const double ep = m.is_moe() ? d(std::max<std::int64_t>(1, w.ep)) : 1.0;
+  // Expert parallelism: each rank holds 1/ep of the routed experts, so it reduces (and gathers) only those (folded
+  // over tensor parallel: whole experts, the split beyond tp·pp is ep/tp; method.md §3.4).
+  const double ep = m.is_moe() ? d(expert_shards(w)) : 1.0;
   const double local_params = pc.total - pc.routed_experts * (1.0 - 1.0 / ep);
   const double grad_bytes = (adapters ? mem.params_trainable : local_params) * 2.0 / model_par;  // 16-bit gradients
   return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
@@ -261,10 +262,13 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       exposed += overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share) + latency, coef::dp_overlap_window.value * t_compute) / accum;
     }
   }
+  const bool folded = m.is_moe() && experts_folded(w);
   if (w.tp > 1) {
-    // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed.
+    // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed. Experts
+    // folded over tensor parallel are whole on each GPU: a MoE layer's experts need none, its attention 2.
     const double act = tokens_step * d(m.hidden) * 2.0;
-    exposed += 4.0 * d(m.layers) / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
+    const double all_reduces = 4.0 * d(m.layers) - (folded ? 2.0 * d(m.layers - m.dense_layers) : 0.0);
+    exposed += all_reduces / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
   }
   if (w.cp > 1 && links.cp_bytes_per_s > 0) {
     // Context parallelism (ring attention; Megatron/Transformer Engine's p2p CP): each layer passes every GPU's
@@ -277,20 +281,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double attention = t_compute * train_attention_flops_per_token(w, m, mem.seq_len) / fpt;
     exposed += overlapped_cost(ring, attention);
   }
-  if (ep > 1) {
-    // Expert parallelism: every MoE layer dispatches each token's hidden state to its k experts and combines
-    // the results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed
-    // (DeepSpeed-MoE, GShard). An expert-parallel group is ep data-parallel ranks tp apart (Megatron's rank
-    // order), per_node/tp of them in a node: what goes to the peers in the node crosses NVLink, what goes to
-    // the others the GPU's own NIC, both at once (method.md §8.4).
-    const double moe_layers = d(m.layers - m.dense_layers) / pp;
-    const double sent = tokens_step / tp * d(m.experts_per_token) * d(m.hidden) * 2.0;
-    const double peers_in_node = std::clamp(std::floor(d(w.gpus_per_node()) / tp), 1.0, ep);
-    const double inside = peers_in_node > 1 ? sent * (peers_in_node - 1.0) / ep / intra_node_bytes_per_s(gpu, static_cast<std::int64_t>(peers_in_node * tp)) : 0.0;
-    const double net = inter_node_bytes_per_s(gpu);
-    const double outside = ep > peers_in_node ? (net > 0 ? sent * (ep - peers_in_node) / ep / net : 0.0) : 0.0;
-    exposed += 4.0 * moe_layers * std::max(inside, outside);
-  }
+  if (m.is_moe() && w.ep > 1) exposed += perf_detail::expert_all_to_all_seconds(in, tokens_step);
   return exposed;
 }
 

@@ -52,4 +52,8 @@ double weight_streaming_seconds_per_token(const TimeBasis& in, double tokens_ste
 // micro-batch on the most loaded stage (perf_experts.cpp; 0 where one kernel runs all experts).
 double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt);
 
+// Training: the expert-parallel all-to-alls of a micro-batch of `tokens_step` tokens on the most loaded stage,
+// exposed (perf_experts.cpp, method.md §8.4).
+double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step);
+
 }  // namespace gpuadvise::perf_detail

@@ -1,11 +1,12 @@
-// The routed experts launched one by one from the host on every training micro-batch (method.md §8.2,
-// "experts at the host's pace").
+// The routed experts of a training micro-batch: launched one by one from the host (method.md §8.2, "experts at
+// the host's pace") and dispatched to their expert-parallel ranks by all-to-alls (§8.4).
 #include "perf_common.hpp"
 
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/framework.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpuadvise::perf_detail {
 
@@ -30,6 +31,24 @@ double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt) {
   const double routed_active = in.pc.routed_experts * d(m.experts_per_token) / d(m.experts);
   const double gpu_experts = t_compute * std::min(1.0, 2.0 * routed_active * passes / fpt);
   return std::max(0.0, host - gpu_experts);
+}
+
+// Expert parallelism: every MoE layer dispatches each token's hidden state to its k experts and combines the
+// results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed (DeepSpeed-MoE,
+// GShard). An expert-parallel group is ep data-parallel ranks tp apart (Megatron's rank order), per_node/tp of them
+// in a node, or, folded over tensor parallel (method.md §3.4), ep consecutive GPUs: what goes to the peers in the
+// node crosses NVLink, what goes to the others the GPU's own NIC, both at once (method.md §8.4).
+double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step) {
+  const auto& [w, m, gpu, mem] = in.io;
+  const double tp = in.tp, group = d(w.ep), stride = experts_folded(w) ? 1.0 : tp;
+  const double moe_layers = d(m.layers - m.dense_layers) / in.pp;
+  const double sent = tokens_step / tp * d(m.experts_per_token) * d(m.hidden) * 2.0;
+  const double peers_in_node = std::clamp(std::floor(d(w.gpus_per_node()) / stride), 1.0, group);
+  const double inside =
+      peers_in_node > 1 ? sent * (peers_in_node - 1.0) / group / intra_node_bytes_per_s(gpu, static_cast<std::int64_t>(peers_in_node * stride)) : 0.0;
+  const double net = inter_node_bytes_per_s(gpu);
+  const double outside = group > peers_in_node ? (net > 0 ? sent * (group - peers_in_node) / group / net : 0.0) : 0.0;
+  return 4.0 * moe_layers * std::max(inside, outside);
 }
 
 }  // namespace gpuadvise::perf_detail

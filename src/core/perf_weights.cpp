@@ -35,7 +35,7 @@ double weight_streaming_seconds_per_token(const TimeBasis& in, double tokens_ste
   if (m.is_moe() && pc.routed_experts > 0 && m.experts > 0) {
     // Expert parallelism gathers the tokens of ep ranks onto each rank's experts: ep times the tokens per expert,
     // 1/ep of the experts per rank.
-    const double ep = d(std::max<std::int64_t>(1, w.ep));
+    const double ep = d(expert_shards(w));
     s += excess(pc.routed_experts / ep, tokens_step * d(m.experts_per_token) * ep / d(m.experts));
   }
   return s;

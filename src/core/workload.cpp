@@ -430,10 +430,14 @@ void check_cross_fields(const Workload& w, const Fields& f) {
       throw InputError(c->origin + ": " + std::to_string(w.cp) + " does not split --seq-len " + std::to_string(*w.seq_len) + " into " + std::to_string(2 * w.cp) +
                        " equal chunks (the sequence length must be a multiple of 2 x --cp)");
   }
-  if (w.ep > 1 && w.data_parallel() % w.ep != 0) {
+  // Expert parallelism divides the data-parallel ranks, or, folded over the tensor-parallel ranks too (whole experts
+  // per GPU), is a multiple of --tp that divides tp x the ranks that hold the same weights (method.md §3.4).
+  const std::int64_t expert_group = w.tp * w.replica_ranks();
+  if (w.ep > 1 && w.data_parallel() % w.ep != 0 && !(w.ep % w.tp == 0 && expert_group % w.ep == 0)) {
     const auto* e = f.get("ep");
     throw InputError(e->origin + ": expert parallelism " + std::to_string(w.ep) + " must divide the " + std::to_string(w.data_parallel()) +
-                     " data-parallel ranks (--gpus / (--tp x --pp))");
+                     " data-parallel ranks (--gpus / (--tp x --pp x --cp)), or, folded over tensor parallel, be a multiple of --tp " + std::to_string(w.tp) +
+                     " that divides " + std::to_string(expert_group) + " (--gpus / --pp)");
   }
   // Tokens in flight per step: beyond 2^34 (17 billion) no accelerator holds even the activations.
   if (w.seq_len && static_cast<double>(w.batch) * static_cast<double>(*w.seq_len) > 17179869184.0) {
