@@ -291,6 +291,21 @@ TEST_CASE("support: launch hints run as written: the engine's own command, weigh
   REQUIRE(given.code == 0);
   const auto given_doc = given.json();
   CHECK(given_doc["launch_hints"]["server"].get<std::string>().find("--nnodes 2 --node-rank $NODE_RANK --dist-init-addr $HEAD:5000") != std::string::npos);
+  // Expert parallelism in each engine's words: vLLM spreads the experts over its tensor-parallel GPUs, SGLang and
+  // TensorRT-LLM take the degree; a Megatron plan whose EP folds over TP sets expert TP to 1 (method.md §3.4).
+  auto served = [&](const char* engine) {
+    const auto r = test::run({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--precision", "fp8", "--framework", engine, "--gpu", "h200-sxm-141gb",
+                              "--gpus", "8", "--tp", "8", "--ep", "8", "--format", "json"});
+    REQUIRE(r.code == 0);
+    const auto h = r.json()["launch_hints"];
+    return (h["vllm"].is_string() ? h["vllm"] : h["server"]).get<std::string>();
+  };
+  CHECK(served("vllm").find(" --enable-expert-parallel") != std::string::npos);
+  CHECK(served("sglang").find(" --ep-size 8") != std::string::npos);
+  CHECK(served("trtllm").find(" --ep_size 8") != std::string::npos);
+  const auto folded = hints({"--model", "qwen3-30b-a3b", "--mode", "train", "--only", "h100-sxm-80gb", "--max-gpus", "16", "--tokens", "100B", "--global-batch", "512",
+                             "--seq-len", "4096"});
+  CHECK(has(folded["notes"], "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --expert-model-parallel-size 8 --expert-tensor-parallel-size 1"));
 }
 
 TEST_CASE("support: bundled presets answer to the Hugging Face repository ids they were read from, -Instruct variants included", "[advice][support][models]") {

@@ -118,18 +118,21 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo, w.tp,
                                 c.memory.seq_len, w.gpu_memory_utilization);
   if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
+  // Expert parallel serving: vLLM spreads the experts over the tensor-parallel GPUs (its EP size is tp x dp).
+  if (w.ep > 1) cmd += " --enable-expert-parallel";
   if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
   cmd += quant;
   if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
   if (engine == Framework::sglang) {
     // SGLang across nodes: one tensor-parallel group over all of them, each node started with its rank.
-    h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}", repo, w.tp * w.pp, c.memory.seq_len,
+    h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}{}", repo, w.tp * w.pp, c.memory.seq_len,
+                           w.ep > 1 ? fmt::format(" --ep-size {}", w.ep) : "",
                            w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : "",
                            !prequantised && (w.precision == Precision::fp8 || w.precision == Precision::int8) ? " --quantization fp8" : "",
                            nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", nodes) : "");
   } else if (engine == Framework::trtllm) {
-    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}", repo, w.tp, w.pp,
-                           c.memory.seq_len, w.gpu_memory_utilization);
+    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}", repo, w.tp, w.pp,
+                           w.ep > 1 ? fmt::format(" --ep_size {}", w.ep) : "", c.memory.seq_len, w.gpu_memory_utilization);
     if (nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", nodes));
   } else {
     h.vllm = cmd;
@@ -188,9 +191,10 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     }
     if (w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1)
       h.notes.push_back(fmt::format("tensor/pipeline/expert/context parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
-                                    "--pipeline-model-parallel-size {}{} --expert-model-parallel-size {}{}",
+                                    "--pipeline-model-parallel-size {}{} --expert-model-parallel-size {}{}{}",
                                     w.tp, w.pp, w.virtual_stages > 1 ? fmt::format(" --num-layers-per-virtual-pipeline-stage {}", (m.layers + w.pp - 1) / w.pp / w.virtual_stages) : "",
-                                    w.ep, w.cp > 1 ? fmt::format(" --context-parallel-size {}", w.cp) : ""));
+                                    w.ep, experts_folded(w) && w.tp > 1 ? " --expert-tensor-parallel-size 1" : "",  // folded: whole experts (method.md §3.4)
+                                    w.cp > 1 ? fmt::format(" --context-parallel-size {}", w.cp) : ""));
     if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
       DeepSpeedConfig ds;  // the one-GPU form: ZeRO-2 with the optimizer on the CPU
       ds.micro_batch = w.batch;
