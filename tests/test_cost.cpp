@@ -162,3 +162,14 @@ TEST_CASE("cost: --price-policy median prices each GPU at the middle of its offe
   CHECK(typo.code == 2);
   CHECK(typo.err.find("--price-policy: unknown value 'medain' (valid: cheapest, median)") != std::string::npos);
 }
+
+TEST_CASE("cost: the table's footer states the price policy asked, and says so when no row has a price", "[cost][cli]") {
+  // Gaudi 3 and the 96 GB H100 have no offer in the catalogue: the footer names no policy it did not use.
+  const auto unpriced = test::run({"--model", "llama-3.1-8b", "--mode", "lora", "--tokens", "100M", "--only", "gaudi3-128gb,h100-sxm-96gb", "--price-policy", "median"});
+  REQUIRE(unpriced.code == 0);
+  CHECK(unpriced.out.find("No row has a price: the catalogue has none for these GPUs (--price ID=USD sets one, per GPU-hour).") != std::string::npos);
+  CHECK(unpriced.out.find("Prices are the") == std::string::npos);
+  const auto median = test::run({"--model", "llama-3.1-8b", "--mode", "lora", "--tokens", "100M", "--only", "gaudi3-128gb,mi300x-192gb", "--price-policy", "median"});
+  REQUIRE(median.code == 0);
+  CHECK(median.out.find("Prices are the median of each GPU's indicative on-demand offers") != std::string::npos);
+}

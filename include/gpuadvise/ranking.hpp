@@ -110,6 +110,7 @@ struct Ranking {
   std::string job_size_hint;     // the flags that size this kind of job: --tokens, --requests with --output-tokens, --images
   std::vector<Recommendation> recommendations;
   std::vector<Candidate> cpu_rows;  // CPU instances beside the GPUs (add_cpu_rows), never among `rows`
+  PricePolicy price_policy = PricePolicy::cheapest;  // which catalogue offer prices a GPU, as asked (the footer says it)
 };
 
 // The flags that give a job size for this model and mode ("--tokens N", "--requests N --output-tokens O",

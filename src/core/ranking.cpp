@@ -307,6 +307,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   r.has_job = job;
   r.job_size_hint = job_size_flags(w, m);
   r.order = opts.rank_by.value_or(RankBy::value);
+  r.price_policy = opts.cost.price_policy;
   // Candidates are large (2.6 KB each): the rows are reserved once, filtered in place and sorted by index, so a
   // run touches no second copy of them (fresh pages are most of a short run's cost).
   r.rows.reserve(catalog.gpus.size());

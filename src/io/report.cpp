@@ -303,11 +303,16 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
     out += "Job time is billed wall time per GPU: compute + start + setup + checkpoint writes + expected rework after interruptions.\n";
   else
     out += "No job size given: add " + r.job_size_hint + " for time and cost per job.\n";
-  // The stated price policy (method.md §10): the cheapest of each GPU's offers unless --price-policy median.
-  const bool median = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.cost.price.policy == "median"; });
+  // The stated price policy (method.md §10), as asked: the cheapest of each GPU's offers unless --price-policy median;
+  // where no row has a price, that is what the footer says.
+  const bool priced = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.cost.price.usd_per_gpu_hour.has_value(); });
+  const bool median = r.price_policy == PricePolicy::median;
   const char *used = median ? "median" : "cheapest", *other = median ? "cheapest" : "median";
-  out += fmt::format("Prices are the {} of each GPU's indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them; "
-                     "--price-policy {} takes the {}).\n", used, other, other);
+  if (!priced)
+    out += "No row has a price: the catalogue has none for these GPUs (--price ID=USD sets one, per GPU-hour).\n";
+  else
+    out += fmt::format("Prices are the {} of each GPU's indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them; "
+                       "--price-policy {} takes the {}).\n", used, other, other);
 }
 
 }  // namespace
