@@ -101,28 +101,16 @@ double adapter_io_elements(const LoraTargets& t, const ModelSpec& m) {
 }  // namespace
 
 double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len, bool fused) {
-  // Memory-bound work beside the matmuls, per token and layer (method.md §8.2), counted from the kernels the
-  // layer runs in 16-bit: PyTorch eager runs each op as its own kernel that reads its inputs and writes its
-  // output; a fused kernel (torch.compile, Megatron/Transformer Engine) reads and writes each tensor once.
-  //   norm:      Hugging Face's eager RMSNorm upcasts to fp32 and runs cast, pow, mean, mul, cast, scale:
-  //              36 bytes per element; F.layer_norm is one kernel (4); fused 4.
-  //   residual:  two adds per layer, read 2 write 1: 6 bytes per element each; fused into the norm: 2.
-  //   rotary:    q·cos + rotate_half(q)·sin (slice, neg, cat, two muls, add) over q and k: 20 bytes per
-  //              element eager, 4 fused.
-  //   MLP:       SwiGLU act(gate)·up: 10 bytes per intermediate element eager, 6 fused; GELU 4.
-  // The backward reads the saved inputs and the incoming gradient and writes the input gradient: twice the
+  // Memory-bound work beside the matmuls, per token and layer (method.md §8.2): the forward's kernels
+  // (perf_detail::layer_elementwise_bytes). The backward reads the saved inputs and the incoming gradient and writes the input gradient: twice the
   // forward's traffic. Full recomputation runs the forward again.
   const double h = d(m.hidden), act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
   const double qk = d(m.heads * m.head_dim + m.kv_heads * m.head_dim);
   const bool rope = m.architecture == Architecture::decoder && !m.learned_positions && m.family != "mpt" && m.family != "bloom";
   double f = d(m.ffn);
   if (m.is_moe()) f = d(m.experts_per_token * m.expert_ffn + m.shared_experts * m.shared_expert_ffn);
-  const double norm = m.layer_norm || fused ? 4.0 : 36.0;
-  double fwd = d(m.norms_per_layer) * norm * h + 2.0 * (fused ? 2.0 : 6.0) * h + (rope ? (fused ? 4.0 : 20.0) * qk : 0.0) +
-               (m.gated_mlp ? (fused ? 6.0 : 10.0) : 4.0) * f;
-  // Eager attention materialises the scores of every head: write, fp32 softmax (read, write), read for the
-  // value product: about 16 bytes per score, s scores per token and head.
-  if (!w.flash_attention) fwd += 16.0 * d(m.heads) * d(seq_len);
+  const perf_detail::LayerElementwise shape{h, f, d(m.heads), d(seq_len), d(m.norms_per_layer), m.layer_norm, m.gated_mlp, rope ? qk : 0.0};
+  const double fwd = perf_detail::layer_elementwise_bytes(shape, fused, w.flash_attention);
   double passes = 3.0;  // forward + backward
   if (w.checkpointing == Checkpointing::full) passes += 1.0;
   double bytes = fwd * passes;

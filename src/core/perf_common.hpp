@@ -13,6 +13,31 @@ namespace gpuadvise::perf_detail {
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
+// The memory-bound work beside a transformer layer's matmuls (method.md §8.2, §12.3): bytes per token of one layer's
+// forward in 16 bits, counted from the kernels the layer runs. PyTorch eager runs each op as its own kernel that
+// reads its inputs and writes its output; a fused kernel (torch.compile, Megatron/Transformer Engine) reads and writes
+// each tensor once.
+//   norm:      Hugging Face's eager RMSNorm upcasts to fp32 and runs cast, pow, mean, mul, cast, scale: 36 bytes
+//              per element; F.layer_norm is one kernel (4); fused 4.
+//   residual:  two adds per layer, read 2 write 1: 6 bytes per element each; fused into the norm: 2.
+//   rotary:    q·cos + rotate_half(q)·sin (slice, neg, cat, two muls, add) over q and k (`rope_qk` channels): 20
+//              bytes per element eager, 4 fused.
+//   MLP:       SwiGLU act(gate)·up: 10 bytes per intermediate element eager, 6 fused; GELU 4.
+//   attention: eager attention materialises the scores of every head: write, fp32 softmax (read, write), read for
+//              the value product: about 16 bytes per score, `seq` scores per token and head.
+struct LayerElementwise {
+  double hidden, ffn, heads, seq, norms;
+  bool layer_norm, gated;
+  double rope_qk;  // rotated q and k channels (0: no rotary embedding)
+};
+inline double layer_elementwise_bytes(const LayerElementwise& l, bool fused, bool flash_attention) {
+  const double norm = l.layer_norm || fused ? 4.0 : 36.0;
+  double fwd = l.norms * norm * l.hidden + 2.0 * (fused ? 2.0 : 6.0) * l.hidden + (l.rope_qk > 0 ? (fused ? 4.0 : 20.0) * l.rope_qk : 0.0) +
+               (l.gated ? (fused ? 6.0 : 10.0) : 4.0) * l.ffn;
+  if (!flash_attention) fwd += 16.0 * l.heads * l.seq;
+  return fwd;
+}
+
 // link_name written into a buffer (links.cpp): the time notes append it without a string of its own.
 void append_link_name(fmt::memory_buffer& out, const GpuSpec& g, Link link);
 

@@ -78,8 +78,8 @@ double vit_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSp
   const double compute = (flops - attn) / (peak * e_mm) + attn / (peak * e_mm * e_attn);
   if (!gpu.bandwidth_gb_per_s) return compute;
   const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
-  double per_token_layer = 2.0 * 4.0 * h + 2.0 * (w.compile ? 2.0 : 6.0) * h + 4.0 * mlp;
-  if (!w.flash_attention) per_token_layer += 16.0 * heads * tokens;
+  // Two LayerNorms, GELU, no rotary embedding (perf_detail::layer_elementwise_bytes, as a language model's layer).
+  const double per_token_layer = perf_detail::layer_elementwise_bytes({h, mlp, heads, tokens, 2.0, true, false, 0.0}, w.compile, w.flash_attention);
   const double traffic = passes * layers * tokens * per_token_layer * act_b / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
   if (traffic > compute) t.bound = "memory bandwidth (norms, activations and attention scores)";
   return compute + traffic;
@@ -155,11 +155,8 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
-  double secs = b * flops / (*peak * util);
-  if (vit_layers) {
-    secs = b * vit_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t);
-    util = b * flops / (*peak * secs);
-  }
+  double secs = vit_layers ? b * vit_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t) : b * flops / (*peak * util);
+  if (vit_layers) util = b * flops / (*peak * secs);  // the share the layers reach
   const auto cuda_peak = gpu.peak_flops("fp32");
   if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
   if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
