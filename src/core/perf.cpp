@@ -285,7 +285,7 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
     // the gradient and both moments and writes them back with the 16-bit copy, about 30 bytes per local
     // parameter (fused multi-tensor AdamW at 80 % of peak bandwidth), once per optimizer step. Small
     // batches pay it on few tokens (method.md §8.2).
-    const double opt_bytes = w.optimizer == Optimizer::sgd ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
+    const double opt_bytes = perf_detail::optimizer_step_bytes(w.optimizer);
     const double shards = w.sharding == Sharding::none ? 1.0 : dp;
     const double local = (adapters ? mem.params_trainable : local_params) / (model_par * shards);
     t_opt = local * opt_bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value) / accum;

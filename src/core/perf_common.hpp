@@ -13,6 +13,21 @@ namespace gpuadvise::perf_detail {
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
+// Bytes of memory traffic per trained parameter of one optimizer step (method.md §8.2), counted from what it reads
+// and writes in fp32: SGD reads the weight and its gradient and writes the weight (12); momentum adds its buffer,
+// read and written (20); AdamW with fp32 master weights reads master, gradient and both moments, writes them back
+// and the 16-bit copy (30); 8-bit AdamW keeps its moments in a byte each (18). Adafactor is counted as AdamW.
+inline double optimizer_step_bytes(Optimizer o) {
+  switch (o) {
+    case Optimizer::sgd: return 12.0;
+    case Optimizer::sgd_momentum: return 20.0;
+    case Optimizer::adamw_8bit: return 18.0;
+    case Optimizer::adamw:
+    case Optimizer::adafactor: return 30.0;
+  }
+  return 30.0;
+}
+
 // The memory-bound work beside a transformer layer's matmuls (method.md §8.2, §12.3): bytes per token of one layer's
 // forward in 16 bits, counted from the kernels the layer runs. PyTorch eager runs each op as its own kernel that
 // reads its inputs and writes its output; a fused kernel (torch.compile, Megatron/Transformer Engine) reads and writes

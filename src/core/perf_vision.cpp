@@ -86,13 +86,13 @@ double vit_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSp
 }
 
 // Seconds of weight traffic per micro-batch of a training step (method.md §12.3). The optimizer step is memory
-// traffic, as in §8.2 (AdamW with fp32 weights about 30 bytes per trained parameter, 8-bit AdamW 18, SGD 12, at
+// traffic, as in §8.2 (optimizer_step_bytes: AdamW with fp32 weights 30 bytes per trained parameter, SGD with momentum 20, at
 // 80 % of peak bandwidth), once per optimizer step. Mixed precision with fp32 weights (PyTorch autocast) adds,
 // every micro-batch, a cast of each trained weight to 16 bits (read 4 bytes, write 2) and the cast of its 16-bit
 // gradient back to the fp32 leaf (read 2, write 4): 12 bytes per parameter, which a small batch of a large network
 // feels (ViT-H/14 at batch 8: 7.6 GB a step).
 double weight_traffic_seconds(const Workload& w, const GpuSpec& gpu, double params) {
-  const double opt_bytes = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum ? 12.0 : w.optimizer == Optimizer::adamw_8bit ? 18.0 : 30.0;
+  const double opt_bytes = perf_detail::optimizer_step_bytes(w.optimizer);
   const bool autocast = (w.precision == Precision::fp16 || w.precision == Precision::bf16) && w.effective_master_weights() == MasterWeights::fp32;
   const double bytes = params * (opt_bytes / static_cast<double>(w.grad_accum) + (autocast ? 12.0 : 0.0));
   return bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
