@@ -31,8 +31,8 @@ TEST_CASE("serving: TensorRT-LLM's published FP8 throughput on H100 and H200, he
   const auto [median, p90] = test::median_p90(all);
   CHECK(median <= 0.12);
   CHECK(p90 <= 0.25);
-  // The dense models alone, where every part of the step is modelled (the MoE rows ran with attention data
-  // parallelism, which the estimate's tensor parallel does not model).
+  // The dense models alone (the Qwen3-235B rows run with attention data parallel, --attention-dp, whose balance
+  // across ranks is a bound: method.md §8.3).
   const auto [dense_median, dense_p90] = test::median_p90(dense);
   CHECK(dense_median <= 0.10);
   CHECK(dense_p90 <= 0.25);
@@ -130,18 +130,20 @@ TEST_CASE("serving: a tensor-parallel prompt pays its all-reduces beside its FLO
   CHECK(allreduce / compute == Approx(0.44).epsilon(0.03));
 }
 
-TEST_CASE("serving: TensorRT-LLM's published NVFP4 throughput on B200 and RTX PRO 6000, held out, within 22 % median and 50 % p90", "[serving][heldout]") {
-  // tests/data/serving_fp4_time.jsonl: 134 rows, ten of them (Llama 3.3 70B on one B200) fitting coef::fp4_matmul_share.
-  // The 124 others: Llama 3.1 405B at TP 4 and Qwen3-235B-A22B at TP 8 on B200s, Qwen3-30B-A3B on one B200, and the RTX
-  // PRO 6000 rows at TP 1-8 and PP 1-8. Known gaps, reported: Qwen3-30B-A3B on one B200 with short outputs (its MoE
-  // prefill, 1.3-3x fast) and Llama 3.3 70B over eight RTX PRO 6000s in pipeline (up to 2.3x fast).
+TEST_CASE("serving: TensorRT-LLM's published NVFP4 throughput on B200 and RTX PRO 6000, held out, within 15 % median and 40 % p90", "[serving][heldout]") {
+  // tests/data/serving_fp4_time.jsonl: 134 rows, ten of them (Llama 3.3 70B on one B200) fitting coef::fp4_matmul_share
+  // and one (Qwen3-30B-A3B on one B200, 128/128) coef::engine_sequence_host_s. The others: Llama 3.1 405B at TP 4 and
+  // Qwen3-235B-A22B at TP 8 on B200s, Qwen3-30B-A3B on one B200, and the RTX PRO 6000 rows at TP 1-8 and PP 1-8, the
+  // MoE ones with attention data parallel as the source ran them. Tensor parallel for those and no host work gave
+  // 19.5 % and 44.5 %. Known gaps, reported: Qwen3-30B-A3B on one B200 with prompts of 500 tokens and more (its MoE
+  // prefill, 1.4-2.5x fast) and Qwen3-235B on B200s with long outputs (up to 1.6x fast).
   std::vector<double> held, fitted;
   for (const auto& [c, e] : test::data_case_errors("serving_fp4_time.jsonl")) (c["fitted"].get<bool>() ? fitted : held).push_back(e);
-  REQUIRE(held.size() == 124);
-  REQUIRE(fitted.size() == 10);
+  REQUIRE(held.size() == 123);
+  REQUIRE(fitted.size() == 11);
   const auto [median, p90] = test::median_p90(held);
-  CHECK(median <= 0.22);
-  CHECK(p90 <= 0.50);
+  CHECK(median <= 0.15);
+  CHECK(p90 <= 0.40);
   CHECK(test::median_p90(fitted).first <= 0.15);
 }
 
@@ -178,7 +180,8 @@ TEST_CASE("serving: a serving engine pipelines its stages, one micro-batch in ea
   // flight under TensorRT-LLM: two micro-batches of 128, one in each stage; a token's round trip is two stage steps
   // of 128 sequences and a hop, where the stages one after another over the whole batch took two steps of 256. A
   // stage step: 40 layers x 0.03 ms, the longer of its weights' reads at 0.8 x 1,597 GB/s and its FLOPs at 0.5 x 0.7
-  // of the 1,934.6 TFLOP/s FP4 peak, and its KV reads.
+  // of the 1,934.6 TFLOP/s FP4 peak, and its KV reads. TensorRT-LLM's pipeline loop has no overlap scheduler: each
+  // round also takes its host work, 25 us for each of the 256 sequences (6.4 ms).
   const ModelSpec m = test::model("llama-3.1-70b");
   const GpuSpec& g = *test::gpus().find("rtx-pro-6000-blackwell-se-96gb");
   const Workload w = test::wl({{"model", "llama-3.1-70b"}, {"mode", "inference"}, {"framework", "trtllm"}, {"precision", "fp4"}, {"gpus", "2"},
@@ -191,9 +194,10 @@ TEST_CASE("serving: a serving engine pipelines its stages, one micro-batch in ea
     const double compute = 2.0 * count_params(m).active * batch / 2.0 / (1934.6e12 * 0.5 * 0.7);
     return 40 * 0.03e-3 + std::max(mem.weights / bw, compute) + batch * 2176.0 * mem.kv_bytes_per_token / bw;
   };
-  CHECK(*t.tpot_seconds > 2.0 * stage(128));
-  CHECK(*t.tpot_seconds < 2.0 * stage(128) + 1e-3);  // the hop: 20 µs and 128 x 8,192 16-bit values over PCIe
-  CHECK(*t.tpot_seconds < 0.6 * 2.0 * stage(256));
+  const double host = 256.0 * 25e-6;
+  CHECK(*t.tpot_seconds > 2.0 * stage(128) + host);
+  CHECK(*t.tpot_seconds < 2.0 * stage(128) + host + 1e-3);  // the hop: 20 µs and 128 x 8,192 16-bit values over PCIe
+  CHECK(*t.tpot_seconds - host < 0.6 * 2.0 * stage(256));
   // Hugging Face's device_map pipeline has no micro-batches: the whole batch crosses the stages one after another.
   Workload hf = w;
   hf.framework = Framework::hf;

@@ -181,6 +181,11 @@ inline constexpr Coefficient overlap_slowdown{
 inline constexpr Coefficient expert_host_s{
     "expert_host_s", 0.45e-3, "seconds per local expert, MoE layer and training micro-batch (forward and backward)", Basis::fitted,
     "Megatron-Bridge 26.02 Qwen3-30B-A3B on 8 B200 (MXFP8, EP 8, micro-batch 1): 9,691 tokens/s per GPU; about 20 host launches of ~20 us per expert", "§8.2"};
+inline constexpr Coefficient engine_sequence_host_s{
+    "engine_sequence_host_s", 25e-6, "seconds of host time per running sequence and scheduler step (TensorRT-LLM's PyTorch executor)", Basis::fitted,
+    "TensorRT-LLM perf-overview, Qwen3-30B-A3B NVFP4 on one B200, 128/128 tokens at 4,096 in flight: 39,827 output tokens/s = 1 / 25.1 us; the same die on "
+    "GB200 (Grace host) reaches 24,107 (host-bound: the engine's Python executor, not the GPU); held out: the same model's 128/2048, 500/2000 and 1000/1000 rows",
+    "§8.3"};
 inline constexpr Coefficient cpu_adam_params_per_s{
     "cpu_adam_params_per_s", 1e9, "parameters per second", Basis::assumed, "DeepSpeed's CPU-Adam on a server CPU", "§8.4"};
 
@@ -271,7 +276,7 @@ inline constexpr Coefficient detection_global_batch{
     "detection_global_batch", 16, "images per optimizer step", Basis::published,
     "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 79> all{
+inline constexpr std::array<const Coefficient*, 80> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,
     &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
@@ -282,7 +287,7 @@ inline constexpr std::array<const Coefficient*, 79> all{
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
     &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,
     &nccl_hop_network_s, &dp_bucket_params, &dp_bucket_params_per_rank, &dp_overlap_window,
-    &overlap_slowdown,     &expert_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes, &cpu_runtime_bytes,
+    &overlap_slowdown,     &expert_host_s, &engine_sequence_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes, &cpu_runtime_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &cpu_jpeg_images_per_s, &host_cpus_per_gpu_server, &host_cpus_per_gpu_desktop, &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &value_time_weight, &finetune_global_batch, &classification_global_batch,

@@ -56,6 +56,10 @@ struct FrameworkProfile {
   // per-layer dispatch), and the share of the memory bandwidth the engine's kernels reach when they read the
   // weights (empty: coef::decode_bandwidth_share). method.md §8.3.
   double decode_step_fixed_s = 0.0;
+  // Serving: host time per running sequence and scheduler step (the executor's per-request bookkeeping, sampling
+  // and responses); the overlap scheduler hides it behind the GPU's step, so a step takes the longer of the two
+  // (method.md §8.3). 0: not measured for the engine.
+  double sequence_host_s = 0.0;
   std::optional<double> decode_bandwidth_share;
   // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than
   // tensor cores: their compute adds to the bandwidth time at the fp32 (CUDA-core) rate.

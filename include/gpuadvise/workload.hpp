@@ -96,6 +96,10 @@ struct Workload {
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   bool rope_scaling = false;         // a --seq-len beyond the model's trained context is meant (RoPE scaling)
   bool disaggregate = false;         // serving: prefill and decode on separate replicas (method.md §8.3)
+  // Serving a mixture of experts: attention and its KV cache data parallel over the tp ranks (each GPU its own
+  // sequences, whole heads), the experts split over them (TensorRT-LLM enable_attention_dp, SGLang
+  // --enable-dp-attention, vLLM --data-parallel-size with expert parallel; method.md §6.2, §8.3).
+  bool attention_dp = false;
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
   Offload offload = Offload::none;
   double gpu_memory_utilization = 0.9;  // vLLM's share of the card (SGLang: mem_fraction_static; TensorRT-LLM: of the free memory)
@@ -182,6 +186,7 @@ struct PlanShape {
   bool vae_tiling = false;
   std::int64_t batch = 1, grad_accum = 1;
   std::int64_t gpus = 1, nodes = 1, tp = 1, pp = 1, ep = 1, virtual_stages = 1, cp = 1;
+  bool attention_dp = false;
 
   static PlanShape of(const Workload& w);
   // The workload as planned: `asked` with this plan's choices.

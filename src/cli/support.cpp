@@ -152,6 +152,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs", g);
   add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)", g);
   add_switch(app, wf, "disaggregate", "--disaggregate", "true", "serving: prefill and decode on separate replicas of the layout, the KV cache sent between them (vLLM, SGLang, TensorRT-LLM)", g);
+  add_switch(app, wf, "attention_dp", "--attention-dp", "true", "serving a mixture of experts: attention and its KV cache data parallel over the --tp GPUs, each with its own sequences, the experts split over them (TensorRT-LLM, SGLang, vLLM)", g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
   add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [with --tokens: DeepSeek LLM's law for pre-training, 128 for fine-tuning]", g);
   if (wanted(wf.given, "--framework,--engine")) add(app, wf, "framework", "--framework,--engine", framework_help(), g);  // the list built when needed

@@ -22,7 +22,7 @@ namespace {
 template <class T>
 auto plan_fields(T& x) {
   return std::tie(x.precision, x.checkpointing, x.sharding, x.offload, x.vae_tiling, x.batch, x.grad_accum, x.gpus, x.nodes, x.tp, x.pp, x.ep,
-                  x.virtual_stages, x.cp);
+                  x.virtual_stages, x.cp, x.attention_dp);
 }
 }  // namespace
 
@@ -72,7 +72,7 @@ std::string layout_text(const Workload& w, const char* one = "single GPU") {
       s += after;
       first = false;
     };
-    if (w.tp > 1) part("tensor parallel ", w.tp);
+    if (w.tp > 1) part("tensor parallel ", w.tp, w.attention_dp ? " (attention data parallel: each GPU its own sequences)" : "");
     const std::string chunks = w.virtual_stages > 1 ? " (interleaved, " + std::to_string(w.virtual_stages) + " chunks each)" : "";
     if (w.pp > 1) part("pipeline parallel ", w.pp, chunks.c_str());
     if (w.cp > 1) part("context parallel ", w.cp);

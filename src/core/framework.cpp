@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/error.hpp"
 
 namespace gpuadvise {
@@ -40,6 +41,7 @@ FrameworkProfile engine_profile(Framework f) {
       p = engine_profile(Framework::vllm);
       p.id = f;
       p.summary = sglang ? "SGLang (radix-cache KV pool)" : "TensorRT-LLM (paged KV cache, in-flight batching)";
+      if (!sglang) p.sequence_host_s = coef::engine_sequence_host_s.value;
       p.source = sglang ? "sglang/srt/server_args.py: mem_fraction_static = (gpu_mem - reserved_mem) / gpu_mem, reserved by GPU class"
                         : "tensorrt_llm KvCacheConfig.free_gpu_memory_fraction (default 0.9 of the free memory after the engine loads)";
       break;
@@ -231,6 +233,12 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   if (given("epochs") && !training) refuse("epochs", "applies to training (a training job of --images or --dataset-tokens), not --mode " + mode);
   if (given("disaggregate") && (training || m.vision || !framework_profile(w.effective_framework()).kv_pool))
     refuse("disaggregate", "applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)");
+  if (given("attention_dp")) {
+    if (training || m.vision || !framework_profile(w.effective_framework()).kv_pool || !m.is_moe())
+      refuse("attention_dp", "applies to a serving engine's inference of a mixture-of-experts model (--framework vllm, sglang or trtllm)");
+    if (given("tp") && w.tp < 2) refuse("attention_dp", "needs --tp 2 or more: the GPUs the attention is data parallel over");
+    if (w.ep > 1 && w.ep != w.tp) refuse("attention_dp", "splits the experts over the --tp GPUs: --ep must be 1 or " + std::to_string(w.tp));
+  }
   for (const char* key : {"lora_rank", "lora_targets"})
     if (given(key) && !adapters) refuse(key, "applies to --mode lora or qlora, not --mode " + mode);
   if (given("double_quant") && w.mode != Mode::qlora && w.precision != Precision::nf4)

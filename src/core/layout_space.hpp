@@ -53,6 +53,11 @@ inline Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t n
   return p;
 }
 
+// Attention data parallel is a serving engine's layout for a mixture of experts (workload.hpp).
+inline bool attention_dp_applies(const Workload& w, const ModelSpec& m) {
+  return !is_training(w.mode) && !m.vision && m.is_moe() && framework_profile(w.effective_framework()).kv_pool;
+}
+
 // Inference's splits of a language model over n GPUs (method.md §9): tensor parallel inside a node, pipeline
 // stages across nodes; `at(gpus, nodes, tp, pp, sharding)` tries one.
 template <class At>
@@ -65,6 +70,9 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
     if (layers >= n) at(n, 1, 1, n, Sharding::none);
   } else if (nodes == 1 && tp_divides(m, n, false)) {
     at(n, 1, n, 1, Sharding::none);
+    // A mixture of experts in a serving engine: attention data parallel over the same GPUs, each with its own
+    // sequences and whole KV heads, the experts split over them (method.md §8.3).
+    if (attention_dp_applies(w, m) && !w.attention_dp) at(n, 1, n, 1, Sharding::none, 1, 1, 1, true);
   }
   // Disaggregated serving needs two replicas or more to split into prefill and decode pools: 2, 4, ... replicas
   // of a narrower tensor-parallel layout in the node (method.md §8.3).
@@ -73,7 +81,10 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
       if (tp_divides(m, tp, false)) at(n, 1, tp, 1, Sharding::none);
   // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
   // layers over 2 nodes are 31 + 30.
-  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) at(n, nodes, per_node, nodes, Sharding::none);
+  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) {
+    at(n, nodes, per_node, nodes, Sharding::none);
+    if (attention_dp_applies(w, m) && !w.attention_dp) at(n, nodes, per_node, nodes, Sharding::none, 1, 1, 1, true);
+  }
 }
 
 // The micro-batches a layout tries, the first and how many times it may double. Without --batch, a global batch
@@ -108,8 +119,9 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   // With a global batch each layout steps with it: its micro-batch and accumulation reach it, and a layout with
   // more data-parallel ranks than sequences is not one (global_batch.hpp).
   auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1, std::int64_t vp = 1,
-                std::int64_t cp = 1) {
+                std::int64_t cp = 1, bool attention_dp = false) {
     set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
+    p.attention_dp = w.attention_dp || attention_dp;
     p.ep = ep;
     p.virtual_stages = vp;
     p.cp = cp;

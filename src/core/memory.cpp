@@ -288,7 +288,11 @@ void inference_activations(const MemBasis& in, const LayerShape& ls, MemoryEstim
   const double kv_elem_bytes = kvp == Precision::fp4 ? weight_bits(Precision::fp4, false) / 8.0
                                : (kvp == Precision::fp8 || kvp == Precision::int8 || kvp == Precision::q8_0) ? 1.0
                                : (kvp == Precision::fp32 || kvp == Precision::tf32) ? 4.0 : 2.0;
-  const double kv_per_token = d(m.layers) * (m.is_mla() ? ls.kvd : 2.0 * ls.kvd) * kv_elem_bytes / pp;
+  double kv_dim = m.is_mla() ? ls.kvd : 2.0 * ls.kvd;
+  // Attention data parallel: each GPU keeps every KV head of its own sequences, a tp-th of the replica's, and
+  // none twice (tensor parallel keeps a head on each GPU at least: MLA's latent and 4 KV heads at tp 8 repeat).
+  if (w.attention_dp) kv_dim = (m.is_mla() ? ls.kvd : 2.0 * d(m.kv_heads * m.head_dim)) / tp;
+  const double kv_per_token = d(m.layers) * kv_dim * kv_elem_bytes / pp;
   double prompt = s - 1.0;
   if (w.input_tokens) prompt = std::min(s, *w.input_tokens);
   prompt = std::max(1.0, prompt);

@@ -35,7 +35,13 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
   }
   // Per GPU: layers split over tp·pp; embeddings on the first stage, head on the last, vocab split over tp.
   const double edge_bytes = pp > 1 ? std::max(embed_bytes, head_bytes) : embed_bytes + head_bytes;
-  const double weight_bytes_per_gpu = (linear_bytes + other_bytes) / mp + edge_bytes / tp;
+  double weight_bytes_per_gpu = (linear_bytes + other_bytes) / mp + edge_bytes / tp;
+  if (w.attention_dp && !training) {
+    // Attention data parallel (method.md §6.2): every GPU of the tp group keeps the attention, the dense layers,
+    // the embeddings and the head whole for its own sequences; only the routed experts split over the group.
+    const double experts = pc.routed_experts * base_bits / 8.0, shared = (pc.linear - pc.routed_experts) * base_bits / 8.0;
+    weight_bytes_per_gpu = (shared + other_bytes) / pp + experts / mp + edge_bytes;
+  }
 
   return {base_bits, emb_bits, weight_bytes_per_gpu};
 }

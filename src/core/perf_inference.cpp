@@ -10,15 +10,20 @@ namespace gpuadvise::perf_detail {
 
 namespace {
 
-// The bytes of weights a forward over `tokens` tokens reads: every resident weight (MoE: the experts those tokens
-// touch, each token routed to k of E, independently).
+// The bytes of weights a forward over `tokens` tokens reads: every resident weight (MoE: of the routed experts, those
+// the tokens touch, each token routed to k of E, independently). The routed experts' share of a GPU's weights: their
+// split over the tp ranks (and the expert-parallel shards) against the rest's over tp, or, with attention data
+// parallel, against the rest kept whole.
 double weights_read_bytes(const TimeBasis& in, double tokens) {
   const auto& [w, m, gpu, mem] = in.io;
   double bytes = mem.weights;
   if (m.is_moe()) {
     const double e = d(m.experts), k = d(m.experts_per_token);
     const double touched = e * (1.0 - std::pow(1.0 - k / e, tokens));
-    bytes *= (in.pc.active + (in.pc.total - in.pc.active) * (touched - k) / std::max(1.0, e - k)) / in.pc.total;
+    const double routed = in.pc.routed_experts / (d(w.tp) * (w.attention_dp ? 1.0 : d(expert_shards(w))));
+    const double rest = (in.pc.total - in.pc.routed_experts) / (w.attention_dp ? 1.0 : d(w.tp));
+    const double share = routed / std::max(1.0, routed + rest);
+    bytes *= 1.0 - share + share * touched / e;
   }
   return bytes;
 }
@@ -38,8 +43,13 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double flops = 2.0 * in.pc.active * prompt * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
-  const double tp_bytes_s = w.tp > 1 ? 2.0 * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
-  const double rate = 1.0 / (1.0 / (*in.peak * eta * in.tp) + tp_bytes_s / (flops / (prompt * b)));
+  // Attention data parallel gathers the tokens before each MoE layer and scatters them after: one all-reduce's bytes.
+  const double collectives = w.attention_dp ? 1.0 : 2.0;
+  const double tp_bytes_s = w.tp > 1 ? collectives * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
+  // Attention data parallel: a prompt's attention and dense layers run on the one GPU that holds its sequence; only
+  // its routed experts' FLOPs split over the group.
+  const double split = w.attention_dp ? 2.0 * in.pc.routed_experts * d(m.experts_per_token) / d(m.experts) * prompt * b : flops;
+  const double rate = flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + tp_bytes_s * prompt * b);
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::decode_bandwidth_share.value;
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
   const double secs = fw.prefill_fixed_s + overhead + std::max(flops / rate, reads(prompt * b));
@@ -149,9 +159,12 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   st.kv = batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
-    // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x).
+    // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x). Attention data parallel
+    // runs an all-gather of the tokens before the experts and a reduce-scatter after: two collectives' latency,
+    // one all-reduce's bytes (a ring all-reduce is a reduce-scatter and an all-gather).
     const double lat = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
-    st.tp = 2.0 * d(m.layers) / in.pp * (lat + batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
+    const double volumes = w.attention_dp ? 1.0 : 2.0;
+    st.tp = d(m.layers) / in.pp * (2.0 * lat + volumes * batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
   }
   const auto fp32_peak = gpu.peak_flops("fp32");
   const double flops = 2.0 * in.pc.active * batch / in.model_par;
@@ -229,6 +242,19 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     const double decode_tpot = tpot;
     const Disaggregation split = disaggregation(in, prompt, decode_tpot, prefill_rate, t);
     if (fw.kv_pool && !split.on) tpot += prefill_interference(w, prompt, decode_tpot, prefill_rate, t);
+    // The engine's host work per running sequence and step, hidden behind the GPU's step (the overlap scheduler)
+    // until it is the longer: each GPU's executor tends all b sequences under tensor parallel, b/tp under attention
+    // data parallel (method.md §8.3).
+    const double host_per_sequence = fw.kv_pool ? fw.sequence_host_s / (w.attention_dp ? d(w.tp) : 1.0) : 0.0;
+    const bool pipelined_host = w.pp > 1 && host_per_sequence > 0;
+    if (pipelined_host) tpot += b * host_per_sequence;
+    const bool host_paced = !pipelined_host && b * host_per_sequence > tpot;
+    if (host_paced) {
+      t.notes.push_back(Note::format("the engine's host work paces the steps at {} in flight: {:.1f} ms a step ({:.0f} us per sequence) against "
+                                    "{:.1f} ms of GPU work; more GPUs per replica or attention data parallel share it",
+                                    w.batch, b * host_per_sequence * 1e3, host_per_sequence * 1e6, tpot * 1e3));
+      tpot = b * host_per_sequence;
+    }
     t.tpot_seconds = tpot;
     // Apart, only the decode pool emits tokens, at the split's pace: per replica of the plan, its output over all.
     t.decode_tokens_per_second = split.on ? split.requests_per_second * w.output_tokens.value_or(1.0) / split.replicas : b / tpot;
@@ -240,10 +266,12 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
               : biggest == st.moe ? "MoE kernels' fixed cost"
               : biggest == st.tp  ? "tensor-parallel all-reduces"
                                   : k_host_bound;
+    if (host_paced) t.bound = k_host_bound;
     if (w.requests && w.output_tokens) {
       const double replicas = d(w.gpus) / model_par;
       const double prefill_share = prefill_rate > 0 ? prompt / prefill_rate : 0.0;  // GPU time of one prompt
-      const double per_request = prefill_share + *w.output_tokens * decode_tpot / b;
+      const double per_request = pipelined_host ? prefill_share + *w.output_tokens * (decode_tpot / b + host_per_sequence)
+                                                : std::max(prefill_share + *w.output_tokens * decode_tpot / b, *w.output_tokens * host_per_sequence);
       t.requests_per_second = split.on ? split.requests_per_second : replicas / per_request;
       t.input_time_share = split.on ? split.prefill_replicas / split.replicas : prefill_share / per_request;
       t.job_seconds = *w.requests / *t.requests_per_second;

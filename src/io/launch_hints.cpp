@@ -115,24 +115,30 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   } else if (w.precision == Precision::fp16) {
     quant = " --dtype float16";
   }
-  std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo, w.tp,
+  // Attention data parallel (method.md §8.3): vLLM runs one engine per GPU (--data-parallel-size) with the experts
+  // spread over all of them; SGLang --enable-dp-attention with --dp; TensorRT-LLM's enable_attention_dp option.
+  const bool adp = w.attention_dp && w.tp > 1;
+  std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo, adp ? 1 : w.tp,
                                 c.memory.seq_len, w.gpu_memory_utilization);
+  if (adp) cmd += fmt::format(" --data-parallel-size {}", w.tp);
   if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
   // Expert parallel serving: vLLM spreads the experts over the tensor-parallel GPUs (its EP size is tp x dp).
-  if (w.ep > 1) cmd += " --enable-expert-parallel";
+  if (w.ep > 1 || adp) cmd += " --enable-expert-parallel";
   if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
   cmd += quant;
   if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
   if (engine == Framework::sglang) {
     // SGLang across nodes: one tensor-parallel group over all of them, each node started with its rank.
-    h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}{}", repo, w.tp * w.pp, c.memory.seq_len,
-                           w.ep > 1 ? fmt::format(" --ep-size {}", w.ep) : "",
+    h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}{}{}", repo, w.tp * w.pp, c.memory.seq_len,
+                           adp ? fmt::format(" --dp {} --enable-dp-attention", w.tp) : "", w.ep > 1 ? fmt::format(" --ep-size {}", w.ep) : "",
                            w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : "",
                            !prequantised && (w.precision == Precision::fp8 || w.precision == Precision::int8) ? " --quantization fp8" : "",
                            nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", nodes) : "");
   } else if (engine == Framework::trtllm) {
-    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}", repo, w.tp, w.pp,
-                           w.ep > 1 ? fmt::format(" --ep_size {}", w.ep) : "", c.memory.seq_len, w.gpu_memory_utilization);
+    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}", repo, w.tp, w.pp,
+                           w.ep > 1 ? fmt::format(" --ep_size {}", w.ep) : "", c.memory.seq_len, w.gpu_memory_utilization,
+                           adp ? " --extra_llm_api_options attention_dp.yml" : "");
+    if (adp) h.notes.push_back("attention_dp.yml holds the line 'enable_attention_dp: true' (TensorRT-LLM's LLM API option)");
     if (nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", nodes));
   } else {
     h.vllm = cmd;

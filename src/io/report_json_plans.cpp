@@ -1,6 +1,5 @@
-// JSON of the answers about plans (the ranking, `estimate` and `fit`), written as it goes (json_write.hpp): the
-// ranking's 200 KB of JSON no longer builds a tree of values first. Units in key names, null for unknown
-// (docs/output-json.md, data/schema/).
+// JSON of the answers about plans (the ranking, `estimate` and `fit`), written as it goes (json_write.hpp), without a
+// tree of values first. Units in key names, null for unknown (docs/output-json.md, data/schema/).
 #include <algorithm>
 #include <cmath>
 #include "gpuadvise/report.hpp"
@@ -305,6 +304,7 @@ void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool 
   // Every setting the planner chose, so that `check` and `estimate` given this plan reproduce the row (cp where used).
   o.member("ep", c.planned.ep);
   if (c.planned.cp > 1) o.member("cp", c.planned.cp);
+  if (c.planned.attention_dp) o.member("attention_dp", true);
   o.member("precision", to_string(c.planned.precision));
   o.member("vae_tiling", c.planned.vae_tiling);
   o.key("links");
