@@ -52,6 +52,9 @@ double score(const Candidate& c, RankBy order) {
   constexpr double unknown = 1e300;
   switch (order) {
     case RankBy::time: {
+      // Video streams: every plan carries the same frames (streams x fps); how fast it is, is each frame's time
+      // through the pipeline (method.md §13), not the images/s of GPUs added beyond what the streams need.
+      if (c.video) return c.video->latency_ms && c.video->decode_streams ? *c.video->latency_ms / 1e3 : unknown;
       if (c.time.job_seconds) return *c.time.job_seconds;
       const auto rate = work_rate(c).per_second;
       return rate ? 1.0 / *rate : unknown;
@@ -140,6 +143,12 @@ std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::
   };
   if (c.video) {
     unit = "stream-hour";
+    // A GPU whose decode capacity is unknown sustains at most the streams shown: its value is not comparable with
+    // those that count their decoders, so it never ranks first (method.md §13).
+    if (!c.video->decode_streams) {
+      why_unknown = "hardware decode capacity unknown (no NVDEC count in the catalogue): its streams per GPU leave decode out";
+      return std::nullopt;
+    }
     if (c.video->usd_per_stream_hour) return c.video->usd_per_stream_hour;
     why_unknown = !hourly ? "no price (--price ID=USD sets one)" : "streams per GPU unknown";
     return std::nullopt;
@@ -267,8 +276,9 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
     const std::string what = rate.unit == "k images"            ? "images/s"
                              : rate.unit == "M training tokens" ? "tokens/s"
                                                                 : fmt::format("output tokens/s ({} sequence{} at once)", b, b == 1 ? "" : "s");
-    std::string t = fastest->time.job_seconds ? fmt::format("{:.1f} h for the job on {}", fastest->cost.wall_hours, fastest->layout)
-                                              : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
+    std::string t = fastest->video && fastest->video->latency_ms ? fmt::format("{:.1f} ms per frame end to end on {}", *fastest->video->latency_ms, fastest->layout)
+                    : fastest->time.job_seconds                   ? fmt::format("{:.1f} h for the job on {}", fastest->cost.wall_hours, fastest->layout)
+                                                                  : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
     // With a job size, the fastest plan the searches found, which may be faster than any row's choice.
     bool from_frontier = false;
     if (const auto [point, owner] = fastest_point(r.rows, opts); point && *point->hours < fastest->cost.wall_hours) {

@@ -52,7 +52,9 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
   }
   p.streams_per_gpu = std::floor(best);
   p.gpus_needed = p.streams_per_gpu >= 1 ? static_cast<std::int64_t>(std::ceil(streams / p.streams_per_gpu)) : 0;
-  const double on_given = std::max(1.0, static_cast<double>(w.gpus)) * best;
+  // Frames dropped on the GPUs asked (--gpus), else on the plan's own count: none.
+  const double gpus_on = w.given("gpus") || p.gpus_needed == 0 ? std::max(1.0, static_cast<double>(w.gpus)) : static_cast<double>(p.gpus_needed);
+  const double on_given = gpus_on * best;
   if (on_given < streams) p.frames_dropped_pct = 100.0 * (1.0 - on_given / streams);
   // Tracking: SORT updates at 260 Hz on one CPU core (Bewley et al. 2016), i.e. 3.8 ms per frame per stream;
   // ByteTrack associates with the same Kalman filter and IoU matching (twice), taken at the same cost.
