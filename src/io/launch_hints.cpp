@@ -130,7 +130,7 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   if (engine == Framework::sglang) {
     // SGLang across nodes: one tensor-parallel group over all of them, each node started with its rank.
     h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}{}{}", repo, w.tp * w.pp, c.memory.seq_len,
-                           adp ? fmt::format(" --dp {} --enable-dp-attention", w.tp) : "", w.ep > 1 ? fmt::format(" --ep-size {}", w.ep) : "",
+                           adp ? fmt::format(" --dp {} --enable-dp-attention", w.tp * w.pp) : "", w.ep > 1 ? fmt::format(" --ep-size {}", w.ep) : "",
                            w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : "",
                            !prequantised && (w.precision == Precision::fp8 || w.precision == Precision::int8) ? " --quantization fp8" : "",
                            nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", nodes) : "");
@@ -143,7 +143,9 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   } else {
     h.vllm = cmd;
     if (nodes > 1)
-      h.notes.push_back(fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
+      h.notes.push_back(adp ? fmt::format("{} nodes: vLLM's data parallel spans them with --data-parallel-size-local and --data-parallel-address on "
+                                          "each node (its data-parallel deployment guide)", nodes)
+                            : fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
   }
 }
 
