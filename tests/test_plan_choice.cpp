@@ -308,3 +308,20 @@ TEST_CASE("plan: an image job without --batch doubles the batch while the host's
   CHECK(asked["plan"]["micro_batch"] == 1);
   CHECK(asked["time"]["images_per_second"].get<double>() == Approx(500.0));
 }
+
+TEST_CASE("plan: serving over several nodes runs replicas of a narrower layout, not one pipeline over every node", "[plan-choice][serving]") {
+  // DeepSeek-V3 FP8 under SGLang on at most 64 H200s, 1,000 in / 1,000 out: one engine over 8 nodes (TP 8 x PP 8)
+  // carries each token through eight stages; replicas of a one- or two-node engine each run their own sequences.
+  const auto r = test::run({"--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--precision", "fp8", "--only", "h200-sxm-141gb",
+                            "--max-gpus", "64", "--requests", "1M", "--input-tokens", "1000", "--output-tokens", "1000", "--rank-by", "time", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto pick = r.json()["ranking"][0];
+  REQUIRE(pick["fits"] == true);
+  const auto& plan = pick["plan"];
+  CHECK(plan["gpus"].get<int>() / (plan["tp"].get<int>() * plan["pp"].get<int>()) > 1);  // several replicas
+  const auto one = test::run({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--precision", "fp8", "--gpu", "h200-sxm-141gb",
+                              "--gpus", "64", "--nodes", "8", "--tp", "8", "--pp", "8", "--requests", "1M", "--input-tokens", "1000", "--output-tokens", "1000",
+                              "--format", "json"});
+  REQUIRE(one.code == 0);
+  CHECK(pick["time"]["requests_per_second"].get<double>() > 1.5 * one.json()["time"]["requests_per_second"].get<double>());
+}

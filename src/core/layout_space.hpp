@@ -66,25 +66,27 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
   // llama.cpp splits a model over the GPUs of one machine by layers (--split-mode layer, its default): stages one
   // after another, one card at work at a time; its row split (tensor parallel) only when --tp asks for it.
   const bool layer_split = w.effective_framework() == Framework::llamacpp || is_gguf(w.precision);
-  if (nodes == 1 && layer_split && w.tp == 1) {
-    if (layers >= n) at(n, 1, 1, n, Sharding::none);
-  } else if (nodes == 1 && tp_divides(m, n, false)) {
-    at(n, 1, n, 1, Sharding::none);
-    // A mixture of experts in a serving engine: attention data parallel over the same GPUs, each with its own
-    // sequences and whole KV heads, the experts split over them (method.md §8.3).
-    if (attention_dp_applies(w, m) && !w.attention_dp) at(n, 1, n, 1, Sharding::none, 1, 1, 1, true);
+  if (nodes == 1 && layer_split) {
+    if (w.tp == 1 && layers >= n) at(n, 1, 1, n, Sharding::none);
+    if (w.tp > 1 && tp_divides(m, n, false)) at(n, 1, n, 1, Sharding::none);  // its row split, when --tp asks
+    return;
   }
-  // Disaggregated serving needs two replicas or more to split into prefill and decode pools: 2, 4, ... replicas
-  // of a narrower tensor-parallel layout in the node (method.md §8.3).
-  if (nodes == 1 && w.disaggregate && !layer_split)
-    for (std::int64_t tp = n / 2; tp >= 1; tp /= 2)
-      if (tp_divides(m, tp, false)) at(n, 1, tp, 1, Sharding::none);
-  // Serving engines split layers the stages do not divide unevenly (vLLM's get_pp_indices): DeepSeek-V3's 61
-  // layers over 2 nodes are 31 + 30.
-  if (nodes > 1 && tp_divides(m, per_node, false) && layers >= nodes) {
-    at(n, nodes, per_node, nodes, Sharding::none);
-    if (attention_dp_applies(w, m) && !w.attention_dp) at(n, nodes, per_node, nodes, Sharding::none, 1, 1, 1, true);
-  }
+  // A mixture of experts in a serving engine also runs attention data parallel over a replica's tensor-parallel
+  // GPUs, each with its own sequences and whole KV heads, the experts split over them (method.md §8.3).
+  auto both = [&](std::int64_t at_nodes, std::int64_t tp, std::int64_t pp) {
+    at(n, at_nodes, tp, pp, Sharding::none);
+    if (tp > 1 && attention_dp_applies(w, m) && !w.attention_dp) at(n, at_nodes, tp, pp, Sharding::none, 1, 1, 1, true);
+  };
+  // Replicas of a layout that fits fewer GPUs, each its own engine: tensor parallel over n, n/2, ... GPUs of a node,
+  // n/tp replicas (engines serve so at scale; disaggregated serving splits them into prefill and decode pools).
+  for (std::int64_t tp = std::min(n, per_node); tp >= 1; tp /= 2)
+    if (n % tp == 0 && tp_divides(m, tp, false)) both(nodes, tp, 1);
+  // Across nodes, a replica may span several: tensor parallel over each node, pipeline stages across pp of them
+  // (serving engines split layers the stages do not divide unevenly, vLLM's get_pp_indices: DeepSeek-V3's 61 layers
+  // over 2 nodes are 31 + 30), nodes / pp replicas.
+  if (nodes > 1 && tp_divides(m, per_node, false))
+    for (std::int64_t pp = 2; pp <= nodes && pp <= layers; ++pp)
+      if (nodes % pp == 0) both(nodes, per_node, pp);
 }
 
 // The micro-batches a layout tries, the first and how many times it may double. Without --batch, a global batch
