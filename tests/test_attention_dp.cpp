@@ -119,6 +119,10 @@ TEST_CASE("attention dp: one line naming the flag where it does not apply, and l
   CHECK(ep.err.find("--ep must be 1 or 4") != std::string::npos);
   const auto hf = test::run({"estimate", "--model", "qwen3-30b-a3b", "--framework", "hf", "--gpus", "2", "--tp", "2", "--attention-dp"});
   CHECK(hf.code == 2);
+  // The estimate's layout line says it.
+  const auto table = test::run({"estimate", "--model", "qwen3-30b-a3b", "--framework", "vllm", "--gpu", "h100-sxm-80gb", "--gpus", "4", "--tp", "4", "--attention-dp"});
+  REQUIRE(table.code == 0);
+  CHECK(table.out.find("Layout: 4 GPUs, tp 4 (attention data parallel), pp 1") != std::string::npos);
   auto hints = [](const char* engine) {
     const auto r = test::run({"estimate", "--model", "qwen3-30b-a3b", "--framework", engine, "--gpu", "h100-sxm-80gb", "--gpus", "4", "--tp", "4",
                               "--attention-dp", "--format", "json"});

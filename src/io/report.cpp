@@ -149,7 +149,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                            const Style& style) {
   std::string out = "Workload: " + workload_line(w, m, mem) + "\n";
   if (w.gpus > 1)
-    out += fmt::format("Layout: {} GPUs, tp {}, pp {}{}{}{}, sharding {} (memory per GPU)\n", w.gpus, w.tp, w.pp,
+    out += fmt::format("Layout: {} GPUs, tp {}{}, pp {}{}{}{}, sharding {} (memory per GPU)\n", w.gpus, w.tp,
+                       w.attention_dp && w.tp > 1 ? " (attention data parallel)" : "", w.pp,
                        w.virtual_stages > 1 ? fmt::format(" ({} chunks per stage, interleaved)", w.virtual_stages) : "",
                        w.cp > 1 ? fmt::format(", cp {}", w.cp) : "", w.ep > 1 ? fmt::format(", ep {}", w.ep) : "", to_string(w.sharding));
   out += "Peak phase: ";
