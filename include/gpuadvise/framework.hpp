@@ -83,6 +83,9 @@ struct FrameworkProfile {
 
 // The profile of each framework, built once.
 const FrameworkProfile& framework_profile(Framework f);
+// Attention data parallel (--attention-dp) is a serving engine's layout for a mixture of experts: inference of a
+// language MoE under an engine with a KV-cache pool (method.md §8.3). The validation and the layout space share it.
+bool attention_dp_applies(const Workload& w, const ModelSpec& m);
 
 // vLLM's scheduler defaults for `vllm serve` on a GPU (vllm/engine/arg_utils.py, get_batch_defaults): 1,024 sequences
 // and 8,192 tokens per step on a GPU of 70 GiB or more that is not an A100, else 256 and 2,048; without a GPU, 256

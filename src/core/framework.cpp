@@ -204,6 +204,10 @@ VllmBatchDefaults vllm_batch_defaults(const GpuSpec* gpu) {
   return large ? VllmBatchDefaults{1024, 8192} : VllmBatchDefaults{256, 2048};
 }
 
+bool attention_dp_applies(const Workload& w, const ModelSpec& m) {
+  return !is_training(w.mode) && !m.vision && m.is_moe() && framework_profile(w.effective_framework()).kv_pool;
+}
+
 const FrameworkProfile& framework_profile(Framework f) {
   // Built once: the estimator asks for the profile several times per evaluation.
   static const std::array<FrameworkProfile, k_framework_count> profiles = [] {
@@ -234,7 +238,7 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   if (given("disaggregate") && (training || m.vision || !framework_profile(w.effective_framework()).kv_pool))
     refuse("disaggregate", "applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)");
   if (given("attention_dp")) {
-    if (training || m.vision || !framework_profile(w.effective_framework()).kv_pool || !m.is_moe())
+    if (!attention_dp_applies(w, m))
       refuse("attention_dp", "applies to a serving engine's inference of a mixture-of-experts model (--framework vllm, sglang or trtllm)");
     if (given("tp") && w.tp < 2) refuse("attention_dp", "needs --tp 2 or more: the GPUs the attention is data parallel over");
     if (w.ep > 1 && w.ep != w.tp) refuse("attention_dp", "splits the experts over the --tp GPUs: --ep must be 1 or " + std::to_string(w.tp));

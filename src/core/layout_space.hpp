@@ -53,11 +53,6 @@ inline Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t n
   return p;
 }
 
-// Attention data parallel is a serving engine's layout for a mixture of experts (workload.hpp).
-inline bool attention_dp_applies(const Workload& w, const ModelSpec& m) {
-  return !is_training(w.mode) && !m.vision && m.is_moe() && framework_profile(w.effective_framework()).kv_pool;
-}
-
 // Inference's splits of a language model over n GPUs (method.md §9): tensor parallel inside a node, pipeline
 // stages across nodes; `at(gpus, nodes, tp, pp, sharding)` tries one.
 template <class At>

@@ -14,6 +14,11 @@ namespace {
 // the tokens touch, each token routed to k of E, independently). The routed experts' share of a GPU's weights: their
 // split over the tp ranks (and the expert-parallel shards) against the rest's over tp, or, with attention data
 // parallel, against the rest kept whole.
+// The all-reduce volumes a tensor-parallel layer moves: two (after the attention and after the MLP), or, with attention
+// data parallel, one (an all-gather of the tokens before the experts and a reduce-scatter after: a ring all-reduce is
+// the two).
+double layer_allreduce_volumes(const Workload& w) { return w.attention_dp ? 1.0 : 2.0; }
+
 double weights_read_bytes(const TimeBasis& in, double tokens) {
   const auto& [w, m, gpu, mem] = in.io;
   double bytes = mem.weights;
@@ -43,9 +48,7 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double flops = 2.0 * in.pc.active * prompt * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
-  // Attention data parallel gathers the tokens before each MoE layer and scatters them after: one all-reduce's bytes.
-  const double collectives = w.attention_dp ? 1.0 : 2.0;
-  const double tp_bytes_s = w.tp > 1 ? collectives * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
+  const double tp_bytes_s = w.tp > 1 ? layer_allreduce_volumes(w) * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
   // Attention data parallel: a prompt's attention and dense layers run on the one GPU that holds its sequence; only
   // its routed experts' FLOPs split over the group.
   const double split = w.attention_dp ? 2.0 * in.pc.routed_experts * d(m.experts_per_token) / d(m.experts) * prompt * b : flops;
@@ -163,8 +166,7 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
     // runs an all-gather of the tokens before the experts and a reduce-scatter after: two collectives' latency,
     // one all-reduce's bytes (a ring all-reduce is a reduce-scatter and an all-gather).
     const double lat = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
-    const double volumes = w.attention_dp ? 1.0 : 2.0;
-    st.tp = d(m.layers) / in.pp * (2.0 * lat + volumes * batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
+    st.tp = d(m.layers) / in.pp * (2.0 * lat + layer_allreduce_volumes(w) * batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
   }
   const auto fp32_peak = gpu.peak_flops("fp32");
   const double flops = 2.0 * in.pc.active * batch / in.model_par;
