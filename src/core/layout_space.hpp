@@ -45,14 +45,6 @@ inline std::int64_t max_context_parallel(const Workload& w, const ModelSpec& m) 
   return cp;
 }
 
-inline Workload with_layout(const Workload& w, std::int64_t gpus, std::int64_t nodes, std::int64_t tp, std::int64_t pp, Sharding sh,
-                     Offload off) {
-  Workload p = w;
-  set_layout(p, gpus, nodes, tp, pp, sh, off);
-  reach_global_batch(p, w.batch);  // offload layouts hold at most a node: fewer ranks than any global batch
-  return p;
-}
-
 // Inference's splits of a language model over n GPUs (method.md §9): tensor parallel inside a node, pipeline
 // stages across nodes; `at(gpus, nodes, tp, pp, sharding)` tries one.
 template <class At>

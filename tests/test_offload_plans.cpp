@@ -1,0 +1,64 @@
+// CPU offload as the planner's last resort (src/core/planner.cpp, method.md §9 step 4): offload is tried on every
+// layout of one node that keeps one copy of the offloaded states on the host, and the order asked chooses.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+
+using namespace gpuadvise;
+
+namespace {
+nlohmann::json pick(std::vector<std::string> args) {
+  args.insert(args.end(), {"--format", "json"});
+  const auto r = test::run(args);
+  REQUIRE(r.code == 0);
+  return r.json()["ranking"][0];
+}
+}  // namespace
+
+TEST_CASE("offload plans: Megatron pre-training that a node cannot hold splits by tensor parallel and offloads the optimizer", "[plan-choice][offload]") {
+  // Llama 3.1 70B under Megatron on at most 8 H100s: 16 B per parameter of bf16 weights, fp32 main gradients and
+  // fp32 master weights with Adam's two moments (method.md §3.1) is 70.55e9 x 16 = 1,129 GB, more than 8 x 80 GB,
+  // so nothing fits without offload. Megatron shards no weights by data parallel (no ZeRO-3): tensor parallel 8
+  // with the optimizer states on the host holds, per GPU, the 16-bit weights and fp32 main gradients of an eighth.
+  const ModelSpec m = test::model("llama-3.1-70b");
+  const double params = count_params(m).total;
+  const auto r = pick({"--model", "llama-3.1-70b", "--mode", "train", "--precision", "bf16", "--framework", "megatron", "--tokens", "1T", "--seq-len",
+                       "8192", "--only", "h100-sxm-80gb", "--max-gpus", "8", "--rank-by", "time"});
+  REQUIRE(r["fits"] == true);
+  const auto& plan = r["plan"];
+  CHECK(plan["gpus"] == 8);
+  CHECK(plan["tp"] == 8);
+  CHECK(plan["offload"] == "optimizer");  // the parameters stay on the GPUs: their offload is the later resort
+  const auto& parts = r["memory"]["components"];
+  CHECK(parts["weights"].get<double>() == Approx(params * 2.0 / 8.0).epsilon(1e-6));
+  CHECK(parts["gradients"].get<double>() == Approx(params * 4.0 / 8.0).epsilon(1e-6));
+  CHECK(parts["optimizer_states"].get<double>() == 0.0);
+  // The host holds one copy of the states: (16 B per trainable parameter) x 1.5 ([DS-MEM]), 1,693 GB of a 2 TB node.
+  CHECK(r["system"]["host_ram_bytes"].get<double>() == Approx(params * 16.0 * 1.5).epsilon(1e-6));
+}
+
+TEST_CASE("offload plans: the offload over more cards of a box is kept when it is faster and cheaper", "[plan-choice][offload]") {
+  // A 7B full fine-tune (1B tokens, the fine-tuning batch of 128 sequences) on RTX 5090s, four to a box: 7e9 x 16 B
+  // = 112 GB over four cards leaves too little room without offload. With the optimizer on the host, ZeRO-2 over
+  // four cards keeps the 16-bit weights whole (14 GB) and a quarter of the 16-bit gradients (3.5 GB) on each, each
+  // card updating a quarter of the states on the CPU once per 32 sequences: 24.6 h and $67.89, where the first
+  // offload that fitted (ZeRO-3 over two) took 61.1 h for $84.29.
+  const auto r = pick({"--model", "7B", "--mode", "finetune", "--tokens", "1B", "--only", "rtx-5090-32gb"});
+  REQUIRE(r["fits"] == true);
+  const auto& plan = r["plan"];
+  CHECK(plan["gpus"] == 4);
+  CHECK(plan["sharding"] == "zero2");
+  CHECK(plan["offload"] == "optimizer");
+  CHECK(plan["grad_accum"] == 32);  // 128 sequences / 4 ranks
+  const auto& parts = r["memory"]["components"];
+  CHECK(parts["weights"].get<double>() == Approx(7e9 * 2.0));
+  CHECK(parts["gradients"].get<double>() == Approx(7e9 * 2.0 / 4.0));
+  CHECK(r["system"]["host_ram_bytes"].get<double>() == Approx(7e9 * 16.0 * 1.5));
+  CHECK(r["cost"]["hours"]["wall"].get<double>() == Approx(24.6).epsilon(0.005));
+  CHECK(r["cost"]["job_usd"].get<double>() == Approx(67.89).epsilon(0.001));
+  // Plain data parallel would keep a copy of the states per card on the host: never a plan here.
+  for (const auto& f : r["frontier"]) CHECK(f["layout"].get<std::string>().find("data parallel") == std::string::npos);
+}
