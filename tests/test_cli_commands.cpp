@@ -247,9 +247,29 @@ TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where
   const auto csv = with({"--format", "csv"});
   REQUIRE(csv.code == 0);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 6 * 2);
+  CHECK(j["notes"].empty());  // a sequence length varied: nothing every point shares to say
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "heads", "--from", "1", "--to", "2"}).code == 2);
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--from", "8", "--to", "2"}).code == 2);
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--batch", "4", "--from", "1", "--to", "8"}).code == 2);
+}
+
+TEST_CASE("sweep: a GPU count varied over data parallel says that every GPU holds the whole model", "[cli][sweep]") {
+  // A 7B full fine-tune holds 7e9 x 16 B = 112 GB of states on every GPU of a data-parallel layout: the memory per
+  // GPU never falls with the count, which the sweep says; with --sharding zero3 it falls and nothing needs saying.
+  const auto ddp = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4", "--format", "json"});
+  REQUIRE(ddp.code == 0);
+  const auto j = ddp.json();
+  REQUIRE(j["notes"].size() == 1);
+  CHECK(j["notes"][0].get<std::string>().find("data parallel") != std::string::npos);
+  CHECK(j["points"][2]["gpus"][0]["device_peak_bytes"].get<double>() >= j["points"][1]["gpus"][0]["device_peak_bytes"].get<double>());
+  const auto sharded =
+      test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4", "--sharding", "zero3", "--format", "json"});
+  REQUIRE(sharded.code == 0);
+  const auto k = sharded.json();
+  CHECK(k["notes"].empty());
+  CHECK(k["points"][2]["gpus"][0]["device_peak_bytes"].get<double>() < k["points"][1]["gpus"][0]["device_peak_bytes"].get<double>());
+  const auto table = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4"});
+  CHECK(table.out.find("note: each count runs the layout given, data parallel") != std::string::npos);
 }
 
 TEST_CASE("cli: models filters by kind and family, and refuses an unknown one", "[cli][models]") {

@@ -65,6 +65,7 @@ struct Sweep {
   std::string vary, metric;        // the flag varied; memory | time | cost
   std::string workload_line;
   std::vector<SweepPoint> points;
+  std::vector<std::string> notes;  // what every point shares and a reader would not guess (printed after the table)
 };
 std::string sweep_table(const Sweep& s, const Style& style);
 std::string sweep_markdown(const Sweep& s, const Style& style);

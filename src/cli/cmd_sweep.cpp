@@ -62,6 +62,12 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   Sweep sw;
   sw.vary = flags.swp_vary;
   sw.metric = flags.swp_metric;
+  // A GPU count varied over one layout: with nothing that splits the model given, every count is data parallel,
+  // each GPU holding the whole model (and, training, its states), so more GPUs never lower the memory per GPU.
+  if (flags.swp_vary == "gpus" && !given.count("sharding") && !given.count("tp") && !given.count("pp") && !given.count("ep"))
+    sw.notes.push_back("each count runs the layout given, data parallel: every GPU holds the whole model (and, training, its gradients and "
+                       "optimizer states); --sharding zero3, --tp or --pp split them, and the ranking (gpuadvise --max-gpus N) plans a layout "
+                       "for each count");
   for (double v : values) {
     RawWorkload raw = given;
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};

@@ -164,6 +164,10 @@ std::string sweep_json(const Sweep& s) {
     o.end_object();
   }
   o.end_array();
+  o.key("notes");
+  o.begin_array();
+  for (const auto& n : s.notes) o.value(n);
+  o.end_array();
   o.end_object();
   return out + "\n";
 }

@@ -230,7 +230,9 @@ std::string sweep_markdown(const Sweep& s, const Style& style) {
     rows.push_back({sweep_value(p.value)});
     for (const auto& c : p.per_gpu) rows.back().push_back(sweep_cell(s, c, style));
   }
-  return out + detail::markdown_grid(cols, rows);
+  out += detail::markdown_grid(cols, rows);
+  for (const auto& n : s.notes) out += "\n- " + n + "\n";
+  return out;
 }
 
 std::string sweep_table(const Sweep& s, const Style& style) {
@@ -310,6 +312,7 @@ std::string sweep_table(const Sweep& s, const Style& style) {
     else if (!last_fit) out += id + ": does not fit at --" + s.vary + " " + sweep_value(s.points.front().value) + " already\n";
     else out += fmt::format("{}: fits up to --{} {}, not at {}\n", id, s.vary, sweep_value(*last_fit), sweep_value(*first_fail));
   }
+  for (const auto& n : s.notes) out += "note: " + n + "\n";
   return out;
 }
 
