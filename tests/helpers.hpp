@@ -108,4 +108,12 @@ inline nlohmann::json run_json(std::vector<std::string> args) {
 
 inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }
 
+// A fused engine's (vLLM, SGLang, TensorRT-LLM) memory-bound bytes per prompt token of a Llama-style decoder
+// (method.md §8.2-8.3), by hand: per layer two fused RMSNorms (4 B per element each), the two residual adds fused
+// into them (2 each), rotary over the q and k channels (4 per channel) and SwiGLU (6 per intermediate element).
+inline double fused_prompt_bytes(const gpuadvise::ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden), qk = static_cast<double>((m.heads + m.kv_heads) * m.head_dim);
+  return static_cast<double>(m.layers) * (2.0 * 4.0 * h + 2.0 * 2.0 * h + 4.0 * qk + 6.0 * static_cast<double>(m.ffn));
+}
+
 }  // namespace test

@@ -137,11 +137,13 @@ TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and toke
   CHECK(j["time"]["requests_per_second"].get<double>() == Approx(580.0 / (256.0 * tpot)));
   CHECK(j["time"]["decode_tokens_per_second"].get<double>() == Approx(580.0 / tpot));
   CHECK(tpot > 580.0 * 512.0 / 256.0 / prefill);
-  // Priced apart: the job's cost split by the GPU time each part takes. A request's prompt, prefilled inside the
-  // decode steps (whose weight reads and host time it shares), takes its FLOPs' time, 2·N·512 + 2·L·(heads·
-  // head_dim)·512² at half the 989.4 TFLOP/s peak, of the 256 x TPOT / 580 the request takes in all.
-  const double prompt_flops = 2.0 * count_params(test::model("llama-3.1-8b")).active * 512.0 + 2.0 * 32.0 * 4096.0 * 512.0 * 512.0;
-  const double share = (prompt_flops / (989.4e12 * 0.5)) / (256.0 * tpot / 580.0);
+  // Priced apart: the job's cost split by the GPU time each part takes. A prompt, prefilled inside the decode steps
+  // (sharing their weight reads and host time), takes 2·N·512 + 2·L·(heads·head_dim)·512² FLOPs at 65 % of 989.4
+  // TFLOP/s and its fused kernels' 4.98 MB a token at 80 % of 3,350 GB/s, of the 256 x TPOT / 580 of a request.
+  const gpuadvise::ModelSpec m8 = test::model("llama-3.1-8b");
+  CHECK(test::fused_prompt_bytes(m8) == 4980736.0);
+  const double prompt_flops = 2.0 * count_params(m8).active * 512.0 + 2.0 * 32.0 * 4096.0 * 512.0 * 512.0;
+  const double share = (prompt_flops / (989.4e12 * 0.65) + 512.0 * test::fused_prompt_bytes(m8) / (0.8 * 3350e9)) / (256.0 * tpot / 580.0);
   const double job = j["cost"]["job_usd"].get<double>();
   CHECK(j["cost"]["usd_per_million_input_tokens"].get<double>() == Approx(job * share / (1e6 * 512) * 1e6));
   CHECK(j["cost"]["usd_per_million_output_tokens_apart"].get<double>() == Approx(job * (1.0 - share) / (1e6 * 256) * 1e6));
@@ -289,19 +291,20 @@ TEST_CASE("serving: a short prompt is a forward bound by its weight reads, so th
   CHECK(*t.ttft_seconds == Approx(read + 32 * 0.03e-3).epsilon(1e-9));
   CHECK(*t.ttft_seconds <= *t.tpot_seconds);
   CHECK(*t.ttft_seconds >= 0.95 * *t.tpot_seconds);
-  // A 2,048-token prompt is compute-bound again: 27.6 TFLOP at 494 TFLOP/s, 56 ms, far above the read.
+  // A 2,048-token prompt is compute-bound again: 27.6 TFLOP at 643 TFLOP/s and 4.73 MB a token at 2,680 GB/s, 47 ms.
   const Workload longer = test::wl({{"model", "llama-2-7b"}, {"mode", "inference"}, {"framework", "vllm"}, {"batch", "1"},
                                     {"input_tokens", "2048"}, {"output_tokens", "128"}});
   const TimeEstimate tl = estimate_time(longer, m, g, estimate_memory(longer, m, &g));
   const double flops = 2.0 * count_params(m).active * 2048 + 2.0 * 32 * 4096 * 2048.0 * 2048.0;
-  CHECK(*tl.ttft_seconds == Approx(32 * 0.03e-3 + flops / (989.4e12 * 0.5)).epsilon(0.01));
+  CHECK(test::fused_prompt_bytes(m) == 4734976.0);
+  CHECK(*tl.ttft_seconds == Approx(32 * 0.03e-3 + flops / (989.4e12 * 0.65) + 2048.0 * test::fused_prompt_bytes(m) / (0.8 * 3350e9)).epsilon(0.01));
 }
 
 TEST_CASE("serving: the front of tokens per second per GPU against per user, each point as the estimate at its layout", "[serving][front]") {
-  // Llama 3.1 8B on H100s under vLLM, 512 in / 256 out at 256 in flight (one H100: TPOT 34.0 ms, as the
+  // Llama 3.1 8B on H100s under vLLM, 512 in / 256 out at 256 in flight (one H100: TPOT 31.1 ms, as the
   // disaggregation test below works it out). The front (method.md §8.3): one replica at TP 1, 2, 4 and 8 at
-  // concurrencies 1, 2, 4, ..., 256, the points no other beats on both. TP 1 at 256: 256 / 34.0 ms = 7,519 tokens/s
-  // on its one GPU, 29.4 per user, and by Little's law 256 / (256 x TPOT) = 29.4 requests/s, the estimate's own.
+  // concurrencies 1, 2, 4, ..., 256, the points no other beats on both. TP 1 at 256: 256 / 31.1 ms = 8,225 tokens/s
+  // on its one GPU, 32.1 per user, and by Little's law 256 / (256 x TPOT) = 32.1 requests/s, the estimate's own.
   const std::vector<std::string> job{"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--input-tokens", "512", "--output-tokens",
                                      "256", "--gpu", "h100-sxm-80gb", "--format", "json"};
   auto with = [&](std::vector<std::string> extra) {
@@ -315,7 +318,7 @@ TEST_CASE("serving: the front of tokens per second per GPU against per user, eac
   const auto& front = j["serving_front"];
   REQUIRE(front.size() >= 4);
   const double tpot = j["time"]["tpot_seconds"].get<double>();
-  CHECK(tpot == Approx(0.0340).epsilon(0.01));
+  CHECK(tpot == Approx(0.0311).epsilon(0.01));
   bool own = false;
   for (std::size_t i = 0; i < front.size(); ++i) {
     const auto& p = front[i];
@@ -331,7 +334,7 @@ TEST_CASE("serving: the front of tokens per second per GPU against per user, eac
       own = true;
       CHECK(p["tpot_seconds"].get<double>() == Approx(tpot));
       CHECK(p["tokens_per_second_per_gpu"].get<double>() == Approx(256.0 / tpot));
-      CHECK(p["tokens_per_second_per_gpu"].get<double>() == Approx(7519).epsilon(0.01));
+      CHECK(p["tokens_per_second_per_gpu"].get<double>() == Approx(8225).epsilon(0.01));
       CHECK(p["requests_per_second"].get<double>() == Approx(j["time"]["requests_per_second"].get<double>()));
     }
   }
@@ -408,8 +411,8 @@ TEST_CASE("serving: one scheduler step of 64 decodes and a 2,048-token prefill c
   // and prefills 64 x 4,096 / 128 = 2,048 prompt tokens of the requests that replace the finished ones.
   // The decodes read the 16.06 GB of weights and 64 sequences' KV cache at the mean context 4,096 + 128/2 = 4,160
   // (131,072 B per token: 32 layers x 8 KV heads x 128 x 2 x 2 B) at 80 % of 3,350 GB/s, after 32 x 0.03 ms on
-  // the host: 19.97 ms. The chunk runs at the prompt's FLOP rate, 2·N + 2·L·(heads·head_dim)·n per token at half the
-  // 989.4 TFLOP/s peak, in the same forward (its host time paid once, by the step): 2,048 / 28,871 tokens/s = 70.9 ms.
+  // the host: 19.97 ms. The chunk runs at the prompt's rate (2·N + 2·L·(heads·head_dim)·n FLOPs a token at 65 % of
+  // 989.4 TFLOP/s, 4.98 MB at 80 % of 3,350 GB/s) in the same forward: 2,048 / 35,085 tokens/s = 58.4 ms.
   using namespace gpuadvise;
   const ModelSpec m = test::model("llama-3.1-8b");
   const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
@@ -422,14 +425,13 @@ TEST_CASE("serving: one scheduler step of 64 decodes and a 2,048-token prefill c
   CHECK(mem.kv_bytes_per_token == 131072.0);
   CHECK(decode == Approx(19.97e-3).epsilon(0.002));
   const double flops = 2.0 * count_params(m).active * 4096.0 + 2.0 * 32.0 * 4096.0 * 4096.0 * 4096.0;
-  const double prompt_rate = 4096.0 / (flops / (989.4e12 * 0.5));
-  CHECK(prompt_rate == Approx(28871).epsilon(0.002));
+  const double prompt_rate = 4096.0 / (flops / (989.4e12 * 0.65) + 4096.0 * test::fused_prompt_bytes(m) / (0.8 * 3350e9));
+  CHECK(prompt_rate == Approx(35085).epsilon(0.002));
   const double chunk = 2048.0 / prompt_rate;
-  CHECK(chunk == Approx(70.9e-3).epsilon(0.002));
+  CHECK(chunk == Approx(58.4e-3).epsilon(0.002));
   REQUIRE(t.tpot_seconds);
   CHECK(*t.tpot_seconds == Approx(decode + chunk).epsilon(1e-4));
-  // Little's law: 64 / (128 x TPOT) requests a second.
-  CHECK(*t.requests_per_second == Approx(64.0 / (128.0 * *t.tpot_seconds)).epsilon(1e-9));
+  CHECK(*t.requests_per_second == Approx(64.0 / (128.0 * *t.tpot_seconds)).epsilon(1e-9));  // Little's law
 }
 
 TEST_CASE("serving: disaggregated prefill and decode split the replicas so the slower pool is fastest, and the decode steps run no prompts", "[serving][disaggregate]") {
@@ -437,10 +439,10 @@ TEST_CASE("serving: disaggregated prefill and decode split the replicas so the s
   // (method.md §8.3): 32 x 0.03 ms of host time; the projections, the longer of reading 16.06 GB of bf16 weights at
   // 0.8 x 3,350 GB/s (5.99 ms) and 2 x 8.03e9 x 256 FLOPs at 0.5 x 989.4 TFLOP/s (8.31 ms); then the attention
   // reading 256 sequences x 640 tokens x 131,072 B of KV cache (8.01 ms): 17.3 ms. Together each replica adds the
-  // prompts of its steps (512 tokens at 30,550 tokens/s, 16.8 ms): 34.0 ms per token and 29.4 requests/s. Apart: a
-  // prefill replica runs 30,550 / 512 = 59.7 requests/s, a decode replica 256 / (256 x 17.3 ms) = 57.9; of the
-  // splits of 8 (1+7 ... 7+1), 4 + 4 gives min(4 x 59.7, 4 x 57.9) = 231.4 requests/s, the most: a little fewer
-  // than together (235), at half the time per token. The TPOT is the decode step alone, the TTFT the prompt's own
+  // prompts of its steps (512 tokens at 36,981 tokens/s, 13.8 ms): 31.1 ms per token and 32.1 requests/s. Apart: a
+  // prefill replica runs 36,981 / 512 = 72.2 requests/s, a decode replica 256 / (256 x 17.3 ms) = 57.9; of the
+  // splits of 8 (1+7 ... 7+1), 4 + 4 gives min(4 x 72.2, 4 x 57.9) = 231.5 requests/s, the most: fewer than
+  // together (257), at 56 % of the time per token. The TPOT is the decode step alone, the TTFT the prompt's own
   // prefill and its KV cache's 67 MB over NVLink.
   std::vector<std::string> job{"estimate", "--model", "llama-3.1-8b", "--framework", "vllm", "--gpu", "h100-sxm-80gb", "--gpus", "8",
                                "--concurrency", "256", "--input-tokens", "512", "--output-tokens", "256", "--requests", "1M", "--format", "json"};
@@ -452,12 +454,12 @@ TEST_CASE("serving: disaggregated prefill and decode split the replicas so the s
   const auto t = together.json()["time"], a = apart.json()["time"];
   const double decode = a["tpot_seconds"].get<double>();
   CHECK(decode == Approx(0.96e-3 + 8.31e-3 + 8.01e-3).epsilon(0.002));
-  CHECK(t["tpot_seconds"].get<double>() == Approx(34.0e-3).epsilon(0.01));
-  const double r_p = 30550.0 / 512.0, r_d = 256.0 / (256.0 * decode);
-  CHECK(r_p == Approx(59.7).epsilon(0.002));
+  CHECK(t["tpot_seconds"].get<double>() == Approx(31.1e-3).epsilon(0.01));
+  const double r_p = 36981.0 / 512.0, r_d = 256.0 / (256.0 * decode);
+  CHECK(r_p == Approx(72.2).epsilon(0.002));
   CHECK(r_d == Approx(57.9).epsilon(0.002));
   CHECK(a["requests_per_second"].get<double>() == Approx(4.0 * r_d).epsilon(0.002));
-  CHECK(t["requests_per_second"].get<double>() == Approx(8 * 29.4).epsilon(0.01));
+  CHECK(t["requests_per_second"].get<double>() == Approx(8 * 32.1).epsilon(0.01));
   CHECK(a["ttft_seconds"].get<double>() < t["ttft_seconds"].get<double>());
   // Only the decode pool emits tokens: the plan's output is its requests/s x 256, over its 8 replicas.
   CHECK(a["decode_tokens_per_second"].get<double>() * 8.0 == Approx(a["requests_per_second"].get<double>() * 256.0));

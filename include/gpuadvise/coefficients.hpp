@@ -94,15 +94,17 @@ inline constexpr Coefficient small_batch_overhead_s{
 
 // Inference.
 inline constexpr Coefficient prefill_share{
-    "prefill_share", 0.5, "share of the dense peak", Basis::fitted, "optimum's Llama-2-13B prefill rows (45-57 %)", "§8.3"};
+    "prefill_share", 0.65, "share of the dense peak", Basis::fitted,
+    "optimum's Llama-2-13B fp16 prefill rows with the forward's elementwise traffic beside (4: -9.5..-1.7 %); held out: TensorRT-LLM's prefill-heavy dense FP8 rows on H100/H200 (12: -5.4..+5.9 %)",
+    "§8.3"};
 inline constexpr Coefficient decode_bandwidth_share{
     "decode_bandwidth_share", 0.8, "share of the peak memory bandwidth", Basis::fitted,
     "ExLlama and AutoAWQ batch-1 decode rows", "§8.3"};
 inline constexpr Coefficient decode_compute_share{
     "decode_compute_share", 0.5, "share of the dense peak", Basis::assumed,
-    "the matmuls of a batched decode step, as prefill's share", "§8.3"};
+    "the matmuls of a batched decode step: thin GEMMs of a few rows per weight, below a prompt's share", "§8.3"};
 inline constexpr Coefficient fp4_matmul_share{
-    "fp4_matmul_share", 0.7, "of the share 8- and 16-bit matmuls reach", Basis::fitted,
+    "fp4_matmul_share", 0.65, "of the share 8- and 16-bit matmuls reach", Basis::fitted,
     "TensorRT-LLM's B200 TP1 Llama 3.3 70B NVFP4 rows (10); held out: its 405B TP4, Qwen3-235B TP8 and RTX PRO 6000 rows", "§8.3"};
 inline constexpr Coefficient gptq_cuda_core_share{
     "gptq_cuda_core_share", 0.3, "share of the fp32 peak", Basis::fitted,

@@ -64,9 +64,13 @@ struct FrameworkProfile {
   // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than
   // tensor cores: their compute adds to the bandwidth time at the fp32 (CUDA-core) rate.
   bool quant_matmul_cuda_cores = false;
-  // Training: norms, rotary embeddings, activations and residual adds run as fused kernels (one read and one
-  // write per tensor) rather than PyTorch's eager op-by-op kernels (method.md §8.2). --compile sets it.
+  // Norms, rotary embeddings, activations and residual adds run as fused kernels (one read and one write per
+  // tensor) rather than PyTorch's eager op-by-op kernels: in training (method.md §8.2; --compile sets it) and in a
+  // prompt's forward (§8.3).
   bool fused_elementwise = false;
+  // A prompt's attention materialises its scores (a matmul, the mask, an fp32 softmax, a matmul) whatever
+  // --no-flash-attention says: AutoAWQ's fused attention module does so for every prompt (method.md §8.3).
+  bool prefill_eager_attention = false;
   // Training attention on Hopper runs Hopper-native fused kernels (Transformer Engine's cuDNN fused attention, of
   // the FlashAttention-3 class) at this multiple of FlashAttention-2's rate: 1.5, the low end of FlashAttention-3's
   // 1.5-2.0x on H100 (Shah et al. 2024, arXiv:2407.08608, abstract; the backward gains least). 1: FlashAttention-2

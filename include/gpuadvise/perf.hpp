@@ -62,6 +62,10 @@ double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len);
 // Memory-bound (elementwise) bytes moved per token in one training step: norms, residual adds, rotary
 // embeddings, activations, LoRA adapters (method.md §8.2). `fused`: one read and one write per tensor.
 double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len, bool fused);
+// The same work in one forward over a prompt of seq_len tokens (prefill, method.md §8.3), in 16 bits.
+double forward_elementwise_bytes_per_token(const ModelSpec& m, std::int64_t seq_len, bool fused, bool flash_attention);
+// Its routed experts' part (their activation and the permutations), which runs where the experts sit.
+double routed_expert_elementwise_bytes_per_token(const ModelSpec& m, bool fused);
 
 // Collective bandwidth per GPU for a group of GPUs inside one node, and between nodes (method.md §8.4).
 double intra_node_bytes_per_s(const GpuSpec& g, std::int64_t group);

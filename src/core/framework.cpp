@@ -24,6 +24,7 @@ FrameworkProfile engine_profile(Framework f) {
       p.kv_pool = true;
       p.reserve_fraction = 0.0;
       p.layer_overhead_s = 0.03e-3;  // CUDA graphs replay the decode step
+      p.fused_elementwise = true;     // fused RMSNorm + residual, rotary and SiLU-and-mul kernels (SGLang and TensorRT-LLM alike)
       // Fused MoE at a few tokens: the grouped expert GEMMs launch a handful of thread blocks per active expert
       // that iterate over the hidden size latency-bound, plus routing, alignment and combine kernels: about
       // 0.19 ms per MoE layer (fitted on SGLang's tuned DeepSeek-R1 batch-1 row on 8x H200, 60 tokens/s,
@@ -63,6 +64,7 @@ FrameworkProfile engine_profile(Framework f) {
       p.prompt_logits_all_positions = false;
       p.eager_softmax_fp32 = false;
       p.kv_preallocated = true;
+      p.fused_elementwise = true;  // its CUDA extension's RMSNorm, rotary and SiLU-mul kernels
       p.source = "ExLlama README and model.py: ExLlamaCache preallocated for max_seq_len; fp16 attention; last-token logits";
       break;
     case Framework::exllamav2:
@@ -77,6 +79,7 @@ FrameworkProfile engine_profile(Framework f) {
       p.prompt_logits_all_positions = false;
       p.eager_softmax_fp32 = false;
       p.kv_preallocated = true;
+      p.fused_elementwise = true;  // its C++ extension's fused norm, rotary and activation kernels
       p.source = "ExLlamaV2 README and exllamav2/cache.py: ExLlamaV2Cache preallocated for max_seq_len; fp16 attention; last-token logits";
       break;
     case Framework::autoawq:
@@ -86,6 +89,9 @@ FrameworkProfile engine_profile(Framework f) {
       p.prompt_logits_all_positions = true;
       p.eager_softmax_fp32 = false;
       p.kv_preallocated = true;
+      // awq/modules/fused/attn.py: a prompt (seqlen > 1) runs torch.matmul(xq, keys^T), + mask, softmax(scores.float()),
+      // torch.matmul(scores, values); one token runs FasterTransformer's single_query_attention.
+      p.prefill_eager_attention = true;
       p.source = "AutoAWQ fused modules: preallocated KV cache for max_seq_len";
       break;
     default:

@@ -105,12 +105,7 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
   // (perf_detail::layer_elementwise_bytes). The backward reads the saved inputs and the incoming gradient and writes the input gradient: twice the
   // forward's traffic. Full recomputation runs the forward again.
   const double h = d(m.hidden), act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
-  const double qk = d(m.heads * m.head_dim + m.kv_heads * m.head_dim);
-  const bool rope = m.architecture == Architecture::decoder && !m.learned_positions && m.family != "mpt" && m.family != "bloom";
-  double f = d(m.ffn);
-  if (m.is_moe()) f = d(m.experts_per_token * m.expert_ffn + m.shared_experts * m.shared_expert_ffn);
-  const perf_detail::LayerElementwise shape{h, f, d(m.heads), d(seq_len), d(m.norms_per_layer), m.layer_norm, m.gated_mlp, rope ? qk : 0.0};
-  const double fwd = perf_detail::layer_elementwise_bytes(shape, fused, w.flash_attention);
+  const double fwd = perf_detail::layer_elementwise_bytes(perf_detail::layer_shape(m, seq_len), fused, w.flash_attention);
   double passes = 3.0;  // forward + backward
   if (w.checkpointing == Checkpointing::full) passes += 1.0;
   double bytes = fwd * passes;

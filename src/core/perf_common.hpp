@@ -52,6 +52,15 @@ inline double layer_elementwise_bytes(const LayerElementwise& l, bool fused, boo
   if (!flash_attention) fwd += 16.0 * l.heads * l.seq;
   return fwd;
 }
+// One layer's elementwise shape: a MoE layer's activation runs over the k routed experts' (and the shared experts')
+// intermediate channels.
+inline LayerElementwise layer_shape(const ModelSpec& m, std::int64_t seq_len) {
+  const double qk = d(m.heads * m.head_dim + m.kv_heads * m.head_dim);
+  const bool rope = m.architecture == Architecture::decoder && !m.learned_positions && m.family != "mpt" && m.family != "bloom";
+  double f = d(m.ffn);
+  if (m.is_moe()) f = d(m.experts_per_token * m.expert_ffn + m.shared_experts * m.shared_expert_ffn);
+  return {d(m.hidden), f, d(m.heads), d(seq_len), d(m.norms_per_layer), m.layer_norm, m.gated_mlp, rope ? qk : 0.0};
+}
 
 // link_name written into a buffer (links.cpp): the time notes append it without a string of its own.
 void append_link_name(fmt::memory_buffer& out, const GpuSpec& g, Link link);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/framework.hpp"
 #include "perf_common.hpp"
 
@@ -33,18 +34,28 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
   return bytes;
 }
 
-// Prefill: the prompt's FLOPs at half the tensor peak, after the engine's fixed and per-layer host costs, and never
-// faster than reading the weights once (the roofline: a short prompt is a forward like a decode step, bound by
-// the weights it reads). Returns the prompt tokens per second of its FLOPs alone: the rate a serving engine's
-// steps prefill beside their decodes, one forward whose weight reads and host time they share.
+// Prefill: the prompt's FLOPs at prefill_matmul_share of the tensor peak and its elementwise bytes at the bandwidth's
+// share, after the engine's fixed and per-layer host costs, and never faster than reading the weights once (the
+// roofline: a short prompt is a forward like a decode step, bound by the weights it reads). Returns the prompt
+// tokens per second of that work alone: the rate a serving engine's steps prefill beside their decodes, one
+// forward whose weight reads and host time they share.
 // A matmul share for the workload's compute precision: FP4 matmuls reach fp4_matmul_share of the share 8- and 16-bit
 // ones reach of their peak (method.md §8.3).
 double matmul_share(const TimeBasis& in, double share) { return share * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0); }
 
+// The share of the peak a prompt's matmuls and attention reach (method.md §8.3): prefill_share on NVIDIA's tensor
+// cores, where inference rows set it (optimum's A100 rows, TensorRT-LLM's Hopper rows held out); on another vendor's
+// matrix engines (AMD's CDNA and RDNA, Intel's Gaudi) the family's own matmul share, the only figure its rows give.
+double prefill_matmul_share(const GpuSpec& gpu) {
+  const GpuFamily f = gpu_family(gpu);
+  const bool other_vendor = f == GpuFamily::cdna3 || f == GpuFamily::cdna4 || f == GpuFamily::rdna3 || f == GpuFamily::gaudi3;
+  return other_vendor ? family_efficiency(f).matmul_efficiency : coef::prefill_share.value;
+}
+
 double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
-  const double eta = matmul_share(in, coef::prefill_share.value);  // fitted on optimum's Llama-2-13B prefill rows (45-57 %)
+  const double eta = matmul_share(in, prefill_matmul_share(gpu));
   const double flops = 2.0 * in.pc.active * prompt * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
@@ -52,8 +63,16 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // Attention data parallel: a prompt's attention and dense layers run on the one GPU that holds its sequence; only
   // its routed experts' FLOPs split over the group.
   const double split = w.attention_dp ? 2.0 * in.pc.routed_experts * d(m.experts_per_token) / d(m.experts) * prompt * b : flops;
-  const double rate = flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + tp_bytes_s * prompt * b);
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::decode_bandwidth_share.value;
+  // Beside the matmuls, the forward's memory-bound kernels (norms, residual adds, rotary, the activation, a MoE
+  // layer's permutations; eager attention's scores), fused or op by op as the framework runs them, at the
+  // bandwidth's share; split over the tensor-parallel GPUs, or, under attention data parallel, on the prompt's own
+  // GPU but for the routed experts' part, split with the experts.
+  const bool flash = w.flash_attention && !fw.prefill_eager_attention, fused = fw.fused_elementwise || w.compile;
+  const double ew_bytes = forward_elementwise_bytes_per_token(m, static_cast<std::int64_t>(prompt), fused, flash);
+  const double ew_experts = w.attention_dp ? routed_expert_elementwise_bytes_per_token(m, fused) : 0.0;
+  const double elementwise_s = bw <= 0 ? 0.0 : w.attention_dp ? (ew_bytes - ew_experts + ew_experts / in.tp) / bw : ew_bytes / (bw * in.tp);
+  const double rate = flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + (tp_bytes_s + elementwise_s) * prompt * b);
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
   const double secs = fw.prefill_fixed_s + overhead + std::max(flops / rate, reads(prompt * b));
   t.prefill_tokens_per_second = prompt * b / secs;
@@ -283,3 +302,26 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
 }
 
 }  // namespace gpuadvise::perf_detail
+
+namespace gpuadvise {
+
+using perf_detail::d;
+
+double forward_elementwise_bytes_per_token(const ModelSpec& m, std::int64_t seq_len, bool fused, bool flash_attention) {
+  // A prompt's forward (method.md §8.3): the same kernels as a training forward (§8.2), each layer's in 16 bits,
+  // and a MoE layer's permutation of each token into its k experts' copies and back (read h, write k·h; read k·h,
+  // write h).
+  double bytes = perf_detail::layer_elementwise_bytes(perf_detail::layer_shape(m, seq_len), fused, flash_attention) * d(m.layers + m.encoder_layers);
+  if (m.is_moe()) bytes += 2.0 * d(m.experts_per_token + 1) * d(m.hidden) * d(m.layers - m.dense_layers);
+  return bytes;
+}
+
+double routed_expert_elementwise_bytes_per_token(const ModelSpec& m, bool fused) {
+  // The part of forward_elementwise_bytes_per_token that runs where the routed experts sit: their activation over
+  // k x expert_ffn channels and the permutations (method.md §8.3).
+  if (!m.is_moe()) return 0.0;
+  const double act = (m.gated_mlp ? (fused ? 6.0 : 10.0) : 4.0) * d(m.experts_per_token * m.expert_ffn);
+  return (act + 2.0 * d(m.experts_per_token + 1) * d(m.hidden)) * d(m.layers - m.dense_layers);
+}
+
+}  // namespace gpuadvise
