@@ -209,3 +209,37 @@ TEST_CASE("serving: a serving engine pipelines its stages, one micro-batch in ea
   const MemoryEstimate hm = estimate_memory(hf, m, &g);
   CHECK(*estimate_time(hf, m, g, hm).tpot_seconds > *estimate_time(hf_one, m, g, estimate_memory(hf_one, m, &g)).tpot_seconds);
 }
+
+TEST_CASE("prefill: a prompt's forward moves its memory-bound kernels' bytes, eager or fused, beside its FLOPs", "[serving][time]") {
+  // Llama-2-13B (h 5,120, f 13,824, 40 heads of 128, 40 layers), a 512-token prompt, per token and layer
+  // (method.md §8.2-8.3). PyTorch eager without flash attention: two RMSNorms of 36 B per element (2 x 36 x 5,120),
+  // two residual adds of 6 (2 x 6 x 5,120), rotary over q and k at 20 per channel (20 x 10,240), SwiGLU at 10 per
+  // intermediate element (10 x 13,824) and the scores at 16 B each (16 x 40 x 512): 1,100,800 B. Fused, with flash
+  // attention: 4, 2, 4 and 6 B per element and no scores: 2 x 4 x 5,120 + 2 x 2 x 5,120 + 4 x 10,240 + 6 x 13,824.
+  const ModelSpec m = test::model("llama-2-13b");
+  CHECK(forward_elementwise_bytes_per_token(m, 512, false, false) == 40.0 * 1100800.0);
+  CHECK(forward_elementwise_bytes_per_token(m, 512, true, true) == 40.0 * (40960.0 + 20480.0 + 40960.0 + 82944.0));
+  CHECK(forward_elementwise_bytes_per_token(m, 512, true, true) == test::fused_prompt_bytes(m));
+  CHECK(routed_expert_elementwise_bytes_per_token(m, true) == 0.0);  // a dense model has no routed experts
+  // AutoAWQ's fused attention materialises a prompt's scores whatever the flag says (awq/modules/fused/attn.py);
+  // the serving engines fuse their elementwise kernels.
+  CHECK(framework_profile(Framework::autoawq).prefill_eager_attention);
+  for (Framework f : {Framework::vllm, Framework::sglang, Framework::trtllm}) CHECK(framework_profile(f).fused_elementwise);
+  CHECK_FALSE(framework_profile(Framework::hf).fused_elementwise);
+  // Llama 2 7B in fp16 under Hugging Face on an A100, one 2,048-token prompt: without flash attention the prompt
+  // also writes and reads its scores, 16 B x 32 heads x 2,048 per token and layer, 68.7 GB in all at 80 % of
+  // 2,039 GB/s: 42.1 ms more. AutoAWQ materialises them either way.
+  const ModelSpec m7 = test::model("llama-2-7b");
+  const GpuSpec& a100 = *test::gpus().find("a100-sxm-80gb");
+  auto prompt_s = [&](const char* framework, const char* flash) {
+    const Workload w = test::wl({{"model", "llama-2-7b"}, {"mode", "inference"}, {"framework", framework}, {"batch", "1"}, {"flash_attention", flash},
+                                 {"input_tokens", "2048"}, {"output_tokens", "16"}});
+    const TimeEstimate t = estimate_time(w, m7, a100, estimate_memory(w, m7, &a100));
+    REQUIRE(t.prefill_tokens_per_second);
+    return 2048.0 / *t.prefill_tokens_per_second;
+  };
+  const double scores = 2048.0 * 32.0 * 16.0 * 32.0 * 2048.0 / (0.8 * 2039e9);
+  CHECK(scores == Approx(42.1e-3).epsilon(0.002));
+  CHECK(prompt_s("hf", "false") - prompt_s("hf", "true") == Approx(scores).epsilon(1e-6));
+  CHECK(prompt_s("autoawq", "false") == Approx(prompt_s("autoawq", "true")).epsilon(1e-12));
+}
