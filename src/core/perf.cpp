@@ -104,7 +104,7 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
   // Memory-bound work beside the matmuls, per token and layer (method.md §8.2): the forward's kernels
   // (perf_detail::layer_elementwise_bytes). The backward reads the saved inputs and the incoming gradient and writes the input gradient: twice the
   // forward's traffic. Full recomputation runs the forward again.
-  const double h = d(m.hidden), act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
+  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
   const double fwd = perf_detail::layer_elementwise_bytes(perf_detail::layer_shape(m, seq_len), fused, w.flash_attention);
   double passes = 3.0;  // forward + backward
   if (w.checkpointing == Checkpointing::full) passes += 1.0;
@@ -119,9 +119,8 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
   // eager, 4 where the cast is fused into the norm or activation before it.
   if (w.precision == Precision::fp8) bytes += (fused ? 4.0 : 10.0) * adapter_io_elements(LoraTargets{}, m);
   bytes *= d(m.layers + m.encoder_layers);
-  // A MoE layer permutes each token into k copies grouped by expert (read h, write k·h) and back with the
-  // router's weights (read k·h, write h), in the forward and, transposed, twice in the backward.
-  if (m.is_moe()) bytes += 2.0 * d(m.experts_per_token + 1) * h * passes * d(m.layers - m.dense_layers);
+  // A MoE layer's permutations, in the forward and, transposed, twice in the backward.
+  bytes += perf_detail::moe_permutation_bytes(m) * passes;
   // The loss over the vocabulary, per token: eager cross-entropy writes 16-bit logits, upcasts them (read 2,
   // write 4), runs log-softmax (read 4, write 4) and its backward (read 4, write 4) and casts the gradient
   // back (read 4, write 2): about 30 bytes per vocabulary entry; a fused or chunked loss about 8.

@@ -61,6 +61,11 @@ inline LayerElementwise layer_shape(const ModelSpec& m, std::int64_t seq_len) {
   if (m.is_moe()) f = d(m.experts_per_token * m.expert_ffn + m.shared_experts * m.shared_expert_ffn);
   return {d(m.hidden), f, d(m.heads), d(seq_len), d(m.norms_per_layer), m.layer_norm, m.gated_mlp, rope ? qk : 0.0};
 }
+// A MoE layer permutes each token into k copies grouped by expert (read h, write k·h) and back with the router's
+// weights (read k·h, write h): bytes per token over the MoE layers, one pass (16 bits).
+inline double moe_permutation_bytes(const ModelSpec& m) {
+  return m.is_moe() ? 2.0 * d(m.experts_per_token + 1) * d(m.hidden) * d(m.layers - m.dense_layers) : 0.0;
+}
 
 // link_name written into a buffer (links.cpp): the time notes append it without a string of its own.
 void append_link_name(fmt::memory_buffer& out, const GpuSpec& g, Link link);

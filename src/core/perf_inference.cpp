@@ -11,15 +11,15 @@ namespace gpuadvise::perf_detail {
 
 namespace {
 
-// The bytes of weights a forward over `tokens` tokens reads: every resident weight (MoE: of the routed experts, those
-// the tokens touch, each token routed to k of E, independently). The routed experts' share of a GPU's weights: their
-// split over the tp ranks (and the expert-parallel shards) against the rest's over tp, or, with attention data
-// parallel, against the rest kept whole.
 // The all-reduce volumes a tensor-parallel layer moves: two (after the attention and after the MLP), or, with attention
 // data parallel, one (an all-gather of the tokens before the experts and a reduce-scatter after: a ring all-reduce is
 // the two).
 double layer_allreduce_volumes(const Workload& w) { return w.attention_dp ? 1.0 : 2.0; }
 
+// The bytes of weights a forward over `tokens` tokens reads: every resident weight (MoE: of the routed experts, those
+// the tokens touch, each token routed to k of E, independently). The routed experts' share of a GPU's weights: their
+// split over the tp ranks (and the expert-parallel shards) against the rest's over tp, or, with attention data
+// parallel, against the rest kept whole.
 double weights_read_bytes(const TimeBasis& in, double tokens) {
   const auto& [w, m, gpu, mem] = in.io;
   double bytes = mem.weights;
@@ -34,11 +34,6 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
   return bytes;
 }
 
-// Prefill: the prompt's FLOPs at prefill_matmul_share of the tensor peak and its elementwise bytes at the bandwidth's
-// share, after the engine's fixed and per-layer host costs, and never faster than reading the weights once (the
-// roofline: a short prompt is a forward like a decode step, bound by the weights it reads). Returns the prompt
-// tokens per second of that work alone: the rate a serving engine's steps prefill beside their decodes, one
-// forward whose weight reads and host time they share.
 // A matmul share for the workload's compute precision: FP4 matmuls reach fp4_matmul_share of the share 8- and 16-bit
 // ones reach of their peak (method.md §8.3).
 double matmul_share(const TimeBasis& in, double share) { return share * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0); }
@@ -52,6 +47,11 @@ double prefill_matmul_share(const GpuSpec& gpu) {
   return other_vendor ? family_efficiency(f).matmul_efficiency : coef::prefill_share.value;
 }
 
+// Prefill: the prompt's FLOPs at prefill_matmul_share of the tensor peak and its elementwise bytes at the bandwidth's
+// share, after the engine's fixed and per-layer host costs, and never faster than reading the weights once (the
+// roofline: a short prompt is a forward like a decode step, bound by the weights it reads). Returns the prompt
+// tokens per second of that work alone: the rate a serving engine's steps prefill beside their decodes, one
+// forward whose weight reads and host time they share.
 double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prompt, double overhead, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
@@ -311,17 +311,20 @@ double forward_elementwise_bytes_per_token(const ModelSpec& m, std::int64_t seq_
   // A prompt's forward (method.md §8.3): the same kernels as a training forward (§8.2), each layer's in 16 bits,
   // and a MoE layer's permutation of each token into its k experts' copies and back (read h, write k·h; read k·h,
   // write h).
-  double bytes = perf_detail::layer_elementwise_bytes(perf_detail::layer_shape(m, seq_len), fused, flash_attention) * d(m.layers + m.encoder_layers);
-  if (m.is_moe()) bytes += 2.0 * d(m.experts_per_token + 1) * d(m.hidden) * d(m.layers - m.dense_layers);
-  return bytes;
+  return perf_detail::layer_elementwise_bytes(perf_detail::layer_shape(m, seq_len), fused, flash_attention) * d(m.layers + m.encoder_layers) +
+         perf_detail::moe_permutation_bytes(m);
 }
 
 double routed_expert_elementwise_bytes_per_token(const ModelSpec& m, bool fused) {
   // The part of forward_elementwise_bytes_per_token that runs where the routed experts sit: their activation over
-  // k x expert_ffn channels and the permutations (method.md §8.3).
+  // k x expert_ffn channels (a layer's bytes less those of the same layer without them) and the permutations
+  // (method.md §8.3).
   if (!m.is_moe()) return 0.0;
-  const double act = (m.gated_mlp ? (fused ? 6.0 : 10.0) : 4.0) * d(m.experts_per_token * m.expert_ffn);
-  return (act + 2.0 * d(m.experts_per_token + 1) * d(m.hidden)) * d(m.layers - m.dense_layers);
+  const perf_detail::LayerElementwise layer = perf_detail::layer_shape(m, 1);
+  perf_detail::LayerElementwise without = layer;
+  without.ffn -= d(m.experts_per_token * m.expert_ffn);
+  const double act = perf_detail::layer_elementwise_bytes(layer, fused, true) - perf_detail::layer_elementwise_bytes(without, fused, true);
+  return act * d(m.layers - m.dense_layers) + perf_detail::moe_permutation_bytes(m);
 }
 
 }  // namespace gpuadvise

@@ -111,7 +111,7 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   return out;
 }
 // Where no layout fits, the last resorts, until one does: CPU offload for training (the optimizer states, then the
-// parameters, in host memory, on one GPU or sharded over one node); diffusers' memory options for image generation,
+// parameters, in host memory, on one GPU or a layout of one node that keeps one copy of them); diffusers' memory options for image generation,
 // cheapest first (method.md §12.4): model CPU offload, then tiled VAE decoding with it, then sequential CPU offload
 // (slow: the denoiser crosses PCIe at every step).
 template <class TryLayout>
