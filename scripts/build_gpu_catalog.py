@@ -163,7 +163,20 @@ NVDEC = {"h100-sxm-80gb": 7, "h100-pcie-80gb": 7, "h100-nvl-94gb": 7, "h200-sxm-
          "h100-sxm-96gb": 7, "gh200-96gb": 7, "a100-sxm-40gb": 5, "a100-pcie-40gb": 5, "a100-sxm-80gb": 5,
          "a100-pcie-80gb": 5, "l4-24gb": 4, "l40s-48gb": 3, "a10-24gb": 2, "a10g-24gb": 2, "t4-16gb": 2,
          "rtx-4090-24gb": 1, "rtx-5090-32gb": 2, "rtx-6000-ada-48gb": 3, "rtx-a6000-48gb": 2,
-         "rtx-pro-6000-blackwell-ws-96gb": 4, "rtx-pro-6000-blackwell-se-96gb": 4}
+         "rtx-pro-6000-blackwell-ws-96gb": 4, "rtx-pro-6000-blackwell-se-96gb": 4,
+         "b200-hgx-180gb": 7, "b300-hgx-288gb": 7, "v100-sxm2-32gb": 1, "v100-sxm2-16gb": 1, "v100-pcie-16gb": 1}
+# NVDEC counts not in the support matrix's copy, each from its own NVIDIA document.
+V100_NVDEC = ("NVIDIA A100 Tensor Core GPU architecture whitepaper: '5 NVDECs in A100 compared to 1 NVDEC in V100' "
+              "(https://images.nvidia.com/aem-dam/en-zz/Solutions/data-center/nvidia-ampere-architecture-whitepaper.pdf), seen 2026-12-04")
+NVDEC_SOURCES = {
+    "b200-hgx-180gb": "NVIDIA Blackwell datasheet, HGX B200 column: 'Decoders | 7 NVDEC, 7 nvJPEG' "
+                      "(https://nvdam.widen.net/s/wwnsxrhm2w/blackwell-datasheet-3384703); NVIDIA Dynamo docs, video decode "
+                      "GPU requirements: 'B200, GB200 | Blackwell | 7 engines' (https://docs.nvidia.com/dynamo/dev/multimodal/"
+                      "video-decode-gpu-requirements), seen 2026-12-04",
+    "b300-hgx-288gb": "NVIDIA Blackwell Ultra datasheet, HGX B300 column: 'Decoders | 7 NVDEC, 7 nvJPEG' "
+                      "(https://resources.nvidia.com/en-us-blackwell-architecture/blackwell-ultra-datasheet), seen 2026-12-04",
+    "v100-sxm2-32gb": V100_NVDEC, "v100-sxm2-16gb": V100_NVDEC, "v100-pcie-16gb": V100_NVDEC,
+}
 # Published whole-card decode figures (H.264 1080p30 streams), with their source.
 DECODE_1080P30 = {"t4-16gb": (38, "https://www.nvidia.com/en-us/data-center/tesla-t4/ (\"up to 38 full-HD video streams\"), seen 2026-11-30")}
 NVDEC_SOURCE = ("https://developer.nvidia.com/video-encode-and-decode-gpu-support-matrix-new (NVDEC count per GPU; "
@@ -319,7 +332,7 @@ def convert(g):
     sources["memory_capacity"] = src
     sources.update(sources_extra)
     if gid in NVDEC:
-        sources["nvdec_engines"] = NVDEC_SOURCE
+        sources["nvdec_engines"] = NVDEC_SOURCES.get(gid, NVDEC_SOURCE)
     if gid in DECODE_1080P30:
         sources["decode_streams_1080p30"] = DECODE_1080P30[gid][1]
     if gid in PRICES:

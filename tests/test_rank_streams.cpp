@@ -18,8 +18,8 @@ TEST_CASE("rank streams: 'fastest' is the shortest time per frame, not the image
   INFO(fastest);
   CHECK(fastest.find("jetson") == std::string::npos);
   CHECK(fastest.find("ms per frame end to end") != std::string::npos);
-  // A GPU whose decode capacity is unknown (no NVDEC count in the catalogue: the RTX 3090, the B200) leaves decode out
-  // of its streams per GPU: its value is unknown and it never ranks first. The plan's own GPUs drop no frames.
+  // A GPU whose decode capacity is unknown (no NVDEC count in the catalogue: the RTX 3090) leaves decode out of its
+  // streams per GPU: its value is unknown and it never ranks first. The plan's own GPUs drop no frames.
   const auto& first = j["ranking"][0];
   CHECK_FALSE(first["video"]["decode_streams_per_gpu"].is_null());
   CHECK(first["video"]["frames_dropped_pct"].get<double>() == 0.0);
@@ -36,4 +36,22 @@ TEST_CASE("rank streams: 'fastest' is the shortest time per frame, not the image
     last = row["video"]["latency_ms"].get<double>();
   }
   CHECK(last > 0);
+}
+
+TEST_CASE("rank streams: the B200's and B300's seven NVDEC engines and the V100's one decode at the per-engine rate", "[advice][video]") {
+  // NVIDIA's Blackwell and Blackwell Ultra datasheets: 7 NVDEC per HGX B200 and B300 GPU; the A100 whitepaper: 1 NVDEC in
+  // the V100. Each engine decodes 19 full-HD H.264 streams at 30 fps (a T4's 38 over its 2 engines), so 1080p30:
+  // 7 x 19 = 133 streams per B200 or B300, 19 per V100; 4K at 30 fps has 4x the pixels: 133 / 4 = 33.25.
+  auto decode = [](const char* gpu, const char* resolution) {
+    const auto r = test::run({"--model", "yolov8-s", "--mode", "inference", "--streams", "100", "--resolution", resolution, "--gpu", gpu, "--format", "json"});
+    REQUIRE(r.code == 0);
+    const auto j = r.json();
+    REQUIRE(j["ranking"].size() == 1);
+    return j["ranking"][0]["video"]["decode_streams_per_gpu"];
+  };
+  CHECK(decode("b200-hgx-180gb", "1080p").get<double>() == Approx(133.0));
+  CHECK(decode("b300-hgx-288gb", "1080p").get<double>() == Approx(133.0));
+  CHECK(decode("b200-hgx-180gb", "4k").get<double>() == Approx(33.25));
+  CHECK(decode("v100-sxm2-16gb", "1080p").get<double>() == Approx(19.0));
+  CHECK(decode("rtx-3090-24gb", "1080p").is_null());
 }
