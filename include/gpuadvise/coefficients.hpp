@@ -147,6 +147,12 @@ inline constexpr Coefficient band_decode_bandwidth{
 inline constexpr Coefficient band_decode_overheads{
     "band_decode_overheads", 0.35, "± share of the throughput", Basis::assumed,
     "per-layer host and kernel overheads, all-reduce latency, fused MoE kernels (engine versions differ)", "§8.5"};
+inline constexpr Coefficient band_rocm_engine_builds{
+    "band_rocm_engine_builds", 2.1, "throughput of AMD's tuned build per an untuned or regressed one (the band's low end)", Basis::published,
+    "same GPU, model and engine across builds: SGLang DeepSeek-V3/R1 on 8 MI300X 6,485 -> 13,704 tok/s with AITER (AMD ROCm blog, 2.11x); "
+    "vLLM v0.18.0 -> v0.21.0 ~0.62x on MI325X (MiniMax-M2.5) and MI355X (Kimi K2.5) (vllm-project/vllm#43029, #43153); "
+    "vLLM Qwen3-30B-A3B FP8 on one MI300X, AITER off, 1.88 -> 2.17 req/s with a tuned MoE config (vllm-project/vllm#17530)",
+    "§8.5"};
 
 // Communication.
 inline constexpr Coefficient link_efficiency{
@@ -278,7 +284,7 @@ inline constexpr Coefficient detection_global_batch{
     "detection_global_batch", 16, "images per optimizer step", Basis::published,
     "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 80> all{
+inline constexpr std::array<const Coefficient*, 81> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,
     &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
@@ -287,7 +293,7 @@ inline constexpr std::array<const Coefficient*, 80> all{
     &decode_compute_share, &fp4_matmul_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
-    &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,
+    &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &band_rocm_engine_builds,     &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,
     &nccl_hop_network_s, &dp_bucket_params, &dp_bucket_params_per_rank, &dp_overlap_window,
     &overlap_slowdown,     &expert_host_s, &engine_sequence_host_s, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes, &cpu_runtime_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,

@@ -459,9 +459,14 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
                                                         : "the engine's per-layer host and kernel overheads";
     widened = m.is_moe() && t.bound != "MoE kernels' fixed cost" ? "; the experts a batch touches" : "";
   }
+  // Serving through ROCm (method.md §8.5): the estimate is AMD's tuned build (AITER, tuned MoE configs); an untuned
+  // or regressed build of the same engine runs up to band_rocm_engine_builds times slower, the band's low end.
+  const bool rocm_serving = t.decode_tokens_per_second && gpu.stack == "rocm" && framework_profile(w.effective_framework()).kv_pool;
   if (value > 0) {
-    band.low = value / (1.0 + spread);
+    band.low = value / std::max(1.0 + spread, rocm_serving ? coef::band_rocm_engine_builds.value : 0.0);
     band.high = value * (1.0 + spread);
+    if (rocm_serving) widened = m.is_moe() && t.bound != "MoE kernels' fixed cost" ? "; the experts a batch touches; below, the ROCm build (AITER off, untuned MoE configs or a regressed release: up to 2.1x slower)"
+                                                                                      : "; below, the ROCm build (AITER off, untuned MoE configs or a regressed release: up to 2.1x slower)";
     band.drivers = driver ? Note::format("{}{}", driver, widened)
                           : Note::format("the {} utilisation ({}){}", to_string(family), fam.basis, widened);
     t.band = band;
