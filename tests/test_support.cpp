@@ -378,3 +378,39 @@ TEST_CASE("support: every NVIDIA card since Ampere has a TF32 rate, and fp32 con
   REQUIRE(t4090.images_per_second);
   CHECK(*t4090.images_per_second / *t3090.images_per_second > 1.2);  // Lambda: 721 / 513 = 1.41
 }
+
+TEST_CASE("support: inference without --precision serves a pre-quantised checkpoint in its own format", "[advice][support][precision]") {
+  // DeepSeek-V3's config.json names FP8 blocks (quantization_config.quant_method "fp8") and the engines load it so:
+  // the same job as --precision fp8, weights of one byte each over the 8 GPUs of an HGX H200 (671.03B / 8 = 83.9 GB
+  // and the embeddings). An AWQ repository (hugging-quants' Llama 3.1 8B AWQ INT4 config) serves at int4. Asked
+  // precisions, training and engines with formats of their own keep what they were given.
+  auto run = [](std::vector<std::string> args) {
+    args.insert(args.end(), {"--format", "json"});
+    const auto r = test::run(args);
+    REQUIRE(r.code == 0);
+    return r.json();
+  };
+  const std::vector<std::string> v3{"estimate", "--model", "deepseek-v3", "--mode", "inference", "--gpu", "h200-sxm-141gb", "--gpus", "8", "--tp", "8"};
+  const auto shipped = run(v3);
+  CHECK(shipped["workload"]["precision"] == "fp8");
+  CHECK(shipped["workload"]["precision_from_checkpoint"] == true);
+  auto asked = v3;
+  asked.insert(asked.end(), {"--precision", "fp8"});
+  const auto fp8 = run(asked);
+  CHECK(fp8["workload"]["precision_from_checkpoint"] == false);
+  const double weights = shipped["memory"]["components"]["weights"].get<double>();
+  CHECK(weights == Approx(fp8["memory"]["components"]["weights"].get<double>()));
+  CHECK(weights == Approx(671.03e9 / 8.0).epsilon(0.01));
+  CHECK(shipped["fits"] == true);
+  CHECK(fp8["fits"] == true);
+  auto bf16 = v3;
+  bf16.insert(bf16.end(), {"--precision", "bf16"});
+  CHECK(run(bf16)["workload"]["precision"] == "bf16");
+  const auto lora = run({"estimate", "--model", "deepseek-v3", "--mode", "lora", "--gpu", "h200-sxm-141gb"});
+  CHECK(lora["workload"]["precision"] == "bf16");
+  const auto awq = run({"estimate", "--model", test::fixture("models/llama-3.1-8b-awq-int4.json"), "--mode", "inference", "--framework", "vllm", "--gpu", "l4-24gb"});
+  CHECK(awq["workload"]["precision"] == "int4");
+  CHECK(awq["workload"]["precision_from_checkpoint"] == true);
+  const auto gguf = run({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--framework", "llamacpp", "--gpu", "h200-sxm-141gb", "--gpus", "8"});
+  CHECK(gguf["workload"]["precision_from_checkpoint"] == false);
+}

@@ -122,6 +122,11 @@ struct PrecisionSupport {
   Note note;                // what falls back to what, or why unsupported
 };
 PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu);
+// Inference without --precision serves a pre-quantised checkpoint in its own format, as the engines load it
+// (config.json's quantization_config.quant_method: fp8 -> fp8, awq and gptq -> int4, mxfp4 -> fp4; method.md §2):
+// DeepSeek-V3 ships FP8 blocks and is served so. Engines with formats of their own (llama.cpp's GGUF, ExLlama's
+// EXL2) and training keep the precision asked.
+Workload with_checkpoint_precision(Workload w, const ModelSpec& m);
 // precision_support(w, gpu).supported alone, without its notes (the planner's screen; a test holds the two equal).
 bool precision_runs(const Workload& w, const GpuSpec& gpu);
 

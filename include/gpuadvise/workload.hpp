@@ -94,6 +94,7 @@ struct Workload {
   bool global_batch_from_recipe = false;  // fine-tuning: the recipes' default (coef::finetune_global_batch)
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
+  bool precision_from_checkpoint = false;  // inference without --precision: the checkpoint's own format (with_checkpoint_precision)
   bool rope_scaling = false;         // a --seq-len beyond the model's trained context is meant (RoPE scaling)
   bool disaggregate = false;         // serving: prefill and decode on separate replicas (method.md §8.3)
   // Serving a mixture of experts: attention and its KV cache data parallel over the tp ranks (each GPU its own

@@ -64,7 +64,7 @@ int run_check(const CheckFlags& flags, const CommandContext& ctx) {
     start();
     Workload w = build_workload(std::move(raw));
     const ModelSpec& model = models_seen.at(w.model);
-    w = with_global_batch(std::move(w), model);
+    w = with_global_batch(with_checkpoint_precision(std::move(w), model), model);
     // A workload without a name is labelled by its position, and a lone one is just "workload".
     const std::string label = w.name ? *w.name : count == 1 ? "workload" : "workload[" + std::to_string(index) + "]";
     index += 1;
@@ -93,7 +93,7 @@ int run_fit(const FitFlags& flags, const CommandContext& ctx) {
   if (what == Maximize::concurrency && is_training(built.mode))
     throw UserError{2, "--maximize: concurrency is for --mode inference (training: batch or seq-len)"};
   const ModelSpec model = model_for(built, ctx.in);
-  const Workload w = with_global_batch(built, model);
+  const Workload w = with_global_batch(with_checkpoint_precision(built, model), model);
   const GpuCatalog cat = load_gpus(ctx.of, ctx.in);
   const GpuSpec& g = gpu_for(flags.fit_gpu, cat);
   const double headroom = flags.min_headroom.empty()

@@ -25,7 +25,7 @@ struct Job {
 Job load_job(RawWorkload raw, const CommandContext& ctx) {
   Job j{build_workload(std::move(raw)), {}, {}};
   j.model = model_for(j.w, ctx.in);
-  j.w = with_global_batch(std::move(j.w), j.model);  // pre-training's default global batch, the layout's accumulation
+  j.w = with_global_batch(with_checkpoint_precision(std::move(j.w), j.model), j.model);  // pre-training's default global batch, the layout's accumulation
   j.cat = load_gpus(ctx.of, ctx.in);
   spdlog::info("model {}: {} layers, hidden {}, {} heads ({} KV)", j.model.id, j.model.layers, j.model.hidden, j.model.heads, j.model.kv_heads);
   return j;

@@ -73,7 +73,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
     const Workload built = build_workload(raw);
     const ModelSpec model = model_for(built, ctx.in);
-    const Workload w = with_global_batch(built, model);
+    const Workload w = with_global_batch(with_checkpoint_precision(built, model), model);
     if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
     SweepPoint p;
     p.value = v;

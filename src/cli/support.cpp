@@ -123,7 +123,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   const std::string g = "Workload";
   add(app, wf, "model", "--model", "a size (7B, 350M, 6.74e9), a preset id (gpuadvise models) or its Hugging Face repo id (mistralai/Mixtral-8x7B-v0.1, -Instruct variants too), or a config.json path or snapshot folder [7B]", g);
   add(app, wf, "mode", "--mode", "train | finetune | lora | qlora | inference [inference]", g);
-  add(app, wf, "precision", "--precision", "fp32 tf32 fp16 bf16 fp8 fp4 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_0 q4_k_m q4_0 q4_1 q3_k_m q2_k [bf16]", g);
+  add(app, wf, "precision", "--precision", "fp32 tf32 fp16 bf16 fp8 fp4 int8 int4 nf4, GGUF q8_0 q6_k q5_k_m q5_0 q4_k_m q4_0 q4_1 q3_k_m q2_k [bf16; inference: a pre-quantised checkpoint's own (fp8, int4 for AWQ/GPTQ, fp4 for MXFP4)]", g);
   add(app, wf, "kv_precision", "--kv-precision", "KV-cache precision [16-bit, fp32 for fp32; fp8 under trtllm at fp8 or fp4]", g);
   add_switch(app, wf, "double_quant", "--double-quant", "true", "NF4 with double quantisation (bitsandbytes)", g);
   add(app, wf, "master_weights", "--master-weights", "fp32 | none (pure 16-bit training) [fp32]", g);

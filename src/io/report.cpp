@@ -43,7 +43,8 @@ std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEst
   }
   return fmt::format("{} ({:.2f}B params{}), {}, {}, batch {}, seq {}, framework {}", printable(m.id), mem.params_total / 1e9,
                      m.is_moe() ? fmt::format(", {:.2f}B active", mem.params_active / 1e9) : "", to_string(w.mode),
-                     to_string(w.precision), w.batch, mem.seq_len, to_string(w.effective_framework()));
+                     to_string(w.precision) + (w.precision_from_checkpoint ? " (the checkpoint's own; --precision sets another)" : ""), w.batch,
+                     mem.seq_len, to_string(w.effective_framework()));
 }
 std::string paint(const Style& s, const std::string& text, const char* code) {
   if (!s.color) return text;

@@ -22,9 +22,9 @@ void write_workload(JsonWriter& o, const Workload& w, std::int64_t seq_len, cons
   o.member("model", w.model);
   o.member("mode", to_string(w.mode));
   o.member("precision", to_string(w.precision));
+  o.member("precision_from_checkpoint", w.precision_from_checkpoint);
   o.key("kv_precision");
-  if (w.kv_precision) o.value(to_string(*w.kv_precision));
-  else o.null();
+  w.kv_precision ? o.value(to_string(*w.kv_precision)) : o.null();
   o.member("double_quant", w.double_quant);
   o.member("master_weights", to_string(w.effective_master_weights()));
   o.member("optimizer", to_string(w.optimizer));
