@@ -159,3 +159,17 @@ TEST_CASE("memory: llm.q's fused classifier keeps 2 bytes per logits element and
   const auto hf = estimate_memory(wl({{"model", "qwen2.5-0.5b"}, {"mode", "train"}, {"batch", "16"}, {"seq_len", "1024"}}), m, nullptr);
   CHECK(hf.logits == 16.0 * 1024 * 151936 * 10);
 }
+
+TEST_CASE("memory: LoRA under ZeRO-3 with expert parallelism shards each GPU's own experts only over the ranks that share them", "[memory][moe]") {
+  // Mixtral 8x7B (32 layers, h 4,096, 8 experts of 3 x 4,096 x 14,336 = 176.2M), bf16 LoRA on 8 GPUs, ZeRO-3, ep 8:
+  // each GPU holds its expert whole, 45.10B / 8 x 2 B = 11.27 GB, sharded over dp / ep = 1; the rest (attention 1.34B,
+  // router, norms, embeddings and head 0.26B) over 8: 0.40 GB; gathered: embeddings and head 0.52 GB and two layers
+  // of attention and one local expert (0.218B) 0.87 GB; fp32 adapters (rank 16 on every linear: 196M) over 8: 0.10 GB.
+  // 13.17 GB in all (the frozen experts were divided by 8 twice before: 8.24 GB).
+  const auto r = test::run({"estimate", "--model", "mixtral-8x7b", "--mode", "lora", "--gpu", "h100-sxm-80gb", "--gpus", "8", "--sharding", "zero3", "--ep", "8",
+                            "--format", "json"});
+  REQUIRE(r.code == 0);
+  const double weights = r.json()["memory"]["components"]["weights"].get<double>();
+  CHECK(weights == Approx(11.27e9 + 0.40e9 + 0.52e9 + 0.87e9 + 0.10e9).epsilon(0.01));
+  CHECK(weights > 45.10e9 / 8.0 * 2.0);
+}

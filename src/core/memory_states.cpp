@@ -112,9 +112,13 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
       const double aw = mixed ? 4.0 : p16;
       const ModelStates ad = zero_model_states(lora_params / mp, aw, aw, mixed ? 8.0 : obytes, shard, dp);
       if (shard == Sharding::zero3) {
-        // FSDP shards the frozen base too and gathers it unit by unit (root unit + current + prefetched layer).
-        const double gathered = ((pc.embedding + pc.head) * emb_bits / 8.0 + 2.0 * pc.largest_layer * base_bits / 8.0) / tp;
-        states_weights = weight_bytes_per_gpu / dp + gathered;
+        // FSDP shards the frozen base too and gathers it unit by unit (root unit + current + prefetched layer); an
+        // expert-parallel group's own experts shard only over the dp/ep ranks that hold the same experts, as the
+        // full fine-tune's (a layer gathers its local experts, 1/ep of its routed ones).
+        const double experts = (pc.routed_experts - expert_elsewhere) * base_bits / 8.0 / mp;
+        const double layer = (pc.largest_layer - pc.largest_layer_routed * (1.0 - 1.0 / ep)) / tp;
+        const double gathered = (pc.embedding + pc.head) * emb_bits / 8.0 / tp + 2.0 * layer * base_bits / 8.0;
+        states_weights = (weight_bytes_per_gpu - experts) / dp + experts / std::max(1.0, dp / ep) + gathered;
       }
       states_weights += ad.weights;
       states_grads = ad.gradients;
