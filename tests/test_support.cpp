@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/global_batch.hpp"
@@ -413,4 +416,12 @@ TEST_CASE("support: inference without --precision serves a pre-quantised checkpo
   CHECK(awq["workload"]["precision_from_checkpoint"] == true);
   const auto gguf = run({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--framework", "llamacpp", "--gpu", "h200-sxm-141gb", "--gpus", "8"});
   CHECK(gguf["workload"]["precision_from_checkpoint"] == false);
+  // llm-compressor's compressed-tensors (RedHat's FP8 Llama 3.1 8B: weights float, 8 bits), NVIDIA ModelOpt's NVFP4
+  // (quant_algo), an 8-bit GPTQ repository: fp8, fp4 and int8.
+  for (const auto& [file, precision] : std::vector<std::pair<std::string, std::string>>{
+           {"models/llama-3.1-8b-fp8-compressed-tensors.json", "fp8"}, {"models/llama-3.1-8b-nvfp4-modelopt.json", "fp4"}, {"models/llama-3.1-8b-gptq-int8.json", "int8"}}) {
+    INFO(file);
+    const auto j = run({"estimate", "--model", test::fixture(file), "--mode", "inference", "--framework", "vllm", "--gpu", "b200-hgx-180gb"});
+    CHECK(j["workload"]["precision"] == precision);
+  }
 }

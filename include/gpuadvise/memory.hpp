@@ -123,7 +123,8 @@ struct PrecisionSupport {
 };
 PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu);
 // Inference without --precision serves a pre-quantised checkpoint in its own format, as the engines load it
-// (config.json's quantization_config.quant_method: fp8 -> fp8, awq and gptq -> int4, mxfp4 -> fp4; method.md §2):
+// (config.json's quantization_config: fp8, AWQ/GPTQ int4 or int8, MXFP4 and NVFP4 fp4, compressed-tensors and
+// ModelOpt by their weights' bits; ModelSpec::checkpoint_precision; method.md §2):
 // DeepSeek-V3 ships FP8 blocks and is served so. Engines with formats of their own (llama.cpp's GGUF, ExLlama's
 // EXL2) and training keep the precision asked.
 Workload with_checkpoint_precision(Workload w, const ModelSpec& m);

@@ -48,6 +48,35 @@ void check_config_shape(const ModelSpec& m, const std::string& origin) {
                      std::to_string(m.experts) + " experts");
 }
 
+// The precision a pre-quantised checkpoint stores its weights at, from its quantization_config: fp8 blocks
+// (DeepSeek-V3, fbgemm_fp8), AWQ and GPTQ at their bits (4 unless 8), MXFP4 (gpt-oss), llm-compressor's
+// compressed-tensors by its weights' num_bits and type (float 8: FP8, float 4: NVFP4, int 4 or 8), NVIDIA
+// ModelOpt by its quant_algo (FP8, NVFP4, W4A16_AWQ); "" when the format says nothing this reads.
+namespace {
+std::string stored_precision(const nlohmann::json& q, const std::string& method) {
+  auto number = [](const nlohmann::json& o, const char* key) { return o.contains(key) && o[key].is_number_integer() ? o[key].get<std::int64_t>() : 0; };
+  auto text = [](const nlohmann::json& o, const char* key) { return o.contains(key) && o[key].is_string() ? lower(o[key].get<std::string>()) : std::string(); };
+  if (method == "fp8" || method == "fbgemm_fp8") return "fp8";
+  if (method == "mxfp4") return "fp4";
+  if (method == "awq" || method == "gptq") return number(q, "bits") == 8 ? "int8" : "int4";
+  if (method == "modelopt") {
+    const std::string algo = text(q, "quant_algo");
+    return algo == "fp8" ? "fp8" : algo == "nvfp4" ? "fp4" : algo == "w4a16_awq" ? "int4" : "";
+  }
+  if (method == "compressed-tensors" && q.contains("config_groups") && q["config_groups"].is_object())
+    for (const auto& [name, group] : q["config_groups"].items()) {
+      if (!group.is_object() || !group.contains("weights") || !group["weights"].is_object()) continue;
+      const auto& wq = group["weights"];
+      const std::int64_t bits = number(wq, "num_bits");
+      const std::string type = text(wq, "type");
+      if (type == "float") return bits == 8 ? "fp8" : bits == 4 ? "fp4" : "";
+      if (type == "int") return bits == 8 ? "int8" : bits == 4 ? "int4" : "";
+      return "";
+    }
+  return "";
+}
+}  // namespace
+
 ModelSpec parse_hf_config_unguarded(std::string_view text, const std::string& origin, const std::string& id) {
   return parse_hf_config_json(parse_json(text, origin), origin, id);
 }
@@ -289,7 +318,10 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
   // A pre-quantised checkpoint names its format (DeepSeek-V3 ships fp8 blocks; AWQ and GPTQ repositories their
   // own): serving engines read it from there (launch hints).
   if (const auto q = c.find("quantization_config"); q != c.end() && q->is_object())
-    if (const auto qm = q->find("quant_method"); qm != q->end() && qm->is_string()) m.checkpoint_format = lower(qm->get<std::string>());
+    if (const auto qm = q->find("quant_method"); qm != q->end() && qm->is_string()) {
+      m.checkpoint_format = lower(qm->get<std::string>());
+      m.checkpoint_precision = stored_precision(*q, m.checkpoint_format);
+    }
   return m;
 }
 
