@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuadvise/vision.hpp"
+#include "gpuadvise/workload.hpp"
 
 namespace gpuadvise {
 
@@ -17,7 +18,7 @@ struct ModelSpec {
   std::string family;   // llama, mistral, mixtral, qwen, qwen2, gemma, gemma2, phi, phi3, gpt2, gpt_neox, ...
   std::string source;   // where the numbers come from
   std::string checkpoint_format;  // config.json's quantization_config.quant_method ("fp8", "awq", "gptq"); empty: 16-bit weights
-  std::string checkpoint_precision;  // the precision its weights are stored at ("fp8", "int4", "int8", "fp4"); empty: unknown or 16-bit
+  std::optional<Precision> checkpoint_precision;  // what its weights are stored at (fp8, int4, int8, fp4); none: unknown or 16-bit
   std::string local_path;  // the config.json or snapshot folder it was read from on disk ("" for a preset or a size)
   Architecture architecture = Architecture::decoder;
   std::int64_t layers = 0;          // decoder layers (encoder layers for an encoder)

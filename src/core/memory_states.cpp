@@ -106,32 +106,33 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
     const double state_elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : p16;  // optimizer state element bytes
     obytes = optimizer_state_bytes(w.optimizer, state_elem, state_elem * 4.0 / std::max(1.0, d(m.hidden)));
     if (mixed && !hf_amp) obytes += 4.0;  // fp32 master copy counted with the optimizer ([ZERO] K = 12)
+    // An expert-parallel group's own routed experts (parameters per GPU), which shard only over the dp/ep ranks that
+    // hold the same experts (DeepSpeed-MoE's expert data parallelism), and the largest unit ZeRO-3 gathers: a layer
+    // with its local experts, 1/ep of its routed ones.
+    const double expert_local = (pc.routed_experts - expert_elsewhere) / mp, expert_dp = std::max(1.0, dp / ep);
+    const double gathered_layer = (pc.largest_layer - pc.largest_layer_routed * (1.0 - 1.0 / ep)) / tp;
     const bool lora = w.mode == Mode::lora || w.mode == Mode::qlora;
     if (lora) {
       // Adapters: PEFT keeps them in fp32 under mixed precision; bf16-true keeps them 16-bit.
       const double aw = mixed ? 4.0 : p16;
       const ModelStates ad = zero_model_states(lora_params / mp, aw, aw, mixed ? 8.0 : obytes, shard, dp);
       if (shard == Sharding::zero3) {
-        // FSDP shards the frozen base too and gathers it unit by unit (root unit + current + prefetched layer); an
-        // expert-parallel group's own experts shard only over the dp/ep ranks that hold the same experts, as the
-        // full fine-tune's (a layer gathers its local experts, 1/ep of its routed ones).
-        const double experts = (pc.routed_experts - expert_elsewhere) * base_bits / 8.0 / mp;
-        const double layer = (pc.largest_layer - pc.largest_layer_routed * (1.0 - 1.0 / ep)) / tp;
-        const double gathered = (pc.embedding + pc.head) * emb_bits / 8.0 / tp + 2.0 * layer * base_bits / 8.0;
-        states_weights = (weight_bytes_per_gpu - experts) / dp + experts / std::max(1.0, dp / ep) + gathered;
+        // FSDP shards the frozen base too, the local experts as the full fine-tune's, and gathers it unit by unit
+        // (root unit + current + prefetched layer).
+        const double experts = expert_local * base_bits / 8.0;
+        const double gathered = (pc.embedding + pc.head) * emb_bits / 8.0 / tp + 2.0 * gathered_layer * base_bits / 8.0;
+        states_weights = (weight_bytes_per_gpu - experts) / dp + experts / expert_dp + gathered;
       }
       states_weights += ad.weights;
       states_grads = ad.gradients;
       states_opt = ad.optimizer;
       if (w.explain) states_formula = "frozen base + adapters r(d_in+d_out) x (weights + grads + optimizer)";
     } else {
-      // Dense parameters shard over every data-parallel rank; an expert-parallel group's experts over the
-      // dp/ep ranks that hold the same experts (DeepSpeed-MoE's expert data parallelism).
-      const double expert_local = (pc.routed_experts - expert_elsewhere) / mp;
+      // Dense parameters shard over every data-parallel rank, the local experts over expert_dp.
       const double per_gpu_params = (pc.total - pc.routed_experts) / mp;
       ModelStates ms = zero_model_states(per_gpu_params, wbytes, gbytes, obytes, shard, dp);
       if (expert_local > 0) {
-        const ModelStates ex = zero_model_states(expert_local, wbytes, gbytes, obytes, shard, std::max(1.0, dp / ep));
+        const ModelStates ex = zero_model_states(expert_local, wbytes, gbytes, obytes, shard, expert_dp);
         ms.weights += ex.weights;
         ms.gradients += ex.gradients;
         ms.optimizer += ex.optimizer;
@@ -143,9 +144,9 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
         // FSDP/ZeRO-3 gathers full 16-bit units: the root unit (embeddings and output head, held for the
         // whole step), the current and the prefetched layer ([DS-Z3] 4·largest layer; FSDP prefetch), and
         // the unsharded gradient of the largest unit before its reduce-scatter.
-        const double root = (pc.embedding + pc.head) / tp, layer = (pc.largest_layer - pc.largest_layer_routed * (1.0 - 1.0 / ep)) / tp;
-        ms.weights += root * 2.0 + 2.0 * layer * 2.0;
-        ms.gradients += std::max(layer, pc.head / tp) * (2.0 + gbytes);
+        const double root = (pc.embedding + pc.head) / tp;
+        ms.weights += root * 2.0 + 2.0 * gathered_layer * 2.0;
+        ms.gradients += std::max(gathered_layer, pc.head / tp) * (2.0 + gbytes);
       }
       if (w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) {
         ms.optimizer = 0;

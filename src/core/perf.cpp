@@ -465,10 +465,9 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
   if (value > 0) {
     band.low = value / std::max(1.0 + spread, rocm_serving ? coef::band_rocm_engine_builds.value : 0.0);
     band.high = value * (1.0 + spread);
-    if (rocm_serving) widened = m.is_moe() && t.bound != "MoE kernels' fixed cost" ? "; the experts a batch touches; below, the ROCm build (AITER off, untuned MoE configs or a regressed release: up to 2.1x slower)"
-                                                                                      : "; below, the ROCm build (AITER off, untuned MoE configs or a regressed release: up to 2.1x slower)";
-    band.drivers = driver ? Note::format("{}{}", driver, widened)
-                          : Note::format("the {} utilisation ({}){}", to_string(family), fam.basis, widened);
+    const char* build = rocm_serving ? "; below, the ROCm build (AITER off, untuned MoE configs or a regressed release: up to 2.1x slower)" : "";
+    band.drivers = driver ? Note::format("{}{}{}", driver, widened, build)
+                          : Note::format("the {} utilisation ({}){}{}", to_string(family), fam.basis, widened, build);
     t.band = band;
   }
   return t;

@@ -157,15 +157,8 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
 Workload with_checkpoint_precision(Workload w, const ModelSpec& m) {
   const Framework f = w.effective_framework();
   const bool own_format = f == Framework::llamacpp || f == Framework::exllama || f == Framework::exllamav2;
-  if (w.mode != Mode::inference || w.given("precision") || own_format || m.checkpoint_precision.empty()) return w;
-  const std::string& q = m.checkpoint_precision;  // read from quantization_config (hf_config.cpp)
-  std::optional<Precision> p;
-  if (q == "fp8") p = Precision::fp8;
-  else if (q == "int4") p = Precision::int4;
-  else if (q == "int8") p = Precision::int8;
-  else if (q == "fp4") p = Precision::fp4;
-  if (!p) return w;
-  w.precision = *p;
+  if (w.mode != Mode::inference || w.given("precision") || own_format || !m.checkpoint_precision) return w;
+  w.precision = *m.checkpoint_precision;  // read from quantization_config (hf_config.cpp)
   w.precision_from_checkpoint = true;
   return w;
 }

@@ -151,7 +151,7 @@ void model(std::ostream& o, const ModelSpec& m, std::size_t n) {
   o << "ModelSpec model_" << n << "() {\n  {\n    ModelSpec m;\n";
   o << fmt::format("    m.id = {}; m.family = {}; m.source = {}; m.architecture = {};\n", lit(m.id), lit(m.family), lit(m.source), architecture(m.architecture));
   if (!m.checkpoint_format.empty()) o << fmt::format("    m.checkpoint_format = {};\n", lit(m.checkpoint_format));
-  if (!m.checkpoint_precision.empty()) o << fmt::format("    m.checkpoint_precision = {};\n", lit(m.checkpoint_precision));
+  if (m.checkpoint_precision) o << fmt::format("    m.checkpoint_precision = Precision::{};\n", to_string(*m.checkpoint_precision));
   o << fmt::format("    m.layers = {}; m.encoder_layers = {}; m.hidden = {}; m.heads = {}; m.kv_heads = {}; m.head_dim = {}; m.ffn = {}; m.vocab = {}; m.context = {};\n",
                    m.layers, m.encoder_layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.ffn, m.vocab, m.context);
   o << fmt::format("    m.tied_embeddings = {}; m.gated_mlp = {}; m.qkv_bias = {}; m.linear_bias = {}; m.layer_norm = {}; m.norms_per_layer = {};\n",

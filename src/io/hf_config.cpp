@@ -51,17 +51,20 @@ void check_config_shape(const ModelSpec& m, const std::string& origin) {
 // The precision a pre-quantised checkpoint stores its weights at, from its quantization_config: fp8 blocks
 // (DeepSeek-V3, fbgemm_fp8), AWQ and GPTQ at their bits (4 unless 8), MXFP4 (gpt-oss), llm-compressor's
 // compressed-tensors by its weights' num_bits and type (float 8: FP8, float 4: NVFP4, int 4 or 8), NVIDIA
-// ModelOpt by its quant_algo (FP8, NVFP4, W4A16_AWQ); "" when the format says nothing this reads.
+// ModelOpt by its quant_algo (FP8, NVFP4, W4A16_AWQ); none when the format says nothing this reads.
 namespace {
-std::string stored_precision(const nlohmann::json& q, const std::string& method) {
+std::optional<Precision> stored_precision(const nlohmann::json& q, const std::string& method) {
   auto number = [](const nlohmann::json& o, const char* key) { return o.contains(key) && o[key].is_number_integer() ? o[key].get<std::int64_t>() : 0; };
   auto text = [](const nlohmann::json& o, const char* key) { return o.contains(key) && o[key].is_string() ? lower(o[key].get<std::string>()) : std::string(); };
-  if (method == "fp8" || method == "fbgemm_fp8") return "fp8";
-  if (method == "mxfp4") return "fp4";
-  if (method == "awq" || method == "gptq") return number(q, "bits") == 8 ? "int8" : "int4";
+  if (method == "fp8" || method == "fbgemm_fp8") return Precision::fp8;
+  if (method == "mxfp4") return Precision::fp4;
+  if (method == "awq" || method == "gptq") return number(q, "bits") == 8 ? Precision::int8 : Precision::int4;
   if (method == "modelopt") {
     const std::string algo = text(q, "quant_algo");
-    return algo == "fp8" ? "fp8" : algo == "nvfp4" ? "fp4" : algo == "w4a16_awq" ? "int4" : "";
+    if (algo == "fp8") return Precision::fp8;
+    if (algo == "nvfp4") return Precision::fp4;
+    if (algo == "w4a16_awq") return Precision::int4;
+    return std::nullopt;
   }
   if (method == "compressed-tensors" && q.contains("config_groups") && q["config_groups"].is_object())
     for (const auto& [name, group] : q["config_groups"].items()) {
@@ -69,11 +72,13 @@ std::string stored_precision(const nlohmann::json& q, const std::string& method)
       const auto& wq = group["weights"];
       const std::int64_t bits = number(wq, "num_bits");
       const std::string type = text(wq, "type");
-      if (type == "float") return bits == 8 ? "fp8" : bits == 4 ? "fp4" : "";
-      if (type == "int") return bits == 8 ? "int8" : bits == 4 ? "int4" : "";
-      return "";
+      const bool fp = type == "float";
+      if (!fp && type != "int") return std::nullopt;
+      if (bits == 8) return fp ? Precision::fp8 : Precision::int8;
+      if (bits == 4) return fp ? Precision::fp4 : Precision::int4;
+      return std::nullopt;
     }
-  return "";
+  return std::nullopt;
 }
 }  // namespace
 
