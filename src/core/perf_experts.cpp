@@ -37,7 +37,9 @@ double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt) {
 // results (two all-to-alls forward, two backward), (ep−1)/ep of it leaving the GPU, exposed (DeepSpeed-MoE,
 // GShard). An expert-parallel group is ep data-parallel ranks tp apart (Megatron's rank order), per_node/tp of them
 // in a node, or, folded over tensor parallel (method.md §3.4), ep consecutive GPUs: what goes to the peers in the
-// node crosses NVLink, what goes to the others the GPU's own NIC, both at once (method.md §8.4).
+// node crosses NVLink, what goes to the others the GPU's own NIC, both at once (method.md §8.4). Full activation
+// recomputation reruns each layer's forward, its dispatch and combine included (Megatron's full granularity
+// recomputes the whole TransformerLayer): six all-to-alls per layer instead of four.
 double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step) {
   const auto& [w, m, gpu, mem] = in.io;
   const double tp = in.tp, group = d(w.ep), stride = experts_folded(w) ? 1.0 : tp;
@@ -48,7 +50,8 @@ double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step) {
       peers_in_node > 1 ? sent * (peers_in_node - 1.0) / group / intra_node_bytes_per_s(gpu, static_cast<std::int64_t>(peers_in_node * stride)) : 0.0;
   const double net = inter_node_bytes_per_s(gpu);
   const double outside = group > peers_in_node ? (net > 0 ? sent * (group - peers_in_node) / group / net : 0.0) : 0.0;
-  return 4.0 * moe_layers * std::max(inside, outside);
+  const double passes = w.checkpointing == Checkpointing::full ? 6.0 : 4.0;
+  return passes * moe_layers * std::max(inside, outside);
 }
 
 }  // namespace gpuadvise::perf_detail
