@@ -53,3 +53,38 @@ TEST_CASE("moe picks: on 8 to 256 B200s the own pick lands within 20 % of Megatr
     CHECK(rate > row.b200_recipe);
   }
 }
+
+TEST_CASE("plan: a GPU count given alone is searched at that count, and the ranking, check and estimate agree", "[plan-choice][moe][cli]") {
+  // Qwen3-30B-A3B FP8 pre-training on 16 H100s (two HGX nodes), global batch 1,024 (Megatron-Bridge's H100 recipe):
+  // data parallel over 16 holds 30.5 B parameters with their gradients and Adam states on every GPU, hundreds of GB;
+  // --gpus 16 without a layout asks for the best layout of 16 GPUs (method.md §9), and --pp 2 --ep 8 fixes one.
+  const std::vector<std::string> job{"--model", "qwen3-30b-a3b", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--seq-len", "4096",
+                                     "--gpu", "h100-sxm-80gb", "--global-batch", "1024", "--gpus", "16", "--format", "json"};
+  auto with = [&](std::vector<std::string> head, std::vector<std::string> tail = {}) {
+    head.insert(head.end(), job.begin(), job.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return test::run(head);
+  };
+  const auto dp = with({"estimate"});
+  REQUIRE(dp.code == 0);
+  CHECK(dp.json()["memory"]["device_peak_bytes"].get<double>() > 16.0 * 30.53e9);  // 16 B per parameter and more
+  const auto ranked = with({}, {"--rank-by", "time"});
+  REQUIRE(ranked.code == 0);
+  const auto row = ranked.json()["ranking"][0];
+  REQUIRE(row["fits"].get<bool>());
+  const auto& plan = row["plan"];
+  CHECK(plan["gpus"].get<int>() == 16);
+  CHECK(plan["nodes"].get<int>() == 2);
+  CHECK(plan["pp"].get<int>() * plan["ep"].get<int>() * plan["tp"].get<int>() > 1);
+  CHECK(row["why"].get<std::string>().find("of the 16 GPUs given") != std::string::npos);
+  // check answers the same question the same way: the same layout, the same memory, exit 0.
+  const auto checked = with({"check"});
+  REQUIRE(checked.code == 0);
+  const auto result = checked.json()["results"][0];
+  CHECK(result["layout"] == row["layout"]);
+  CHECK(result["device_peak_bytes"].get<double>() == Approx(row["memory"]["device_peak_bytes"].get<double>()));
+  // A layout flag fixes the layout: tensor parallel 2 with data parallel 8 is evaluated as given, and does not fit.
+  const auto fixed = with({"check"}, {"--tp", "2"});
+  CHECK(fixed.code == 1);
+  CHECK(fixed.json()["results"][0]["layout"].get<std::string>().find("tensor parallel 2 + data parallel 8") != std::string::npos);
+}

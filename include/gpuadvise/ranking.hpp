@@ -129,6 +129,10 @@ void withhold_job(Candidate& c);
 // offload last. The best plan by the order at the smallest count that fits, or the cheapest that meets
 // --deadline, or the fastest within --budget.
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order);
+// A GPU count given without a layout (--gpus N, none of --tp, --pp, --cp, --ep, --virtual-stages, --sharding,
+// --offload, --nodes): the planner searches the layouts of exactly N GPUs instead of running them data parallel
+// (method.md §9). A workload built without its input (no origins) keeps the layout it holds.
+bool count_without_layout(const Workload& w);
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts);
 

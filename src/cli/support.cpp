@@ -141,7 +141,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)", g);
   add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]", g);
   add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]", g);
-  add(app, wf, "gpus", "--gpus", "GPUs in the job [1]", g);
+  add(app, wf, "gpus", "--gpus", "GPUs in the job; given without --tp, --pp, --cp, --ep, --sharding, --offload or --nodes, the ranking and check search the best layout of that many (estimate: data parallel) [1]", g);
   add(app, wf, "sharding", "--sharding", "none | zero1 | zero2 | zero3 (fsdp) [none]", g);
   add(app, wf, "tp", "--tp", "tensor-parallel degree [1]", g);
   add(app, wf, "pp", "--pp", "pipeline-parallel degree [1]", g);

@@ -66,9 +66,10 @@ Candidate batch_video_frames(const Workload& w, const ModelSpec& m, const GpuSpe
   return best;
 }
 
-// Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict with
-// why the search found nothing.
-Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short) {
+// Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict (or,
+// for a count given alone, the layout given's) with why the search found nothing.
+Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short,
+                          std::int64_t count_given) {
   if (!tight.empty()) {
     auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
     Candidate c = *best;
@@ -76,6 +77,11 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
     c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
                         c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
     return c;
+  }
+  if (count_given) {
+    single.why = fmt::format("no layout of the {} GPUs given fits (data parallel: {})", count_given,
+                             single.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", single.memory.device_peak / 1e9) : single.fit_reason.text());
+    return single;
   }
   const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
   const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
@@ -86,6 +92,18 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
                            one_gpu);
   if (!offload_short.empty()) single.why += "; " + offload_short;
   return single;
+}
+
+// Why a plan of a count given alone was chosen: the order's pick among the layouts of that count that fit.
+std::string count_choice(const Candidate& chosen, std::size_t fitting, RankBy order, const RankOptions& opts) {
+  const char* best = opts.deadline_seconds ? "cheapest that meets the deadline"
+                     : opts.budget_usd     ? "fastest within the budget"
+                     : order == RankBy::time ? "fastest"
+                     : order == RankBy::headroom ? "roomiest"
+                     : order == RankBy::cost     ? "cheapest"
+                                                 : "best value";
+  return fmt::format("the {} of {} layout{} of the {} GPUs given that fit (--tp, --pp, --ep or --sharding fixes one)", best, fitting,
+                     fitting == 1 ? "" : "s", chosen.gpus);
 }
 
 // The chosen plan (pick_plan, plan_choice.cpp), moved out of `fits`, with why it was chosen and its frontier.
@@ -148,6 +166,12 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
 }
 }  // namespace
 
+bool count_without_layout(const Workload& w) {
+  if (w.gpus < 2 || !w.given("gpus")) return false;
+  constexpr std::array<const char*, 8> layout_keys{"tp", "pp", "cp", "ep", "virtual_stages", "sharding", "offload", "nodes"};
+  return std::none_of(layout_keys.begin(), layout_keys.end(), [&](const char* k) { return w.given(k); });
+}
+
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
   return plan_with(w, m, g, opts, order, nullptr);
 }
@@ -166,12 +190,12 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     finish_candidate(single, g, opts);
     single.fits_single = single.fits && !single.tight && w.gpus == 1;
   };
-  // The user's own layout, video (sized by streams), or nothing to search: the layout as asked is the answer.
-  const bool no_search = w.gpus > 1 || !single.supported || w.streams;
+  // The user's own layout, video (sized by streams), or nothing to search: the layout as asked is the answer. A
+  // count given alone searches the layouts of that count.
+  const bool count_only = count_without_layout(w) && single.supported && !w.streams;
+  const bool no_search = (w.gpus > 1 && !count_only) || !single.supported || w.streams;
   if (single.fits || no_search) complete_single();
-  if (w.streams && !w.batch_given && single.supported) {
-    return batch_video_frames(w, m, g, opts, single);
-  }
+  if (w.streams && !w.batch_given && single.supported) return batch_video_frames(w, m, g, opts, single);
   if (no_search) {
     single.why = w.gpus > 1 ? "the layout given" : "";
     if (!single.fits && !single.fit_reason.empty()) single.why += (single.why.empty() ? "" : ": ") + single.fit_reason.text();
@@ -236,16 +260,18 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     previous_rate = rate;
     return gained && c.planned.batch == layout.batch && c.time.fixed_share >= k_amortisable_share;
   };
-  for (std::int64_t n = 1; n <= opts.max_gpus; n *= 2) {
-    if (!search_further(fits, n, first_fit, w.has_job_size(), order, opts)) break;
+  // Counts 1, 2, 4, ... up to --max-gpus, or the count given alone.
+  for (std::int64_t n = count_only ? w.gpus : 1; n <= (count_only ? w.gpus : opts.max_gpus); n *= 2) {
+    if (!count_only && !search_further(fits, n, first_fit, w.has_job_size(), order, opts)) break;
     const std::size_t before = fits.size();
     for_each_layout(w, m, g, n, try_layout);
     if (!first_fit && fits.size() > before) first_fit = n;
   }
-  if (fits.empty()) try_last_resorts(w, m, g, opts, fits, try_layout);
+  if (fits.empty() && !count_only) try_last_resorts(w, m, g, opts, fits, try_layout);
   if (fits.empty()) complete_single();
-  Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short)
+  Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short, count_only ? w.gpus : 0)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
+  if (count_only && chosen.fits && !chosen.tight) chosen.why = count_choice(chosen, fits.size(), order, opts);
   describe_layout(chosen, w, m, g, opts.cost);
   withhold_unfit(chosen);
   return chosen;

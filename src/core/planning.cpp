@@ -27,7 +27,7 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   opts.cost = cost;
   opts.max_gpus = a.max_gpus.value_or(1);
   opts.min_headroom_pct = a.min_headroom_pct.value_or(0);  // the check asserts its own margin below
-  Candidate c = (w.gpus == 1 && opts.max_gpus > 1) ? plan(w, m, g, opts, RankBy::value) : evaluate(w, m, g, cost);
+  Candidate c = (w.gpus == 1 && opts.max_gpus > 1) || count_without_layout(w) ? plan(w, m, g, opts, RankBy::value) : evaluate(w, m, g, cost);
   ranking_detail::withhold_unfit(c);  // a plan that does not fit has no cost or hours to check
   r.plan = CheckedPlan{c.gpu, c.fits, c.gpus, c.layout, c.headroom_bytes, c.memory.device_peak, c.cost.total_usd, c.cost.wall_hours};
   const std::string who = fmt::format("{} on {}", label, g.id);
