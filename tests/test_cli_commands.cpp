@@ -253,23 +253,44 @@ TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--batch", "4", "--from", "1", "--to", "8"}).code == 2);
 }
 
-TEST_CASE("sweep: a GPU count varied over data parallel says that every GPU holds the whole model", "[cli][sweep]") {
-  // A 7B full fine-tune holds 7e9 x 16 B = 112 GB of states on every GPU of a data-parallel layout: the memory per
-  // GPU never falls with the count, which the sweep says; with --sharding zero3 it falls and nothing needs saying.
-  const auto ddp = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4", "--format", "json"});
-  REQUIRE(ddp.code == 0);
-  const auto j = ddp.json();
+TEST_CASE("sweep: a GPU count varied with no layout runs the ranking's plan at each count, a layout flag fixes one", "[cli][sweep]") {
+  // A 7B full fine-tune holds 7e9 x 16 B = 112 GB of weights, gradients and Adam states, more than four RTX 5090s
+  // hold with ZeRO-3 (28 GB each before activations and the step's temporaries): at each count the sweep runs the
+  // planner's best layout of that many GPUs, as the ranking and check answer --gpus N alone (method.md §9).
+  const auto swept = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4", "--format", "json"});
+  REQUIRE(swept.code == 0);
+  const auto j = swept.json();
   REQUIRE(j["notes"].size() == 1);
-  CHECK(j["notes"][0].get<std::string>().find("data parallel") != std::string::npos);
-  CHECK(j["points"][2]["gpus"][0]["device_peak_bytes"].get<double>() >= j["points"][1]["gpus"][0]["device_peak_bytes"].get<double>());
+  CHECK(j["notes"][0].get<std::string>().find("best layout of that many GPUs") != std::string::npos);
+  for (const auto& point : j["points"]) {
+    const auto n = std::to_string(point["value"].get<int>());
+    const auto at = point["gpus"][0];
+    std::vector<std::string> args{"--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--format", "json"};
+    if (n != "1") args.insert(args.end(), {"--gpus", n});
+    else args.insert(args.end(), {"--max-gpus", "1"});
+    const auto ranked = test::run(args);
+    REQUIRE(ranked.code == 0);
+    const auto row = ranked.json()["ranking"][0];
+    CHECK(at["fits"] == row["fits"]);
+    CHECK(at["layout"] == row["layout"]);
+    CHECK(at["device_peak_bytes"].get<double>() == Approx(row["memory"]["device_peak_bytes"].get<double>()));
+  }
+  // One card with the optimizer states and parameters on the host, four with the optimizer states there.
+  CHECK(j["points"][0]["gpus"][0]["layout"].get<std::string>().find("offload") != std::string::npos);
+  CHECK(j["points"][2]["gpus"][0]["layout"].get<std::string>().find("optimizer offload") != std::string::npos);
   const auto sharded =
       test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4", "--sharding", "zero3", "--format", "json"});
   REQUIRE(sharded.code == 0);
   const auto k = sharded.json();
   CHECK(k["notes"].empty());
+  CHECK(k["points"][2]["gpus"][0]["layout"].get<std::string>() == "4 GPUs: FSDP/ZeRO-3 over 4");
   CHECK(k["points"][2]["gpus"][0]["device_peak_bytes"].get<double>() < k["points"][1]["gpus"][0]["device_peak_bytes"].get<double>());
   const auto table = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4"});
-  CHECK(table.out.find("note: each count runs the layout given, data parallel") != std::string::npos);
+  CHECK(table.out.find("rtx-5090-32gb: fits the whole range") != std::string::npos);
+  // Where fitting starts at a count, the sweep says from which: Llama 3.1 70B in bf16 holds 70.55e9 x 2 B = 141 GB of
+  // weights, more than one H100's 85.5 GB; tensor parallel 2 holds 70.6 GB on each.
+  const auto moe = test::run({"sweep", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "h100-sxm-80gb", "--vary", "gpus", "--from", "1", "--to", "4"});
+  CHECK(moe.out.find("h100-sxm-80gb: fits from --gpus 2 on, not at 1") != std::string::npos);
 }
 
 TEST_CASE("cli: models filters by kind and family, and refuses an unknown one", "[cli][models]") {

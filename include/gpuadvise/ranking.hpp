@@ -1,6 +1,7 @@
 #pragma once
 // Ranking every catalogue GPU for a workload: fit, smallest GPU count and layout, memory, headroom,
 // time and cost. docs/method.md §9.
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,6 +134,8 @@ Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const Ra
 // --offload, --nodes): the planner searches the layouts of exactly N GPUs instead of running them data parallel
 // (method.md §9). A workload built without its input (no origins) keeps the layout it holds.
 bool count_without_layout(const Workload& w);
+// The settings that fix a layout (the keys of a workload's input).
+inline constexpr std::array<const char*, 8> k_layout_keys{"tp", "pp", "cp", "ep", "virtual_stages", "sharding", "offload", "nodes"};
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts);
 

@@ -62,12 +62,12 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   Sweep sw;
   sw.vary = flags.swp_vary;
   sw.metric = flags.swp_metric;
-  // A GPU count varied over one layout: with nothing that splits the model given, every count is data parallel,
-  // each GPU holding the whole model (and, training, its states), so more GPUs never lower the memory per GPU.
-  if (flags.swp_vary == "gpus" && !given.count("sharding") && !given.count("tp") && !given.count("pp") && !given.count("ep"))
-    sw.notes.push_back("each count runs the layout given, data parallel: every GPU holds the whole model (and, training, its gradients and "
-                       "optimizer states); --sharding zero3, --tp or --pp split them, and the ranking (gpuadvise --max-gpus N) plans a layout "
-                       "for each count");
+  // A GPU count varied with no layout given: each count is the planner's best layout of that many GPUs, as the
+  // ranking and check answer --gpus N alone (method.md §9); a layout flag fixes the layout for every count.
+  const bool searched = flags.swp_vary == "gpus" && std::none_of(k_layout_keys.begin(), k_layout_keys.end(), [&](const char* k) { return given.count(k); });
+  if (searched)
+    sw.notes.push_back("each count runs the best layout of that many GPUs by value, as the ranking and check answer --gpus N alone; "
+                       "--tp, --pp, --ep or --sharding fix one layout for every count");
   for (double v : values) {
     RawWorkload raw = given;
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
@@ -82,7 +82,15 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
       // More GPUs than one server holds are whole servers of this GPU (unless --nodes says otherwise).
       if (flags.swp_vary == "gpus" && !given.count("nodes") && at.gpus > g->gpus_per_node())
         at.nodes = (at.gpus + g->gpus_per_node() - 1) / g->gpus_per_node();
-      p.per_gpu.push_back(evaluate(at, model, *g, co));
+      if (searched) {
+        RankOptions ro;
+        ro.cost = co;
+        ro.max_gpus = at.gpus;
+        ro.min_headroom_pct = 0;  // the verdict of evaluate and check: it fits where it fits
+        p.per_gpu.push_back(plan(at, model, *g, ro, RankBy::value));
+      } else {
+        p.per_gpu.push_back(evaluate(at, model, *g, co));
+      }
     }
     sw.points.push_back(std::move(p));
   }

@@ -102,8 +102,9 @@ std::string count_choice(const Candidate& chosen, std::size_t fitting, RankBy or
                      : order == RankBy::headroom ? "roomiest"
                      : order == RankBy::cost     ? "cheapest"
                                                  : "best value";
-  return fmt::format("the {} of {} layout{} of the {} GPUs given that fit (--tp, --pp, --ep or --sharding fixes one)", best, fitting,
-                     fitting == 1 ? "" : "s", chosen.gpus);
+  return fmt::format("the {} of {} layout{} of the {} GPUs given that fit{} (--tp, --pp, --ep or --sharding fixes one)", best, fitting,
+                     fitting == 1 ? "" : "s", chosen.gpus,
+                     chosen.planned.offload != Offload::none ? ", with CPU offload (slow): none fits without it" : "");
 }
 
 // The chosen plan (pick_plan, plan_choice.cpp), moved out of `fits`, with why it was chosen and its frontier.
@@ -134,16 +135,18 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
 // (slow: the denoiser crosses PCIe at every step).
 template <class TryLayout>
 void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, const std::vector<Candidate>& fits,
-                      TryLayout&& try_layout) {
+                      TryLayout&& try_layout, std::int64_t count_given) {
   if (g.is_cpu()) return;  // a CPU instance's memory is the host's: nothing to offload to
   if (is_training(w.mode) && !m.vision) {
     // Each offload on every layout of one node that keeps one copy of the offloaded states (sharded, or split by
     // tensor or pipeline parallel: plain data parallel would keep a copy per rank on the host), all of them, for
     // the order asked to choose among (ZeRO-3 over 8 GPUs, or Megatron's tensor parallel 8, finishes about 8x
     // sooner than one GPU at about the same cost).
+    // A count given alone tries that count, where one node holds it.
     const std::int64_t node = std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+    const std::int64_t from = count_given ? count_given : 1, to = count_given ? (count_given <= g.gpus_per_node() ? count_given : 0) : node;
     for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
-      for (std::int64_t n = 1; n <= node; n *= 2)
+      for (std::int64_t n = from; n <= to; n *= 2)
         for_each_layout(w, m, g, n, [&](Workload& p) {
           if (p.sharding == Sharding::none && p.data_parallel() > 1) return false;
           p.offload = off;
@@ -168,8 +171,7 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
 
 bool count_without_layout(const Workload& w) {
   if (w.gpus < 2 || !w.given("gpus")) return false;
-  constexpr std::array<const char*, 8> layout_keys{"tp", "pp", "cp", "ep", "virtual_stages", "sharding", "offload", "nodes"};
-  return std::none_of(layout_keys.begin(), layout_keys.end(), [&](const char* k) { return w.given(k); });
+  return std::none_of(k_layout_keys.begin(), k_layout_keys.end(), [&](const char* k) { return w.given(k); });
 }
 
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
@@ -267,7 +269,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     for_each_layout(w, m, g, n, try_layout);
     if (!first_fit && fits.size() > before) first_fit = n;
   }
-  if (fits.empty() && !count_only) try_last_resorts(w, m, g, opts, fits, try_layout);
+  if (fits.empty()) try_last_resorts(w, m, g, opts, fits, try_layout, count_only ? w.gpus : 0);
   if (fits.empty()) complete_single();
   Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short, count_only ? w.gpus : 0)
                                   : choose_plan(w, single, fits, first_fit, order, opts);

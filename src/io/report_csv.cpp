@@ -120,10 +120,10 @@ std::string calibration_view_csv(const CalibrationView& v) {
 }
 
 std::string sweep_csv(const Sweep& s) {
-  std::string out = s.vary + ",gpu,fits,device_peak_bytes,capacity_bytes,per_second,job_usd\n";
+  std::string out = s.vary + ",gpu,fits,layout,device_peak_bytes,capacity_bytes,per_second,job_usd\n";
   for (const auto& p : s.points)
     for (const auto& c : p.per_gpu)
-      out += fmt::format("{},{},{},{},{},{},{}\n", detail::sweep_value(p.value), c.gpu->id, boolean(c.fits), bytes_int(c.memory.device_peak),
+      out += fmt::format("{},{},{},{},{},{},{},{}\n", detail::sweep_value(p.value), c.gpu->id, boolean(c.fits), quoted(c.layout), bytes_int(c.memory.device_peak),
                          c.gpu->memory_bytes, num(detail::sweep_rate(c)), usd(c.cost.total_usd));
   return out;
 }

@@ -154,6 +154,7 @@ std::string sweep_json(const Sweep& s) {
       o.begin_object();
       o.member("gpu", c.gpu->id);
       o.member("fits", c.fits);
+      o.member("layout", c.layout);
       o.member("device_peak_bytes", bytes_int(c.memory.device_peak));
       o.member("capacity_bytes", c.gpu->memory_bytes);
       o.member("per_second", detail::sweep_rate(c));

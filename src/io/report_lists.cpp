@@ -297,20 +297,25 @@ std::string sweep_table(const Sweep& s, const Style& style) {
                          k + 1 < first.size() ? "," : "");
     out += "\n";
   }
-  // Where each GPU stops fitting.
+  // Where each GPU starts and stops fitting (more GPUs, each count searched, fit from some count on).
   for (std::size_t k = 0; k < first.size(); ++k) {
-    std::optional<double> last_fit, first_fail;
+    std::optional<double> first_fit, last_fit, fail_before, fail_after;
     for (const auto& p : s.points) {
       if (p.per_gpu[k].fits) {
-        if (!first_fail) last_fit = p.value;
-      } else if (!first_fail) {
-        first_fail = p.value;
+        if (!first_fit) first_fit = p.value;
+        if (!fail_after) last_fit = p.value;
+      } else if (first_fit) {
+        if (!fail_after) fail_after = p.value;
+      } else {
+        fail_before = p.value;
       }
     }
-    const std::string id = first[k].gpu->id;
-    if (!first_fail) out += id + ": fits the whole range\n";
-    else if (!last_fit) out += id + ": does not fit at --" + s.vary + " " + sweep_value(s.points.front().value) + " already\n";
-    else out += fmt::format("{}: fits up to --{} {}, not at {}\n", id, s.vary, sweep_value(*last_fit), sweep_value(*first_fail));
+    const std::string id = first[k].gpu->id, flag = "--" + s.vary + " ";
+    if (!first_fit) out += fmt::format("{}: does not fit from {}{} to {}\n", id, flag, sweep_value(s.points.front().value), sweep_value(s.points.back().value));
+    else if (!fail_before && !fail_after) out += id + ": fits the whole range\n";
+    else if (!fail_before) out += fmt::format("{}: fits up to {}{}, not at {}\n", id, flag, sweep_value(*last_fit), sweep_value(*fail_after));
+    else if (!fail_after) out += fmt::format("{}: fits from {}{} on, not at {}\n", id, flag, sweep_value(*first_fit), sweep_value(*fail_before));
+    else out += fmt::format("{}: fits from {}{} to {} only\n", id, flag, sweep_value(*first_fit), sweep_value(*last_fit));
   }
   for (const auto& n : s.notes) out += "note: " + n + "\n";
   return out;
