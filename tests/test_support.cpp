@@ -98,6 +98,14 @@ TEST_CASE("support: the one-card line names a card that runs the job alone in an
   const auto owned = one_card({"--model", "7B", "--mode", "lora", "--owned"});
   CHECK(owned.second.find("owned (amortised)") != std::string::npos);
   CHECK(owned.second.find("to rent") == std::string::npos);
+  // A job of requests is a data-centre job: a Jetson Orin NX holds a 7B model (15.0 of 16 GB) and costs least per
+  // hour owned, but serves 1M requests of 500 + 200 tokens in over a year; the one card is a card, not an edge module.
+  const auto serving = one_card({"--model", "7B", "--mode", "inference", "--owned", "--requests", "1M", "--input-tokens", "500", "--output-tokens", "200"});
+  CHECK_FALSE(serving.first.empty());
+  CHECK(serving.first.find("jetson") == std::string::npos);
+  // Cameras are what an edge module is for: four video streams name the cheapest module that runs them.
+  const auto cameras = one_card({"--model", "yolov8-m", "--mode", "inference", "--streams", "4", "--owned"});
+  CHECK(cameras.first.rfind("jetson-", 0) == 0);
 }
 
 TEST_CASE("support: qwen3_moe configs are read: Qwen3-30B-A3B is 30.5B parameters with 3.35B active per token", "[advice][support][params]") {

@@ -123,7 +123,10 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   out.fits_single = (single.fits && !single.tight) || one_card;
   out.why = describe_choice(out, single, fitting, pick, opts, chosen.in_band);
   // The cheapest plan may be one nobody would wait for: say how to trade money for time.
-  if (pick != RankBy::time && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node() && out.gpus < opts.max_gpus)
+  if (count_without_layout(w) && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node())
+    out.notes.push_back(Note::format("this plan takes {:.0f} days on the {} GPUs given: --max-gpus N instead of --gpus searches every count up to N "
+                                     "(with --deadline, the cheapest plan that meets it)", out.cost.wall_hours / 24, w.gpus));
+  else if (pick != RankBy::time && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node() && out.gpus < opts.max_gpus)
     out.notes.push_back(Note::format("this plan takes {:.0f} days: --deadline keeps the cheapest plan that meets one, --rank-by time the "
                                      "fastest within --max-gpus ({})", out.cost.wall_hours / 24, opts.max_gpus));
   out.frontier = std::move(frontier);

@@ -258,10 +258,13 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
     if (!banded && c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
     if (score(c, RankBy::time) < 1e299 && (!fastest || score(c, RankBy::time) < score(*fastest, RankBy::time))) fastest = &c;
     // One card that runs the job as asked (its row may use more for speed), in an ordinary computer: no server
-    // module, no CPU offload, and no edge module for training (a Jetson trains at a few tokens per second).
+    // module, no CPU offload, and no edge module for a data-centre job: an edge module (a Jetson) is the one card for
+    // vision inference (cameras, images) or a model served on the device without a job size, never for training
+    // (a few tokens per second) or a job of requests (1M requests of a 7B model: 449 days on an Orin NX).
     const bool one = c.gpus == 1 ? c.planned.offload == Offload::none : c.fits_single;
-    const bool edge_training = c.gpu->segment == Segment::edge && is_training(c.planned.mode);
-    if (one && !edge_training && !c.gpu->needs_server_chassis && !c.gpu->is_cpu() && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
+    const bool vision_inference = !is_training(c.planned.mode) && (c.video || c.time.images_per_second);
+    const bool edge_misfit = c.gpu->segment == Segment::edge && !vision_inference && (is_training(c.planned.mode) || job);
+    if (one && !edge_misfit && !c.gpu->needs_server_chassis && !c.gpu->is_cpu() && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {
       auto cheap = [](const Candidate& x) { return x.usd_per_gpu_hour().value_or(1e9); };
       if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
     }
