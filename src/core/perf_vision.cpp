@@ -2,6 +2,7 @@
 // (convolutions, the CUDA-core work beside them, the feature-map traffic), ViTs at the family's matmul share,
 // diffusion pipelines in perf_denoiser.cpp.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -85,6 +86,44 @@ double vit_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSp
   return compute + traffic;
 }
 
+// A Swin Transformer's seconds per image from the hardware up (method.md §12.3), as the ViT's: the projections and
+// the MLP at the family's matmul share, the window attention's small batched matmuls (49 x 49 per head of 32
+// channels) at head_dim/(head_dim + 64) of it, and the work beside them as memory traffic at the streaming share.
+// timm's WindowAttention runs eager attention (its fused path is marked experimental and off), and its block moves
+// each token's channels many times (timm swin_transformer.py, under autocast):
+//   LayerNorm in and out in fp32 (twice), the shifted blocks' roll of the normed map (half the blocks) and the
+//   window partition of it (fp32); the casts of the normed maps to 16 bits for qkv and fc1; the qkv and MLP
+//   matmuls' inputs and outputs; q scaled; the attention output transposed back; window_reverse and the roll back;
+//   the two residual adds (fp32 stream, 16-bit operand); GELU over 4d:
+//   13 fp32 accesses (52 B) and 35 16-bit accesses (70 B) per channel: 122 B (fp32 weights throughout: 44 x 4 B);
+//   per score (heads x 49 per token): written by q @ k^T (2 B), the relative position bias added into fp32 (6 B),
+//   the shift mask added in half the blocks (4 B), softmax in fp32 (8 B), cast to 16 bits for attn @ v (6 B) and
+//   read (2 B): 28 B.
+// A training step runs the FLOPs three times and moves the bytes three times (as the ViT's); torch.compile fuses the
+// elementwise chains (half the traffic, as for convolutions). `flops`: the step's FLOPs per image.
+double swin_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak, double W, double H, double flops, bool training,
+                              TimeEstimate& t) {
+  const double base = a.backbone == "swin-b" ? 128.0 : 96.0, head_dim = 32.0, window = 49.0;
+  const std::array<double, 4> depths = a.backbone == "swin-t" ? std::array<double, 4>{2, 2, 6, 2} : std::array<double, 4>{2, 2, 18, 2};
+  const bool fp32 = w.precision == Precision::fp32 || w.precision == Precision::tf32;
+  const double channel_bytes = fp32 ? 176.0 : 122.0, score_bytes = 28.0;
+  const double passes = training ? 3.0 : 1.0;
+  double attn = 0, bytes = 0;
+  for (std::size_t i = 0; i < depths.size(); ++i) {
+    const double dim = base * std::pow(2.0, static_cast<double>(i)), tokens = W * H / std::pow(4.0 * std::pow(2.0, static_cast<double>(i)), 2.0);
+    attn += passes * depths[i] * tokens * 4.0 * window * dim;  // q @ k^T and attn @ v: 2 x 49 x d multiply-adds per token
+    bytes += passes * depths[i] * tokens * (channel_bytes * dim + score_bytes * dim / head_dim * window);
+  }
+  attn = std::min(attn, flops);
+  const double e_mm = family_efficiency(gpu_family(gpu)).matmul_efficiency;
+  const double e_attn = head_dim / (head_dim + 64.0);
+  const double compute = (flops - attn) / (peak * e_mm) + attn / (peak * e_mm * e_attn);
+  if (!gpu.bandwidth_gb_per_s) return compute;
+  const double traffic = bytes * (w.compile ? 0.5 : 1.0) / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
+  if (traffic > compute) t.bound = "memory bandwidth (norms, window shuffles and attention scores)";
+  return compute + traffic;
+}
+
 // Seconds of weight traffic per micro-batch of a training step (method.md §12.3). The optimizer step is memory
 // traffic, as in §8.2 (optimizer_step_bytes: AdamW with fp32 weights 30 bytes per trained parameter, SGD with momentum 20, at
 // 80 % of peak bandwidth), once per optimizer step. Mixed precision with fp32 weights (PyTorch autocast) adds,
@@ -145,8 +184,10 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   // A100; detectron2's V100 rows); timm's RTX 3090/4090/5090 rows and Lambda's rows are held out.
   // fp32 on CUDA cores keeps one utilisation (0.65 of the fp32 peak). ViTs on tensor cores are timed layer by
   // layer (vit_seconds_per_image).
-  const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit";
   const bool vit_layers = a.backbone == "vit" && ps.compute_key != "fp32" && !w.mfu;
+  // A Swin classifier is timed layer by layer too; as a detector's backbone it stays on the convolution model.
+  const bool swin_layers = a.backbone.rfind("swin", 0) == 0 && a.task == "classification" && ps.compute_key != "fp32" && !w.mfu;
+  const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit" && !swin_layers;
   // The vendor's convolution library (efficiency.cpp: MIOpen reaches a smaller share than cuDNN) scales the
   // convolution rate; ViTs are matmuls and keep the family's matmul share.
   const double conv_library = family_efficiency(gpu_family(gpu)).conv_library;
@@ -155,11 +196,13 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
-  double secs = vit_layers ? b * vit_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t) : b * flops / (*peak * util);
-  if (vit_layers) util = b * flops / (*peak * secs);  // the share the layers reach
+  double secs = vit_layers    ? b * vit_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t)
+                : swin_layers ? b * swin_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t)
+                              : b * flops / (*peak * util);
+  if (vit_layers || swin_layers) util = b * flops / (*peak * secs);  // the share the layers reach
   const auto cuda_peak = gpu.peak_flops("fp32");
   if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
-  if (a.backbone != "vit" && gpu.bandwidth_gb_per_s) {
+  if (a.backbone != "vit" && !swin_layers && gpu.bandwidth_gb_per_s) {
     const double t_bw = feature_map_seconds(w, a, gpu, W, H, training, tensor_convs, b);
     if (tensor_convs && !w.mfu) {
       // On tensor cores the traffic adds to the convolutions (they do not overlap: separate kernels).
