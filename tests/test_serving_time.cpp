@@ -271,3 +271,27 @@ TEST_CASE("serving: on AMD GPUs the band's low end is an untuned or regressed RO
   CHECK(hf_low > 1.0 / 2.0);
   CHECK(hf_why.find("ROCm") == std::string::npos);
 }
+
+TEST_CASE("serving: no more sequences run at once than the job has requests for each replica, and none of them queue", "[serving][time]") {
+  // 100 requests over four vLLM replicas of Llama 3.1 8B (--gpus 4, no --tp): 25 each, whatever --concurrency asks;
+  // the time per output token is taken at 25 in flight and the first token waits for no queue.
+  auto run = [](const char* requests) {
+    const auto r = test::run({"estimate", "--model", "llama-3.1-8b", "--engine", "vllm", "--gpu", "h100-sxm-80gb", "--gpus", "4", "--input-tokens", "1000",
+                              "--output-tokens", "100", "--concurrency", "512", "--requests", requests, "--format", "json"});
+    REQUIRE(r.code == 0);
+    return r.json();
+  };
+  auto mentions = [](const nlohmann::json& j, const std::string& text) {
+    for (const auto& n : j["notes"])
+      if (n.dump().find(text) != std::string::npos) return true;
+    return false;
+  };
+  const auto few = run("100");
+  CHECK(mentions(few, "25 sequences in flight: the job's 100 requests over 4 replicas"));
+  CHECK(few["time"]["ttft_seconds"].get<double>() < 1.0);
+  const auto at25 = test::run_json({"estimate", "--model", "llama-3.1-8b", "--engine", "vllm", "--gpu", "h100-sxm-80gb", "--gpus", "4", "--input-tokens", "1000",
+                                    "--output-tokens", "100", "--concurrency", "25", "--requests", "100", "--format", "json"});
+  CHECK(few["time"]["tpot_seconds"].get<double>() == Approx(at25["time"]["tpot_seconds"].get<double>()));
+  // 4,000 requests (1,000 a replica) reach the 512 asked: no cap.
+  CHECK_FALSE(mentions(run("4000"), "sequences in flight: the job's"));
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <tuple>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -136,6 +137,14 @@ double ranking_detail::pool_sequences(const MemoryEstimate& mem, const Workload&
 
 namespace {
 
+// The most sequences a replica of the layout can run at once: the job's requests over its replicas (all of them
+// when no request count is given).
+std::int64_t requests_in_flight(const Workload& w) {
+  if (!w.requests) return std::numeric_limits<std::int64_t>::max();
+  const double replicas = std::max(1.0, static_cast<double>(w.gpus) / static_cast<double>(std::max<std::int64_t>(1, w.tp * w.pp)));
+  return static_cast<std::int64_t>(std::ceil(*w.requests / replicas));
+}
+
 // vLLM's verdict in its own terms (method.md §6.2): the weights and the profiling run must leave a KV-cache
 // pool inside gpu_memory_utilization of the card; one sequence of the max model length (--seq-len) must fit
 // the pool (vLLM refuses to start otherwise); and the sequences in flight, each holding its prompt and output
@@ -167,6 +176,14 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuS
                                     engine, per_seq, most,
                                     pool.engine == "trtllm" ? "its max_batch_size" : pool.engine == "sglang" ? "its max_running_requests"
                                                                                                              : "its max_num_seqs on this GPU"));
+    }
+    // No more sequences run at once than the job has requests for each replica of the layout: a job of 1,500
+    // requests submitted at once on one engine runs 1,500, whatever --concurrency allows (trtllm-bench's rows
+    // cap the batch at 4,096 and send 1,500 long requests).
+    if (const std::int64_t per_replica = requests_in_flight(w); c.planned.batch > per_replica) {
+      c.notes.push_back(Note::format("{} sequences in flight: the job's {:.0f} requests over {} replica{} (--concurrency {} is never reached)", per_replica,
+                                    *w.requests, w.gpus / std::max<std::int64_t>(1, w.tp * w.pp), w.gpus > w.tp * w.pp ? "s" : "", c.planned.batch));
+      c.planned.batch = per_replica;
     }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
     if (need > pool.kv_pool_bytes && w.batch_given && holds >= 1) {
@@ -322,11 +339,13 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);
   c.time = estimate_time(w, m, g, c.memory);
-  if (c.memory.vllm && asked.batch > w.batch && c.time.ttft_seconds && c.time.tpot_seconds && asked.output_tokens) {
-    // The queue beyond the pool (serving_fit): with N asked and M running, each lasting L = TTFT + output x TPOT,
-    // the engine completes M per L, so a request waits (N - M) x L / M before it starts (Little's law).
+  const std::int64_t asked_in_flight = std::min(asked.batch, requests_in_flight(w));
+  if (c.memory.vllm && asked_in_flight > w.batch && c.time.ttft_seconds && c.time.tpot_seconds && asked.output_tokens) {
+    // The queue beyond the pool (serving_fit): with N asked (no more than the job's requests) and M running, each
+    // lasting L = TTFT + output x TPOT, the engine completes M per L, so a request waits (N - M) x L / M before it
+    // starts (Little's law).
     const double life = *c.time.ttft_seconds + *asked.output_tokens * *c.time.tpot_seconds;
-    *c.time.ttft_seconds += static_cast<double>(asked.batch - w.batch) * life / static_cast<double>(w.batch);
+    *c.time.ttft_seconds += static_cast<double>(asked_in_flight - w.batch) * life / static_cast<double>(w.batch);
   }
   if (k) {
     auto scale = [&](std::optional<double>& v, double f) {
