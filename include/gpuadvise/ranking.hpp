@@ -139,6 +139,9 @@ inline constexpr std::array<const char*, 8> k_layout_keys{"tp", "pp", "cp", "ep"
 
 Ranking rank_gpus(const Workload& w, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts);
 
+// A job's duration as every output writes it: minutes under an hour, hours under three days, then days.
+std::string duration_text(double seconds);
+
 // The CPU as an option (method.md §16): each CPU instance of `cpus` planned as one device into `r.cpu_rows`, and
 // "on a CPU" among the recommendations for the cheapest that fits and finishes the job within value_target_hours.
 // Not offered for video streams, NVIDIA-only engines or a multi-GPU layout given; with devices named (--gpu,

@@ -21,7 +21,7 @@ bool cpu_offered(const Workload& w) {
   return w.gpus == 1 && w.tp == 1 && w.pp == 1;
 }
 
-std::string duration(double hours) { return hours < 1 ? fmt::format("{:.0f} min", hours * 60) : fmt::format("{:.1f} h", hours); }
+std::string duration(double hours) { return duration_text(hours * 3600); }
 }  // namespace
 
 void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCatalog& cpus, const RankOptions& opts) {

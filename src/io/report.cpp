@@ -29,11 +29,7 @@ namespace detail {
 double mem_div(const Style& s) { return s.units == MemUnits::gib ? 1073741824.0 : 1e9; }
 const char* mem_unit(const Style& s) { return s.units == MemUnits::gib ? "GiB" : "GB"; }
 std::string gbs(double bytes, const Style& s) { return fmt::format(FMT_COMPILE("{:.1f}"), bytes / mem_div(s)); }
-std::string hours(double secs) {
-  if (secs < 3600) return fmt::format("{:.0f} min", secs / 60);
-  if (secs < 86400 * 3) return fmt::format("{:.1f} h", secs / 3600);
-  return fmt::format("{:.1f} d", secs / 86400);
-}
+std::string hours(double secs) { return duration_text(secs); }
 
 std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem) {
   if (m.vision) {
