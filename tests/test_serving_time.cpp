@@ -295,3 +295,16 @@ TEST_CASE("serving: no more sequences run at once than the job has requests for 
   // 4,000 requests (1,000 a replica) reach the 512 asked: no cap.
   CHECK_FALSE(mentions(run("4000"), "sequences in flight: the job's"));
 }
+
+TEST_CASE("serving: vLLM's step budget caps the sequences it keeps decoding while their replacements' prompts come in", "[serving][time]") {
+  // vLLM on A100s steps at most 2,048 tokens (max_num_batched_tokens; 8,192 on an H100): to keep b sequences of
+  // 2,000 in / 100 out decoding it takes in b/100 new requests a step, 20 b prompt tokens, so 21 b <= 2,048 and
+  // b = floor(2,048 x 100 / 2,100) = 97. On H100s the budget allows 390, above the 155 the KV-cache pool holds.
+  auto notes = [](const char* gpu) {
+    const auto j = test::run_json({"estimate", "--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "vllm", "--precision", "bf16", "--gpu", gpu,
+                                   "--gpus", "8", "--tp", "8", "--input-tokens", "2000", "--output-tokens", "100", "--requests", "500", "--format", "json"});
+    return j["notes"].dump();
+  };
+  CHECK(notes("a100-sxm-80gb").find("97 sequences in flight: vLLM's step budget of 2048 tokens") != std::string::npos);
+  CHECK(notes("h100-sxm-80gb").find("step budget") == std::string::npos);
+}

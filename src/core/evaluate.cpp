@@ -185,6 +185,20 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuS
                                     *w.requests, w.gpus / std::max<std::int64_t>(1, w.tp * w.pp), w.gpus > w.tp * w.pp ? "s" : "", c.planned.batch));
       c.planned.batch = per_replica;
     }
+    // vLLM's scheduler runs at most max_num_batched_tokens tokens a step, decodes and prompt chunks together: to
+    // keep b sequences decoding it must take in b/out new requests a step, b x in/out prompt tokens, so the budget
+    // holds b x (1 + in/out) tokens and caps b at budget x out/(in + out) (vllm/engine/arg_utils.py defaults:
+    // 8,192 on a GPU of 70 GiB or more that is not an A100, else 2,048).
+    if (pool.engine == "vllm" && w.input_tokens && w.output_tokens && *w.output_tokens > 0) {
+      const double budget = vllm_batch_defaults(&g).max_num_batched_tokens;
+      const auto cap = static_cast<std::int64_t>(std::floor(budget * *w.output_tokens / (*w.input_tokens + *w.output_tokens)));
+      if (cap >= 1 && c.planned.batch > cap) {
+        c.notes.push_back(Note::format("{} sequences in flight: vLLM's step budget of {:.0f} tokens (max_num_batched_tokens) takes their decodes and "
+                                      "the prompts that replace them ({:.0f} + {:.0f} tokens a request)",
+                                      cap, budget, *w.input_tokens, *w.output_tokens));
+        c.planned.batch = cap;
+      }
+    }
     const double need = static_cast<double>(c.planned.batch) * kv_seq * pool.kv_bytes_per_token;
     if (need > pool.kv_pool_bytes && w.batch_given && holds >= 1) {
       // More sequences than the pool holds: the engine's scheduler admits what fits and the rest wait in its
