@@ -83,6 +83,10 @@ TEST_CASE("plan: a GPU count given alone is searched at that count, and the rank
   const auto result = checked.json()["results"][0];
   CHECK(result["layout"] == row["layout"]);
   CHECK(result["device_peak_bytes"].get<double>() == Approx(row["memory"]["device_peak_bytes"].get<double>()));
+  // fit maximises over the layout as given (data parallel) and says where the layouts of 16 GPUs are searched.
+  const auto fitted = with({"fit", "--maximize", "batch"});
+  REQUIRE(fitted.code == 0);
+  CHECK(fitted.json()["as_given"].get<std::string>().find("16 GPUs as given, data parallel") != std::string::npos);
   // A layout flag fixes the layout: tensor parallel 2 with data parallel 8 is evaluated as given, and does not fit.
   const auto fixed = with({"check"}, {"--tp", "2"});
   CHECK(fixed.code == 1);

@@ -51,6 +51,7 @@ struct FitResult {
   std::string limited_by;                // set when a limit other than memory stopped the search
   double min_headroom_pct = 0;           // free share of the card every value kept leaves (--min-headroom)
   std::string as_given;                  // the savers it was fitted without, where more would fit with them
+  std::string layout_given;              // a GPU count given alone, fitted as given (data parallel)
   // A serving engine's pool bounds the sequences it runs at once; more wait in its queue (method.md §8.3).
   bool pool_bound() const { return at && at->memory.vllm && what != Maximize::seq_len; }
 };

@@ -492,7 +492,7 @@ std::string fit_json(const Workload& w, const ModelSpec& m, const GpuSpec& g, co
   o.member("capacity_bytes", g.memory_bytes);
   o.text_or_null("limited_by", r.limited_by);
   o.member("min_headroom_pct", r.min_headroom_pct);
-  o.text_or_null("as_given", r.as_given);
+  o.text_or_null("as_given", r.layout_given.empty() ? r.as_given : r.as_given.empty() ? r.layout_given : r.as_given + "; " + r.layout_given);
   o.end_object();
   return out + "\n";
 }

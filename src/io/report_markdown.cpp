@@ -90,8 +90,10 @@ std::string fit_markdown(const Workload& w, const ModelSpec& m, const GpuSpec& g
   std::string out = fmt::format("## Largest {} that {} `{}`\n\n**Workload:** {} {}; {} usable, {:g}% kept free.\n\n", what,
                                 pool ? "runs at once in the KV-cache pool on" : "fits", g.id, cell(m.id), to_string(w.mode), usable, r.min_headroom_pct);
   if (r.value == 0)
-    return out + fmt::format("Does not fit even at {} 1: {} {} per GPU needed.\n", what, gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style));
+    return out + fmt::format("Does not fit even at {} 1: {} {} per GPU needed.\n{}", what, gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style),
+                             r.layout_given.empty() ? "" : "\n" + cell(r.layout_given) + "\n");
   if (!r.as_given.empty()) out += cell(r.as_given) + "\n\n";
+  if (!r.layout_given.empty()) out += cell(r.layout_given) + "\n\n";
   out += fmt::format("| {} | device peak ({}) | headroom ({}) | verdict |\n|--:|--:|--:|---|\n", what, mem_unit(style), mem_unit(style));
   out += fmt::format("| **{}** | {} | {} | fits |\n", r.value, gbs(r.at->memory.device_peak, style), gbs(r.at->headroom_bytes, style));
   if (r.next && pool)
