@@ -103,6 +103,10 @@ TEST_CASE("support: the one-card line names a card that runs the job alone in an
   const auto serving = one_card({"--model", "7B", "--mode", "inference", "--owned", "--requests", "1M", "--input-tokens", "500", "--output-tokens", "200"});
   CHECK_FALSE(serving.first.empty());
   CHECK(serving.first.find("jetson") == std::string::npos);
+  // Llama 3.1 70B Q4_K_M (about 40 GB) on two RTX 3090s split by layers: the pair runs it, one 24 GB card does not,
+  // so a count given alone names no single card.
+  const auto pair = one_card({"--model", "llama-3.1-70b", "--precision", "q4_k_m", "--engine", "llamacpp", "--gpus", "2", "--gpu", "rtx-3090-24gb"});
+  CHECK(pair.first.empty());
   // Cameras are what an edge module is for: four video streams name the cheapest module that runs them.
   const auto cameras = one_card({"--model", "yolov8-m", "--mode", "inference", "--streams", "4", "--owned"});
   CHECK(cameras.first.rfind("jetson-", 0) == 0);

@@ -120,7 +120,7 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   // The job runs on one card: as asked, or with the savers the search applied there (no CPU offload).
   const bool one_card = std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.gpus == 1 && c.planned.offload == Offload::none; });
   Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);
-  out.fits_single = (single.fits && !single.tight) || one_card;
+  out.fits_single = (single.fits && !single.tight && w.gpus == 1) || one_card;
   out.why = describe_choice(out, single, fitting, pick, opts, chosen.in_band);
   // The cheapest plan may be one nobody would wait for: say how to trade money for time.
   if (count_without_layout(w) && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node())
