@@ -92,3 +92,17 @@ TEST_CASE("plan: a GPU count given alone is searched at that count, and the rank
   CHECK(fixed.code == 1);
   CHECK(fixed.json()["results"][0]["layout"].get<std::string>().find("tensor parallel 2 + data parallel 8") != std::string::npos);
 }
+
+TEST_CASE("plan: where no layout of a count given alone fits, the answer names its roomiest layout and why", "[plan-choice][moe][serving][cli]") {
+  // DeepSeek-V3 (671B parameters, FP8 from its checkpoint) on 8 H100s under SGLang: data parallel holds the whole model
+  // on each GPU (673 GB of weights); the nearest miss is tensor parallel 8, 671e9 / 8 = 84 GB of weights per GPU,
+  // more than the share of an 80 GB card SGLang gives weights and cache together.
+  const auto r = test::run({"--model", "deepseek-v3", "--engine", "sglang", "--gpus", "8", "--gpu", "h100-sxm-80gb", "--requests", "10k",
+                            "--input-tokens", "1000", "--output-tokens", "1000", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto row = r.json()["ranking"][0];
+  CHECK_FALSE(row["fits"].get<bool>());
+  CHECK(row["plan"]["tp"].get<int>() == 8);
+  CHECK(row["why"].get<std::string>().find("no layout of the 8 GPUs given fits; the roomiest, 8 GPUs: tensor parallel 8") != std::string::npos);
+  CHECK(row["memory"]["components"]["weights"].get<double>() == Approx(84.1e9).epsilon(0.01));
+}

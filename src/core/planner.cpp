@@ -94,6 +94,38 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
   return single;
 }
 
+// Where no layout of a count given alone fits: the layout of that count that needs the least memory per GPU, each
+// assessed in full (the screen skips what does not fit), with its own reason, so the answer names the nearest miss
+// (DeepSeek-V3 on 8 H100s: tensor parallel 8 over 84 GB of weights per GPU, not data parallel over 673).
+Candidate roomiest_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, TensorMemo* memo) {
+  Candidate best, c;
+  const LocalCorrection* best_k = nullptr;
+  bool found = false;
+  for_each_layout(w, m, g, w.gpus, [&](Workload& p) {
+    const LocalCorrection* k = assess_fit(c, p, m, g, opts.cost, memo);
+    if (c.supported && (!found || c.memory.device_peak < best.memory.device_peak)) {
+      best = c;
+      best_k = k;
+      found = true;
+    }
+    return false;  // the first micro-batch of each layout
+  });
+  if (!found) return best;
+  score_layout(best, w, m, g, opts.cost, best_k);
+  finish_candidate(best, g, opts);
+  best.why = fmt::format("no layout of the {} GPUs given fits; the roomiest, {}: {}", w.gpus, best.layout,
+                         best.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", best.memory.device_peak / 1e9) : best.fit_reason.text());
+  return best;
+}
+
+// No plan fits: for a count given alone its roomiest layout, else the tight plan or the one-GPU verdict.
+Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts,
+                       const std::string& offload_short, bool count_only, TensorMemo* memo) {
+  if (count_only && tight.empty())
+    if (Candidate nearest = roomiest_layout(w, m, g, opts, memo); !nearest.why.empty()) return nearest;
+  return no_fitting_plan(std::move(single), tight, g, opts, offload_short, count_only ? w.gpus : 0);
+}
+
 // Why a plan of a count given alone was chosen: the order's pick among the layouts of that count that fit.
 std::string count_choice(const Candidate& chosen, std::size_t fitting, RankBy order, const RankOptions& opts) {
   const char* best = opts.deadline_seconds ? "cheapest that meets the deadline"
@@ -274,7 +306,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   }
   if (fits.empty()) try_last_resorts(w, m, g, opts, fits, try_layout, count_only ? w.gpus : 0);
   if (fits.empty()) complete_single();
-  Candidate chosen = fits.empty() ? no_fitting_plan(std::move(single), tight, g, opts, offload_short, count_only ? w.gpus : 0)
+  Candidate chosen = fits.empty() ? nothing_fits(std::move(single), tight, w, m, g, opts, offload_short, count_only, memo)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
   if (count_only && chosen.fits && !chosen.tight) chosen.why = count_choice(chosen, fits.size(), order, opts);
   describe_layout(chosen, w, m, g, opts.cost);
