@@ -336,3 +336,13 @@ TEST_CASE("recommendation: the fastest line names a frontier plan only when it i
     if (rec["label"] == "fastest") fastest = rec["reason"].get<std::string>();
   CHECK(fastest.rfind("15 min for the job on single GPU", 0) == 0);
 }
+
+TEST_CASE("plan: a count given alone that is not whole nodes keeps the layout given and says why", "[plan-choice][cli]") {
+  // Twelve H100s are a node of 8 and half of another: the search runs one node or whole nodes, so --gpus 12 is the
+  // layout given, data parallel, and a 7B full fine-tune (16 B of states per parameter: 112 GB a GPU) does not fit.
+  const auto j = test::run_json({"--model", "7B", "--mode", "finetune", "--gpus", "12", "--gpu", "h100-sxm-80gb", "--tokens", "1B", "--format", "json"});
+  const auto row = j["ranking"][0];
+  CHECK_FALSE(row["fits"].get<bool>());
+  CHECK(row["why"].get<std::string>().rfind("the layout given (the search runs whole nodes of 8 GPUs)", 0) == 0);
+  CHECK(row["layout"].get<std::string>().find("data parallel 12") != std::string::npos);
+}

@@ -78,6 +78,10 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
                         c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
     return c;
   }
+  if (count_given && single.fits) {
+    single.why = "the layout given";
+    return single;
+  }
   if (count_given) {
     single.why = fmt::format("no layout of the {} GPUs given fits (data parallel: {})", count_given,
                              single.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", single.memory.device_peak / 1e9) : single.fit_reason.text());
@@ -124,6 +128,22 @@ Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, co
   if (count_only && tight.empty())
     if (Candidate nearest = roomiest_layout(w, m, g, opts, memo); !nearest.why.empty()) return nearest;
   return no_fitting_plan(std::move(single), tight, g, opts, offload_short, count_only ? w.gpus : 0);
+}
+
+// The layouts searched run one node or whole nodes (method.md §9).
+bool whole_nodes(std::int64_t gpus, const GpuSpec& g) {
+  const std::int64_t per_node = g.gpus_per_node();
+  return gpus <= per_node || (g.multi_node() && gpus % per_node == 0);
+}
+
+// The layout as asked, as the answer: why, and no job figures where it does not fit.
+Candidate layout_as_given(Candidate single, const Workload& w, const GpuSpec& g) {
+  single.why = w.gpus <= 1 ? ""
+               : count_without_layout(w) && !whole_nodes(w.gpus, g) ? fmt::format("the layout given (the search runs whole nodes of {} GPUs)", g.gpus_per_node())
+                                                                    : "the layout given";
+  if (!single.fits && !single.fit_reason.empty()) single.why += (single.why.empty() ? "" : ": ") + single.fit_reason.text();
+  withhold_unfit(single);
+  return single;
 }
 
 // Why a plan of a count given alone was chosen: the order's pick among the layouts of that count that fit.
@@ -228,17 +248,12 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     single.fits_single = single.fits && !single.tight && w.gpus == 1;
   };
   // The user's own layout, video (sized by streams), or nothing to search: the layout as asked is the answer. A
-  // count given alone searches the layouts of that count.
-  const bool count_only = count_without_layout(w) && single.supported && !w.streams;
+  // count given alone searches the layouts of that count, one node or whole nodes.
+  const bool count_only = count_without_layout(w) && whole_nodes(w.gpus, g) && single.supported && !w.streams;
   const bool no_search = (w.gpus > 1 && !count_only) || !single.supported || w.streams;
   if (single.fits || no_search) complete_single();
   if (w.streams && !w.batch_given && single.supported) return batch_video_frames(w, m, g, opts, single);
-  if (no_search) {
-    single.why = w.gpus > 1 ? "the layout given" : "";
-    if (!single.fits && !single.fit_reason.empty()) single.why += (single.why.empty() ? "" : ": ") + single.fit_reason.text();
-    withhold_unfit(single);
-    return single;
-  }
+  if (no_search) return layout_as_given(std::move(single), w, g);
   // Reserved once: a GPU keeps a plan per layout that fits at the counts searched, and a growing vector would copy
   // its candidates (2.5 KB each) into fresh memory at every step.
   std::vector<Candidate> fits, tight;
@@ -308,7 +323,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   if (fits.empty()) complete_single();
   Candidate chosen = fits.empty() ? nothing_fits(std::move(single), tight, w, m, g, opts, offload_short, count_only, memo)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
-  if (count_only && chosen.fits && !chosen.tight) chosen.why = count_choice(chosen, fits.size(), order, opts);
+  if (count_only && chosen.fits && !chosen.tight && !fits.empty()) chosen.why = count_choice(chosen, fits.size(), order, opts);
   describe_layout(chosen, w, m, g, opts.cost);
   withhold_unfit(chosen);
   return chosen;
