@@ -294,7 +294,10 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
     // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
     const bool host_bound = !from_frontier && fastest->time.bound == k_host_bound;
     // With a global batch, more images or sequences per step (--global-batch) give each GPU a larger share.
-    const char* larger = stepped ? "a larger --global-batch" : "a larger --batch";
+    // (where the micro-batch already accumulates to it, a larger micro-batch, which memory bounds, does).
+    const char* larger = !stepped                              ? "a larger --batch"
+                         : fastest->planned.grad_accum == 1 ? "a larger --global-batch"
+                                                             : "a larger micro-batch, where memory allows it,";
     if (host_bound)
       t += fmt::format("; host-bound: the framework's kernel launches, not the GPU, set this speed ({} uses the GPU)", larger);
     r.recommendations.push_back({"fastest", fastest->gpu->id, t});
