@@ -2,6 +2,7 @@
 #include "gpuadvise/ranking.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
 #include <cctype>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/units.hpp"
 #include "ranking_common.hpp"
 
@@ -300,6 +302,10 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
                                                              : "a larger micro-batch, where memory allows it,";
     if (host_bound)
       t += fmt::format("; host-bound: the framework's kernel launches, not the GPU, set this speed ({} uses the GPU)", larger);
+    // A training speed that rests on a vendor's projection, not a measurement, says so where it is named fastest.
+    if (is_training(fastest->planned.mode) && !fastest->gpu->is_cpu() &&
+        std::string_view(family_efficiency(gpu_family(*fastest->gpu)).basis).starts_with("vendor projection"))
+      t += "; its training share is the vendor's projection, not a measurement (method.md §8.2)";
     r.recommendations.push_back({"fastest", fastest->gpu->id, t});
   }
   if (single_card)
