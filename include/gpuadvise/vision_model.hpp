@@ -1,5 +1,8 @@
 #pragma once
 // Counting a vision model's parameters, multiply-adds and saved activations at a resolution.
+#include <array>
+#include <string>
+
 #include "gpuadvise/vision.hpp"
 
 namespace gpuadvise {
@@ -31,6 +34,16 @@ struct YoloCounts {
   double anchor_points = 0;  // output cells over all levels
   double loss_fp32_per_anchor = 0;  // batch-wide assigner and loss work tensors (included in saved_fp32)
 };
+
+// Swin Transformer's shapes (Liu et al. 2021 Table 7): the first stage's channels (C, doubled per stage) and the
+// blocks of its four stages, for swin-t, swin-s and swin-b.
+struct SwinShape {
+  double base = 96;
+  std::array<double, 4> depths{2, 2, 18, 2};
+};
+inline SwinShape swin_shape(const std::string& backbone) {
+  return {backbone == "swin-b" ? 128.0 : 96.0, backbone == "swin-t" ? std::array<double, 4>{2, 2, 6, 2} : std::array<double, 4>{2, 2, 18, 2}};
+}
 
 // Layer-by-layer count for the YOLO families (method.md §12.5).
 YoloCounts yolo_counts(const VisionArch& a, double width, double height);

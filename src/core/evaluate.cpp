@@ -137,12 +137,16 @@ double ranking_detail::pool_sequences(const MemoryEstimate& mem, const Workload&
 
 namespace {
 
+// The replicas of a serving layout: its GPUs over the tp x pp each replica spans.
+double layout_replicas(const Workload& w) {
+  return std::max(1.0, static_cast<double>(w.gpus) / static_cast<double>(std::max<std::int64_t>(1, w.tp * w.pp)));
+}
+
 // The most sequences a replica of the layout can run at once: the job's requests over its replicas (all of them
 // when no request count is given).
 std::int64_t requests_in_flight(const Workload& w) {
   if (!w.requests) return std::numeric_limits<std::int64_t>::max();
-  const double replicas = std::max(1.0, static_cast<double>(w.gpus) / static_cast<double>(std::max<std::int64_t>(1, w.tp * w.pp)));
-  return static_cast<std::int64_t>(std::ceil(*w.requests / replicas));
+  return static_cast<std::int64_t>(std::ceil(*w.requests / layout_replicas(w)));
 }
 
 // vLLM's verdict in its own terms (method.md §6.2): the weights and the profiling run must leave a KV-cache
@@ -181,8 +185,9 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuS
     // requests submitted at once on one engine runs 1,500, whatever --concurrency allows (trtllm-bench's rows
     // cap the batch at 4,096 and send 1,500 long requests).
     if (const std::int64_t per_replica = requests_in_flight(w); c.planned.batch > per_replica) {
-      c.notes.push_back(Note::format("{} sequences in flight: the job's {:.0f} requests over {} replica{} (--concurrency {} is never reached)", per_replica,
-                                    *w.requests, w.gpus / std::max<std::int64_t>(1, w.tp * w.pp), w.gpus > w.tp * w.pp ? "s" : "", c.planned.batch));
+      const double replicas = layout_replicas(w);
+      c.notes.push_back(Note::format("{} sequences in flight: the job's {:.0f} requests over {:g} replica{} (--concurrency {} is never reached)", per_replica,
+                                    *w.requests, replicas, replicas == 1 ? "" : "s", c.planned.batch));
       c.planned.batch = per_replica;
     }
     // vLLM's scheduler runs at most max_num_batched_tokens tokens a step, decodes and prompt chunks together: to

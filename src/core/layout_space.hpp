@@ -89,6 +89,13 @@ inline std::pair<std::int64_t, std::int64_t> micro_batches(const Workload& w, co
   return {w.batch, 1};
 }
 
+// The layouts run one node or whole nodes, and whole nodes only where the catalogue knows a network between them
+// (method.md §9).
+inline bool whole_nodes(std::int64_t n, const GpuSpec& g) {
+  const std::int64_t per_node = g.gpus_per_node();
+  return n <= per_node || (g.multi_node() && n % per_node == 0);
+}
+
 // The layouts worth trying at n GPUs (method.md §9). Inside one node: data parallel, ZeRO-1/2/3, tensor
 // parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
 // divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
@@ -99,7 +106,7 @@ template <class Try>
 void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n, Try&& try_layout) {
   const std::int64_t per_node = g.gpus_per_node();
   const std::int64_t nodes = n <= per_node ? 1 : n / per_node;
-  if (n > per_node && (!g.multi_node() || n % per_node != 0)) return;
+  if (!whole_nodes(n, g)) return;
   const std::int64_t in_node = std::min(n, per_node);
   const bool training = is_training(w.mode);
   const std::int64_t layers = m.layers + m.encoder_layers;

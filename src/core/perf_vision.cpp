@@ -103,8 +103,8 @@ double vit_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSp
 // elementwise chains (half the traffic, as for convolutions). `flops`: the step's FLOPs per image.
 double swin_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak, double W, double H, double flops, bool training,
                               TimeEstimate& t) {
-  const double base = a.backbone == "swin-b" ? 128.0 : 96.0, head_dim = 32.0, window = 49.0;
-  const std::array<double, 4> depths = a.backbone == "swin-t" ? std::array<double, 4>{2, 2, 6, 2} : std::array<double, 4>{2, 2, 18, 2};
+  const auto [base, depths] = swin_shape(a.backbone);
+  const double head_dim = 32.0, window = 49.0;
   const bool fp32 = w.precision == Precision::fp32 || w.precision == Precision::tf32;
   const double channel_bytes = fp32 ? 176.0 : 122.0, score_bytes = 28.0;
   const double passes = training ? 3.0 : 1.0;

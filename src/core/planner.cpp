@@ -66,10 +66,9 @@ Candidate batch_video_frames(const Workload& w, const ModelSpec& m, const GpuSpe
   return best;
 }
 
-// Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict (or,
-// for a count given alone, the layout given's) with why the search found nothing.
-Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short,
-                          std::int64_t count_given) {
+// Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict with
+// why the search found nothing.
+Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short) {
   if (!tight.empty()) {
     auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
     Candidate c = *best;
@@ -77,15 +76,6 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
     c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
                         c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
     return c;
-  }
-  if (count_given && single.fits) {
-    single.why = "the layout given";
-    return single;
-  }
-  if (count_given) {
-    single.why = fmt::format("no layout of the {} GPUs given fits (data parallel: {})", count_given,
-                             single.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", single.memory.device_peak / 1e9) : single.fit_reason.text());
-    return single;
   }
   const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
   const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
@@ -122,18 +112,16 @@ Candidate roomiest_layout(const Workload& w, const ModelSpec& m, const GpuSpec& 
   return best;
 }
 
-// No plan fits: for a count given alone its roomiest layout, else the tight plan or the one-GPU verdict.
+// No plan fits: the tight plan with the most room, else for a count given alone its roomiest layout (or, where it has
+// none to search, the layout given), else the one-GPU verdict.
 Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts,
                        const std::string& offload_short, bool count_only, TensorMemo* memo) {
-  if (count_only && tight.empty())
-    if (Candidate nearest = roomiest_layout(w, m, g, opts, memo); !nearest.why.empty()) return nearest;
-  return no_fitting_plan(std::move(single), tight, g, opts, offload_short, count_only ? w.gpus : 0);
-}
-
-// The layouts searched run one node or whole nodes (method.md §9).
-bool whole_nodes(std::int64_t gpus, const GpuSpec& g) {
-  const std::int64_t per_node = g.gpus_per_node();
-  return gpus <= per_node || (g.multi_node() && gpus % per_node == 0);
+  if (!count_only || !tight.empty()) return no_fitting_plan(std::move(single), tight, g, opts, offload_short);
+  if (Candidate nearest = roomiest_layout(w, m, g, opts, memo); !nearest.why.empty()) return nearest;
+  single.why = single.fits ? "the layout given"
+                           : fmt::format("no layout of the {} GPUs given fits (data parallel: {})", w.gpus,
+                                         single.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", single.memory.device_peak / 1e9) : single.fit_reason.text());
+  return single;
 }
 
 // The layout as asked, as the answer: why, and no job figures where it does not fit.

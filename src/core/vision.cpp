@@ -128,8 +128,7 @@ void swin_backbone(Tally& t) {
   const double px = t.px, C = t.C;
   double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
-  const double base = a.backbone == "swin-b" ? 128.0 : 96.0;
-  const std::vector<double> depths = a.backbone == "swin-t" ? std::vector<double>{2, 2, 6, 2} : std::vector<double>{2, 2, 18, 2};
+  const auto [base, depths] = swin_shape(a.backbone);
   params += 48.0 * base;
   macs += 48.0 * base * px / 16.0;
   for (int i = 0; i < 4; ++i) {

@@ -29,7 +29,6 @@ namespace detail {
 double mem_div(const Style& s) { return s.units == MemUnits::gib ? 1073741824.0 : 1e9; }
 const char* mem_unit(const Style& s) { return s.units == MemUnits::gib ? "GiB" : "GB"; }
 std::string gbs(double bytes, const Style& s) { return fmt::format(FMT_COMPILE("{:.1f}"), bytes / mem_div(s)); }
-std::string hours(double secs) { return duration_text(secs); }
 
 std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem) {
   if (m.vision) {
@@ -67,7 +66,6 @@ namespace {
 using detail::gbs;
 using detail::mib;
 using detail::paint;
-using detail::hours;
 using detail::mem_div;
 using detail::mem_unit;
 using detail::workload_line;
@@ -217,7 +215,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     }
     if (t.job_seconds)
       out += fmt::format("  job: {} of compute; billed {} per {} (start {:.2f} h, setup {:.2f} h, checkpoint writes {:.2f} h, expected rework {:.2f} h)\n",
-                         hours(*t.job_seconds), hours(k.wall_hours * 3600), per, k.start_hours, k.setup_hours, k.checkpoint_hours, k.rework_hours);
+                         duration_text(*t.job_seconds), duration_text(k.wall_hours * 3600), per, k.start_hours, k.setup_hours, k.checkpoint_hours, k.rework_hours);
     if (k.total_usd)
       out += fmt::format("  cost: ${:.2f} for the job at ${:.2f}/{}-h ({}{})\n", *k.total_usd, *k.price.usd_per_gpu_hour, per,
                          k.price.provider, k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen);

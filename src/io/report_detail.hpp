@@ -71,8 +71,6 @@ struct GpuDetail {
 GpuDetail gpu_detail(const GpuSpec& g, const Style& style);
 // The ranking table's header and rows, fitted to style.width (report_rank_table.cpp).
 std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
-// A duration as people read it: s, min, h or d.
-std::string hours(double secs);
 // The workload in one line: model, size, mode, precision, batch, sequence or image size, framework.
 std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem);
 

@@ -15,7 +15,6 @@ std::string markdown_cell(const std::string& s) { return markdown_text(s); }
 
 namespace {
 using detail::gbs;
-using detail::hours;
 using detail::mem_div;
 using detail::mem_unit;
 using detail::workload_line;
@@ -59,7 +58,7 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
                        c.fits ? (c.tight ? "tight" : "yes") : (c.supported ? "no" : "n/a"), c.gpus, cell(c.layout), c.memory.device_peak / mem_div(style),
                        static_cast<double>(c.gpu->memory_bytes) / mem_div(style), c.usd_per_gpu_hour() ? fmt::format("{:.2f}", *c.usd_per_gpu_hour()) : "—",
                        rate_s,
-                       c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : "—", md_money(c.cost.total_usd));
+                       c.cost.wall_hours > 0 ? duration_text(c.cost.wall_hours * 3600) : "—", md_money(c.cost.total_usd));
   }
   std::string why;
   for (const auto& c : r.rows)
@@ -78,7 +77,7 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
     if (c.time.train_tokens_per_second_per_gpu) out += fmt::format("- {:.0f} training tokens/s per GPU\n", *c.time.train_tokens_per_second_per_gpu);
     if (c.time.decode_tokens_per_second) out += fmt::format("- {:.0f} output tokens/s, TPOT {:.1f} ms\n", *c.time.decode_tokens_per_second, c.time.tpot_seconds.value_or(0) * 1e3);
     if (c.time.images_per_second) out += fmt::format("- {:.3g} images/s per GPU\n", *c.time.images_per_second);
-    if (c.cost.total_usd) out += fmt::format("- job: {} billed, {}\n", hours(c.cost.wall_hours * 3600), md_money(c.cost.total_usd));
+    if (c.cost.total_usd) out += fmt::format("- job: {} billed, {}\n", duration_text(c.cost.wall_hours * 3600), md_money(c.cost.total_usd));
   }
   return out;
 }

@@ -99,7 +99,7 @@ std::vector<Column> rank_table_columns(const Workload& w, const ModelSpec& m, co
     });
   }
   if (has_time) {
-    add("job time", true, 70, [](const Candidate& c, std::size_t) { return Cell{c.cost.wall_hours > 0 ? hours(c.cost.wall_hours * 3600) : k_dash}; });
+    add("job time", true, 70, [](const Candidate& c, std::size_t) { return Cell{c.cost.wall_hours > 0 ? duration_text(c.cost.wall_hours * 3600) : k_dash}; });
     add("job cost", true, 88, [](const Candidate& c, std::size_t) { return Cell{c.cost.total_usd ? "$" + fixed(*c.cost.total_usd, 2) : k_dash}; });
   }
   if (has_time && inference)
