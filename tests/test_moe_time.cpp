@@ -42,29 +42,44 @@ TEST_CASE("time: a routed expert's weights stream each micro-batch, and below th
 }
 
 TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", "[time][moe][heldout]") {
-  // tests/data/moe_train_time.jsonl: eighteen recipe rows (Megatron-Bridge's performance archive, H100, B200 and
+  // tests/data/moe_train_time.jsonl: twenty-five recipe rows (Megatron-Bridge's performance archive, H100, B200 and
   // B300, container versions 25.09 to 26.06). One, Qwen3-30B-A3B on 8 B200s (26.02), fits coef::expert_host_s (the
   // dropless layer's experts launched one by one from the host). The others are held out and come within 20 %,
   // whether the all-to-alls cross the network (DeepSeek-V3 on 1,024 H100s, EP 64; Qwen3-30B-A3B at EP 16 over two
-  // H100 nodes) or stay in a node (B200 and B300, EP 8: 32 and 16 experts per GPU), at micro-batch 1, 2 or 8.
+  // H100 nodes) or stay in a node (B200 and B300, EP 8: 32 and 16 experts per GPU), at micro-batch 1, 2, 4 or 8:
+  // the same B200 layout at micro-batch 4 (26.02.01, 26.04.01) ran 2.75x the fitted micro-batch-1 row, and the
+  // host time per expert, fixed per micro-batch, gives it within 10 %.
   // Qwen3-30B-A3B on 16 H100s at PP 2 x 12 one-layer chunks ran 5,113 tokens/s per GPU in 26.02 and 9,058 in
   // 26.02.01, the same layout one container patch apart (and 5,275 in 25.11 at PP 2 x 24): a software-version
-  // spread of 1.77x that no hardware model closes. Those two older rows are reported, held only to running and not
-  // falling below half the measured rate; the newer H100 rows are held to 20 % (docs/method.md §8.2).
+  // spread of 1.77x that no hardware model closes; Qwen3-235B-A22B on 256 B300s ran 2,644 in 26.02.01 at micro-batch
+  // 1, where 26.04 and 26.04.01 ran 4,865 and 5,936 at micro-batch 2. Those older rows are reported, held only to
+  // running and not falling below half the measured rate; the newer rows are held to 20 % (docs/method.md §8.2).
+  // DeepSeek-V3 on 256 B200s at EP 32 over four nodes (26.04.01) runs DeepEP (a token crosses the network once per
+  // destination node) with the all-to-alls overlapped by another micro-batch's compute; the tool charges a copy per
+  // expert, exposed, and stays under it (known, method.md §8.4): held to the sign of that gap.
   std::map<std::string, double> err;
   for (const auto& [c, e] : test::data_case_errors("moe_train_time.jsonl")) err[c["id"].get<std::string>()] = e;
-  REQUIRE(err.size() == 18);
+  REQUIRE(err.size() == 25);
   CHECK(std::abs(err.at("mbridge_2602_qwen3_30b_a3b_8xb200")) <= 0.02);  // the fitted row
-  const std::set<std::string> version_spread{"mbridge_2511_qwen3_30b_a3b_16xh100", "mbridge_2602_qwen3_30b_a3b_16xh100"};
+  const std::set<std::string> version_spread{"mbridge_2511_qwen3_30b_a3b_16xh100", "mbridge_2602_qwen3_30b_a3b_16xh100",
+                                             "mbridge_26021_qwen3_235b_a22b_256xb300_mbs1"};
+  const std::string deepep = "mbridge_26041_deepseek_v3_256xb200";
+  CHECK(err.at(deepep) < -0.2);
+  CHECK(err.at(deepep) > -0.6);
   std::size_t held = 0;
   for (const auto& [id, e] : err) {
-    CHECK(e > -0.5);
-    if (id == "mbridge_2602_qwen3_30b_a3b_8xb200" || version_spread.count(id) != 0) continue;
     INFO(id);
+    if (id != deepep) CHECK(e > -0.5);
+    if (id == "mbridge_2602_qwen3_30b_a3b_8xb200" || id == deepep || version_spread.count(id) != 0) continue;
     CHECK(std::abs(e) <= 0.20);
     ++held;
   }
-  CHECK(held == 15);
+  CHECK(held == 20);
+  // Micro-batch 4 against the fitted micro-batch 1 on the same 8 B200s: the estimate's ratio is within 10 % of the
+  // measured 2.75x (26,695 / 9,691).
+  const double mbs1 = (1.0 + err.at("mbridge_2602_qwen3_30b_a3b_8xb200")) * 9691.0;
+  const double mbs4 = (1.0 + err.at("mbridge_26021_qwen3_30b_a3b_8xb200_mbs4")) * 26695.0;
+  CHECK(mbs4 / mbs1 == Approx(26695.0 / 9691.0).epsilon(0.10));
   // The same layout in two versions: the estimate sits at the newer one (within 20 %), 1.58x the older.
   const double older = (1.0 + err.at("mbridge_2602_qwen3_30b_a3b_16xh100")) * 5113.0;
   const double newer = (1.0 + err.at("mbridge_26021_qwen3_30b_a3b_16xh100")) * 9058.0;
