@@ -94,10 +94,15 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
   if (is_training(w.mode) && w.checkpointing == Checkpointing::none && !m.vision)
     r.as_given = "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
                  "a plan needs it)";
-  // A count given alone is fitted as given (data parallel); the ranking and check search its layouts.
-  if (count_without_layout(w))
-    r.layout_given = fmt::format("{} GPUs as given, data parallel (every GPU holds the whole model): the ranking and check search the layouts of {} GPUs, "
-                                 "and --tp, --pp, --ep or --sharding fit one of them here", w.gpus, w.gpus);
+  // A count given alone is fitted as given (data parallel, or llama.cpp's layer split: one stage a card); the
+  // ranking and check search its layouts. The sentence names the layout the numbers below belong to.
+  if (count_without_layout(w)) {
+    const bool replicas = w.tp == 1 && w.pp == 1 && w.cp == 1 && w.ep == 1 && w.sharding == Sharding::none;
+    r.layout_given = fmt::format("{} GPUs as given, {}: the ranking and check search the layouts of {} GPUs, and --tp, --pp, --ep or --sharding "
+                                 "fit one of them here",
+                                 w.gpus, replicas ? "data parallel (every GPU holds the whole model)" : fmt::format("pipeline parallel {} (one stage a card)", w.pp),
+                                 w.gpus);
+  }
   // A sequence never goes past the model's context (longer needs RoPE scaling, which the model was not
   // trained for); other counts stop at the input ranges.
   const std::int64_t cap = what == Maximize::seq_len ? (m.context > 0 ? std::min<std::int64_t>(m.context, std::int64_t{1} << 24) : std::int64_t{1} << 24)
