@@ -106,3 +106,13 @@ TEST_CASE("plan: where no layout of a count given alone fits, the answer names i
   CHECK(row["why"].get<std::string>().find("no layout of the 8 GPUs given fits; the roomiest, 8 GPUs: tensor parallel 8") != std::string::npos);
   CHECK(row["memory"]["components"]["weights"].get<double>() == Approx(84.1e9).epsilon(0.01));
 }
+
+TEST_CASE("fit: a count given alone names the layout its numbers belong to", "[plan-choice][llamacpp][cli]") {
+  // llama.cpp spreads a 70B Q4_K_M over two RTX 4090s by layers (its --split-mode layer): each card holds half the
+  // weights, about 21.6 GB, where data parallel would put the whole 42 GB model on each. fit's sentence says so.
+  const auto f = test::run_json({"fit", "--model", "llama-3.1-70b", "--mode", "inference", "--precision", "q4_k_m", "--framework", "llamacpp", "--gpu",
+                                 "rtx-4090-24gb", "--gpus", "2", "--maximize", "seq-len"});
+  const std::string given = f["as_given"].get<std::string>();
+  CHECK(given.find("2 GPUs as given, pipeline parallel 2 (one stage a card)") != std::string::npos);
+  CHECK(given.find("data parallel") == std::string::npos);
+}

@@ -346,3 +346,25 @@ TEST_CASE("plan: a count given alone that is not whole nodes keeps the layout gi
   CHECK(row["why"].get<std::string>().rfind("the layout given (the search runs whole nodes of 8 GPUs)", 0) == 0);
   CHECK(row["layout"].get<std::string>().find("data parallel 12") != std::string::npos);
 }
+
+TEST_CASE("plan: a deadline no plan of any GPU asked meets says how close each came, in text and markdown", "[plan-choice][cli]") {
+  // Llama 3.1 8B pre-training on 1T tokens within 8 H100s and one day: the fastest plan takes months, so the only GPU
+  // asked is dropped and no row is left; the answer still names the plan and its time instead of "No GPU selected."
+  const std::vector<std::string> args{"--model", "llama-3.1-8b", "--mode", "train", "--tokens", "1T", "--gpu", "h100-sxm-80gb", "--max-gpus", "8", "--deadline", "1d"};
+  for (const char* format : {"table", "markdown"}) {
+    INFO(format);
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {"--format", format});
+    const auto r = test::run(a);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("No GPU selected") == std::string::npos);
+    CHECK(r.out.find("No plan meets the deadline or budget") != std::string::npos);
+    CHECK(r.out.find("h100-sxm-80gb") != std::string::npos);
+    CHECK(r.out.find("the fastest plan within 8 GPUs (8 GPUs: ") != std::string::npos);
+    CHECK(r.out.find(" d, over the 24.0 h deadline") != std::string::npos);
+  }
+  const auto j = test::run_json(args);
+  CHECK(j["ranking"].empty());
+  REQUIRE(j["dropped"].size() == 1);
+  CHECK(j["dropped"][0]["gpu"] == "h100-sxm-80gb");
+}

@@ -353,9 +353,9 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   for (auto& c : r.rows) {
     if (c.fits && opts.deadline_seconds && !meets_deadline(c, opts)) {
       r.dropped.push_back({c.gpu->id, c.time.job_seconds
-                                          ? fmt::format("the fastest plan within {} GPUs ({}) takes {:.1f} h, over the {:.1f} h deadline",
+                                          ? fmt::format("the fastest plan within {} GPUs ({}) takes {}, over the {} deadline",
                                                         c.gpu->multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, c.gpu->gpus_per_node()), c.layout,
-                                                        c.cost.wall_hours, *opts.deadline_seconds / 3600.0)
+                                                        duration_text(c.cost.wall_hours * 3600.0), duration_text(*opts.deadline_seconds))
                                           : "job time unknown (no throughput figure), so the deadline cannot be checked"});
       continue;
     }

@@ -315,7 +315,13 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
 
 std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
   std::string out;
-  if (r.rows.empty()) return "No GPU selected.\n";
+  if (r.rows.empty()) {
+    // Every GPU asked was dropped (a deadline or budget no plan meets): say how close each came, as below a table.
+    if (r.dropped.empty()) return "No GPU selected.\n";
+    out = paint(style, "No plan meets the deadline or budget: every GPU asked fits the workload but is dropped, each with its closest plan:", "31") + "\n";
+    for (const auto& d : r.dropped) out += "  " + d.gpu + ": " + d.reason + "\n";
+    return out;
+  }
   // Written once into room for the whole table (a row is under 256 bytes, the notes a few KB): growing by
   // doubling would touch about twice the memory.
   out.reserve(256 * r.rows.size() + 8192);

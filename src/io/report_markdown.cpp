@@ -36,7 +36,12 @@ std::string memory_rows(const MemoryEstimate& mem, const Style& style) {
 
 std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style) {
   std::string out;
-  if (r.rows.empty()) return "No GPU selected.\n";
+  if (r.rows.empty()) {
+    if (r.dropped.empty()) return "No GPU selected.\n";
+    out = "- No plan meets the deadline or budget: every GPU asked fits the workload but is dropped, each with its closest plan:\n";
+    for (const auto& d : r.dropped) out += "  - `" + d.gpu + "`: " + cell(d.reason) + "\n";
+    return out;
+  }
   out += "**Workload:** " + cell(workload_line(w, m, r.rows.front().memory)) + "\n\n";
   for (const auto& rec : r.recommendations) out += "- **" + rec.label + ":** `" + rec.gpu + "` " + cell(rec.reason) + "\n";
   if (r.recommendations.empty())
