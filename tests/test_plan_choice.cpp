@@ -368,3 +368,27 @@ TEST_CASE("plan: a deadline no plan of any GPU asked meets says how close each c
   REQUIRE(j["dropped"].size() == 1);
   CHECK(j["dropped"][0]["gpu"] == "h100-sxm-80gb");
 }
+
+TEST_CASE("plan: a serving layout that misses the latency targets is not a plan that fits; where none meets them, the nearest says by how much", "[plan-choice][serving]") {
+  // Llama 3.1 70B FP8 under vLLM on RTX 4090s (no NVLink, no peer-to-peer), 2,000-token prompts. With
+  // --max-ttft-ms 1000 the search kept tensor parallel 4 x 2 replicas among its "plans that fit" although one
+  // sequence there waits longer than a second for its first token: the row said "does not fit" beside "of 3 plans
+  // that fit". Latency is part of fitting: only tensor parallel 8 (TTFT just under 1 s) is a plan.
+  auto run = [](const char* ttft) {
+    return test::run_json({"--model", "llama-3.1-70b", "--mode", "inference", "--precision", "fp8", "--framework", "vllm", "--requests", "100000",
+                           "--input-tokens", "2000", "--output-tokens", "300", "--max-ttft-ms", ttft, "--max-tpot-ms", "40", "--only", "rtx-4090-24gb"});
+  };
+  const auto met = run("1000")["ranking"][0];
+  CHECK(met["fits"] == true);
+  CHECK(met["plan"]["tp"] == 8);
+  CHECK(met["time"]["ttft_seconds"].get<double>() <= 1.0);
+  CHECK(met["time"]["tpot_seconds"].get<double>() <= 0.040);
+  // 300 ms: no layout meets it; the row names the nearest, the target it misses and the one it meets.
+  const auto missed = run("300")["ranking"][0];
+  CHECK(missed["fits"] == false);
+  CHECK(missed["time"]["decode_tokens_per_second"].is_null());
+  const std::string why = missed["why"].get<std::string>();
+  CHECK(why.rfind("no layout within 8 GPUs meets the latency targets; the nearest, 8 GPUs: tensor parallel 8: ", 0) == 0);
+  CHECK(why.find("over --max-ttft-ms 300") != std::string::npos);
+  CHECK(why.find("within --max-tpot-ms 40") != std::string::npos);
+}

@@ -113,7 +113,7 @@ TEST_CASE("serving: latency targets pick the largest concurrency that meets them
   // A target no concurrency meets does not fit, and says why.
   const auto none = run({"--max-tpot-ms", "1"});
   CHECK(none["fits"] == false);
-  CHECK(none["fit_reason"].get<std::string>().find("miss --max-tpot-ms 1") != std::string::npos);
+  CHECK(none["fit_reason"].get<std::string>().find("over --max-tpot-ms 1") != std::string::npos);
 }
 
 TEST_CASE("serving: TTFT at load waits for and shares a scheduler step, and tokens are priced apart as providers do", "[serving]") {

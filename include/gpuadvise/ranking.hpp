@@ -76,6 +76,7 @@ struct Candidate {
   JobCost cost;
   std::string why;                  // why this count and layout
   Note fit_reason;                  // why it does not fit, in the engine's own terms (empty when it fits)
+  double latency_miss = 0;          // fits in memory but misses --max-tpot-ms/--max-ttft-ms by this factor at one sequence (0: met)
   // --streams: the pipeline's capacity per GPU (shared and never changed once planned: most rows have none, and a
   // row holds a pointer instead of 220 bytes)
   std::shared_ptr<const VideoPlan> video;

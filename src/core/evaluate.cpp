@@ -164,6 +164,7 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuS
   const double per_seq = sequence_tokens(c.memory, w);
   const double kv_seq = kv_tokens_avg(m, per_seq);
   c.fit_reason.clear();
+  c.latency_miss = 0;
   if (pool.kv_pool_bytes <= 0) {
     c.fit_reason = Note::format("weights {:.1f} GB per GPU leave no KV-cache pool in {}'s {:.1f} GB budget ({})", c.memory.weights / 1e9, engine,
                                pool.budget_bytes / 1e9, knob);
@@ -244,9 +245,18 @@ void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, c
   } else if (w.batch_given || !meets(at(1))) {
     const TimeEstimate t = w.batch_given ? c.time : at(1);
     c.fits = false;
-    c.fit_reason = Note::format("{} sequence{} in flight: TPOT {:.1f} ms, TTFT {:.0f} ms miss {}", w.batch_given ? w.batch : 1,
-                               (w.batch_given ? w.batch : 1) == 1 ? "" : "s", t.tpot_seconds.value_or(0) * 1e3, t.ttft_seconds.value_or(0) * 1e3,
-                               targets());
+    // Only the targets missed are named as missed; the ones met are said as met. latency_miss: by how much the
+    // worse one misses (the planner keeps the nearest miss to say how close a GPU came).
+    const double tpot_ms = t.tpot_seconds.value_or(0) * 1e3, ttft_ms = t.ttft_seconds.value_or(0) * 1e3;
+    const bool tpot_miss = w.max_tpot_ms && !(t.tpot_seconds && tpot_ms <= *w.max_tpot_ms);
+    const bool ttft_miss = w.max_ttft_ms && !(t.ttft_seconds && ttft_ms <= *w.max_ttft_ms);
+    std::string missed, met;
+    auto say = [](std::string& to, const std::string& part) { to += (to.empty() ? "" : " and ") + part; };
+    if (w.max_tpot_ms) say(tpot_miss ? missed : met, fmt::format("TPOT {:.1f} ms {} --max-tpot-ms {:g}", tpot_ms, tpot_miss ? "over" : "within", *w.max_tpot_ms));
+    if (w.max_ttft_ms) say(ttft_miss ? missed : met, fmt::format("TTFT {:.0f} ms {} --max-ttft-ms {:g}", ttft_ms, ttft_miss ? "over" : "within", *w.max_ttft_ms));
+    const std::int64_t n = w.batch_given ? w.batch : 1;
+    c.fit_reason = Note::format("{} sequence{} in flight misses the latency target: {}{}", n, n == 1 ? "" : "s", missed, met.empty() ? "" : " (" + met + ")");
+    c.latency_miss = std::max(tpot_miss ? tpot_ms / *w.max_tpot_ms : 1.0, ttft_miss ? ttft_ms / *w.max_ttft_ms : 1.0);
     return;
   }
   std::int64_t lo = 1, hi = w.batch;  // meets at lo, the pool's limit at hi
@@ -308,6 +318,7 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   c.planned = PlanShape::of(w_in);
   c.notes.clear();  // the planner reuses one candidate for its screens
   c.fit_reason.clear();
+  c.latency_miss = 0;
   // The plan as evaluated (a copy only where its nodes change); a serving engine's pool and the latency targets
   // change only its batch below.
   std::optional<Workload> spread;

@@ -66,6 +66,13 @@ Candidate batch_video_frames(const Workload& w, const ModelSpec& m, const GpuSpe
   return best;
 }
 
+// A layout that fits in memory but misses --max-tpot-ms/--max-ttft-ms: kept if it misses them by less than the
+// nearest so far, to say how close the GPU came where no layout meets them. Returns false (the layout is not a fit).
+bool keep_nearest_miss(std::optional<Candidate>& nearest, const Candidate& c) {
+  if (c.latency_miss > 0 && (!nearest || c.latency_miss < nearest->latency_miss)) nearest = c;
+  return false;
+}
+
 // Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict with
 // why the search found nothing.
 Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short) {
@@ -114,8 +121,16 @@ Candidate roomiest_layout(const Workload& w, const ModelSpec& m, const GpuSpec& 
 
 // No plan fits: the tight plan with the most room, else for a count given alone its roomiest layout (or, where it has
 // none to search, the layout given), else the one-GPU verdict.
-Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts,
-                       const std::string& offload_short, bool count_only, TensorMemo* memo) {
+Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, const std::optional<Candidate>& nearest_miss, const Workload& w,
+                       const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short, bool count_only, TensorMemo* memo) {
+  if (tight.empty() && nearest_miss) {
+    // Layouts fit in memory, but none meets the latency targets: the nearest, and by how much it misses them.
+    Candidate c = *nearest_miss;
+    const std::int64_t reach = count_only ? w.gpus : g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+    c.why = fmt::format("no layout {} {} GPU{} meets the latency targets; the nearest, {}: {}", count_only ? "of the" : "within", reach, reach > 1 ? "s" : "",
+                        c.layout, c.fit_reason.text());
+    return c;
+  }
   if (!count_only || !tight.empty()) return no_fitting_plan(std::move(single), tight, g, opts, offload_short);
   if (Candidate nearest = roomiest_layout(w, m, g, opts, memo); !nearest.why.empty()) return nearest;
   single.why = single.fits ? "the layout given"
@@ -245,6 +260,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   // Reserved once: a GPU keeps a plan per layout that fits at the counts searched, and a growing vector would copy
   // its candidates (2.5 KB each) into fresh memory at every step.
   std::vector<Candidate> fits, tight;
+  std::optional<Candidate> nearest_miss;  // the layout that fits in memory and comes nearest the latency targets
   fits.reserve(8);
   std::int64_t first_fit = 0;
   std::string offload_short;
@@ -276,11 +292,12 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
                             p.precision == w.precision;
       if (!as_asked && screened_out(p)) return false;
       const LocalCorrection* k = as_asked ? nullptr : assess_fit(scratch, p, m, g, opts.cost, memo);
-      if (!(as_asked ? single.fits : scratch.fits)) return false;
+      if (!(as_asked ? single.fits || single.latency_miss > 0 : scratch.fits)) return false;
       if (as_asked) scratch = single;
       else score_layout(scratch, w, m, g, opts.cost, k);
       Candidate& c = scratch;  // moved into `fits` or `tight` below when kept
       finish_candidate(c, g, opts);
+      if (!c.fits) return keep_nearest_miss(nearest_miss, c);  // fits in memory, misses the latency targets
       if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
         offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
                                     offload_host_bytes(p, c.memory) / 1e9, node_host_ram_bytes(g) / 1e9);
@@ -309,7 +326,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   }
   if (fits.empty()) try_last_resorts(w, m, g, opts, fits, try_layout, count_only ? w.gpus : 0);
   if (fits.empty()) complete_single();
-  Candidate chosen = fits.empty() ? nothing_fits(std::move(single), tight, w, m, g, opts, offload_short, count_only, memo)
+  Candidate chosen = fits.empty() ? nothing_fits(std::move(single), tight, nearest_miss, w, m, g, opts, offload_short, count_only, memo)
                                   : choose_plan(w, single, fits, first_fit, order, opts);
   if (count_only && chosen.fits && !chosen.tight && !fits.empty()) chosen.why = count_choice(chosen, fits.size(), order, opts);
   describe_layout(chosen, w, m, g, opts.cost);
