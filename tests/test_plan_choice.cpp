@@ -391,4 +391,16 @@ TEST_CASE("plan: a serving layout that misses the latency targets is not a plan 
   CHECK(why.rfind("no layout within 8 GPUs meets the latency targets; the nearest, 8 GPUs: tensor parallel 8: ", 0) == 0);
   CHECK(why.find("over --max-ttft-ms 300") != std::string::npos);
   CHECK(why.find("within --max-tpot-ms 40") != std::string::npos);
+  // sweep gives each count the same verdict: 4 GPUs fit in memory (23.2 GB) but miss the first-token target.
+  const std::vector<std::string> sweep{"sweep", "--model", "llama-3.1-70b", "--mode", "inference", "--precision", "fp8", "--framework", "vllm",
+                                       "--requests", "100000", "--input-tokens", "2000", "--output-tokens", "300", "--max-ttft-ms", "1000",
+                                       "--max-tpot-ms", "40", "--gpu", "rtx-4090-24gb", "--vary", "gpus", "--from", "4", "--to", "8"};
+  const auto text = test::run(sweep);
+  CHECK(text.out.find("GB no: latency") != std::string::npos);
+  const auto points = test::run_json(sweep)["points"];
+  REQUIRE(points.size() == 2);
+  CHECK(points[0]["gpus"][0]["fits"] == false);
+  CHECK(points[0]["gpus"][0]["fit_reason"].get<std::string>().find("over --max-ttft-ms 1000") != std::string::npos);
+  CHECK(points[1]["gpus"][0]["fits"] == true);
+  CHECK(points[1]["gpus"][0]["fit_reason"].is_null());
 }

@@ -159,6 +159,7 @@ std::string sweep_json(const Sweep& s) {
       o.member("capacity_bytes", c.gpu->memory_bytes);
       o.member("per_second", detail::sweep_rate(c));
       o.member("job_usd", c.cost.total_usd);
+      o.text_or_null("fit_reason", c.fits ? std::string() : c.fit_reason.text());
       o.end_object();
     }
     o.end_array();
