@@ -70,6 +70,18 @@ TEST_CASE("support: QLoRA's 4-bit layers have no tensor parallelism, and PEFT ad
       CHECK(row.planned.pp == 1);
     }
   }
+  // Sharded QLoRA stores the 4-bit weights in the model's 16-bit dtype so FSDP can flatten them (PEFT's FSDP-QLoRA
+  // guide: bnb_4bit_quant_storage); one GPU needs no such setting.
+  const auto sharded = test::run_json({"estimate", "--model", "llama-3.1-70b", "--mode", "qlora", "--gpu", "rtx-4090-24gb", "--gpus", "8", "--sharding",
+                                       "zero3", "--gradient-checkpointing", "--double-quant"});
+  std::string peft;
+  for (const auto& n : sharded["launch_hints"]["notes"])
+    if (n.get<std::string>().rfind("PEFT:", 0) == 0) peft = n.get<std::string>();
+  CHECK(peft.find("bnb_4bit_quant_storage=torch.bfloat16") != std::string::npos);
+  CHECK(peft.find("bnb_4bit_use_double_quant=True") != std::string::npos);
+  CHECK(peft.find("torch_dtype=torch.bfloat16") != std::string::npos);
+  const auto one = test::run_json({"estimate", "--model", "llama-3.1-8b", "--mode", "qlora", "--gpu", "rtx-4090-24gb"});
+  for (const auto& n : one["launch_hints"]["notes"]) CHECK(n.get<std::string>().find("quant_storage") == std::string::npos);
 }
 
 TEST_CASE("support: the one-card line names a card that runs the job alone in an ordinary computer, at the price it is costed at", "[advice][support]") {

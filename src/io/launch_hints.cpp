@@ -181,9 +181,20 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     args += " --optim " + optim_name(w.optimizer);
     if (fsdp) args += " --fsdp \"full_shard auto_wrap\"";
     if (deepspeed) args += " --deepspeed ds_config.json";
-    if (w.mode == Mode::lora || w.mode == Mode::qlora)
-      h.notes.push_back(fmt::format("PEFT: LoraConfig(r={}, target_modules={}){}", w.lora_rank, python_literal(w.lora_targets.spec),
-                                    w.mode == Mode::qlora ? "; BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_compute_dtype=torch.bfloat16)" : ""));
+    if (w.mode == Mode::lora || w.mode == Mode::qlora) {
+      // QLoRA: bitsandbytes' NF4 layers. Sharded (FSDP or ZeRO-3), the 4-bit weights must be stored in the model's
+      // 16-bit dtype so the sharder can flatten them with the rest (bnb_4bit_quant_storage; PEFT's "FSDP-QLoRA"
+      // and "DeepSpeed ZeRO-3 QLoRA" guides, and the model loaded with the same torch_dtype).
+      const char* dtype = w.precision == Precision::fp16 ? "torch.float16" : "torch.bfloat16";
+      std::string bnb;
+      if (w.mode == Mode::qlora) {
+        bnb = fmt::format("; BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=\"nf4\", bnb_4bit_compute_dtype={}{}{})", dtype,
+                          w.double_quant ? ", bnb_4bit_use_double_quant=True" : "",
+                          w.sharding == Sharding::zero3 ? fmt::format(", bnb_4bit_quant_storage={}", dtype) : std::string());
+        if (w.sharding == Sharding::zero3) bnb += fmt::format(", the model loaded with torch_dtype={}", dtype);
+      }
+      h.notes.push_back(fmt::format("PEFT: LoraConfig(r={}, target_modules={}){}", w.lora_rank, python_literal(w.lora_targets.spec), bnb));
+    }
     h.hf_trainer = args;
     if (deepspeed || w.sharding != Sharding::none) {
       DeepSpeedConfig ds;
