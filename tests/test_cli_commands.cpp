@@ -391,3 +391,19 @@ TEST_CASE("cli: estimate of a plan that does not fit gives its rate as hypotheti
   CHECK(f["time"]["job_seconds"].is_number());
   CHECK(f["cost"]["job_usd"].is_number());
 }
+
+TEST_CASE("check: as given it says what the ranking would add; with --max-gpus it names the savers it applied", "[check][fit][cli]") {
+  // Llama 3.1 8B LoRA at 16,384 tokens on one H100: as given (no activation checkpointing) it needs about 138 GB and
+  // fails, and says the ranking adds checkpointing where a plan needs it (as fit says); with --max-gpus the check
+  // runs the planner, passes with full checkpointing at about 48 GB, and its line names that saver.
+  const std::vector<std::string> args{"check", "--model", "llama-3.1-8b", "--mode", "lora", "--seq-len", "16384", "--gpu", "h100-sxm-80gb"};
+  const auto as_given = test::run(args);
+  CHECK(as_given.code == 1);
+  CHECK(as_given.out.find("note: workload on h100-sxm-80gb: as given, without activation checkpointing") != std::string::npos);
+  auto searched_args = args;
+  searched_args.insert(searched_args.end(), {"--max-gpus", "8"});
+  const auto searched = test::run(searched_args);
+  CHECK(searched.code == 0);
+  CHECK(searched.out.find("per GPU on single GPU, full checkpointing") != std::string::npos);
+  CHECK(searched.out.find("as given") == std::string::npos);
+}

@@ -17,6 +17,16 @@ std::string to_string(Maximize m) {
   return "?";
 }
 
+namespace {
+// A training workload fitted or checked as given, without the activation checkpointing the ranking adds where a plan
+// needs it: said, so the three answers to "does it fit?" read as one.
+std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
+  if (!is_training(w.mode) || w.checkpointing != Checkpointing::none || m.vision) return {};
+  return "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
+         "a plan needs it)";
+}
+}  // namespace
+
 CheckResult check_workload(const Workload& given, const std::string& label, const ModelSpec& m, const GpuSpec& g,
                            const CheckAssertions& a, const CostOptions& cost) {
   Workload w = given;  // a check prints no memory explanations
@@ -27,7 +37,8 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   opts.cost = cost;
   opts.max_gpus = a.max_gpus.value_or(1);
   opts.min_headroom_pct = a.min_headroom_pct.value_or(0);  // the check asserts its own margin below
-  Candidate c = (w.gpus == 1 && opts.max_gpus > 1) || count_without_layout(w) ? plan(w, m, g, opts, RankBy::value) : evaluate(w, m, g, cost);
+  const bool planned = (w.gpus == 1 && opts.max_gpus > 1) || count_without_layout(w);  // the planner's savers and layouts, else as given
+  Candidate c = planned ? plan(w, m, g, opts, RankBy::value) : evaluate(w, m, g, cost);
   ranking_detail::withhold_unfit(c);  // a plan that does not fit has no cost or hours to check
   r.plan = CheckedPlan{c.gpu, c.fits, c.gpus, c.layout, c.headroom_bytes, c.memory.device_peak, c.cost.total_usd, c.cost.wall_hours};
   const std::string who = fmt::format("{} on {}", label, g.id);
@@ -41,6 +52,8 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
                              ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
                                            c.memory.device_peak / 1e9, c.gpus, cap / 1e9)
                              : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
+  if (!c.fits && !planned)
+    if (std::string s = without_checkpointing(w, m); !s.empty()) r.notes.push_back(who + ": " + s);
   if (a.min_headroom_pct && c.fits && !c.memory.vllm) {  // vLLM takes its share by design: its pool decides
     const double pct = 100.0 * c.headroom_bytes / cap;
     if (pct < *a.min_headroom_pct)
@@ -91,9 +104,7 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
     return c;
   };
   // The ranking adds activation checkpointing where a layout needs it; fitted as given, say so.
-  if (is_training(w.mode) && w.checkpointing == Checkpointing::none && !m.vision)
-    r.as_given = "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
-                 "a plan needs it)";
+  r.as_given = without_checkpointing(w, m);
   // A count given alone is fitted as given (data parallel, or llama.cpp's layer split: one stage a card); the
   // ranking and check search its layouts. The sentence names the layout the numbers below belong to.
   if (count_without_layout(w)) {
