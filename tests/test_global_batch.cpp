@@ -264,6 +264,12 @@ TEST_CASE("scale: several servers need a network: 16 RTX 4090s do not fit in any
   const auto chk = with({"check"}, {"--gpus", "16", "--gpu", "rtx-4090-24gb"});
   CHECK(chk.code == 1);
   CHECK(chk.out.find("at most 8 GPUs in one server") != std::string::npos);
+  // estimate says the same on its verdict line, and does not describe a network that is not there.
+  const auto est = with({"estimate"}, {"--gpus", "16", "--gpu", "rtx-4090-24gb"});
+  REQUIRE(est.code == 0);
+  CHECK(est.out.find("does not fit, headroom") != std::string::npos);
+  CHECK(est.out.find("; 2 nodes, but no network between servers of this GPU is known") != std::string::npos);
+  CHECK(est.out.find("nodes joined by") == std::string::npos);
   const auto sweep = with({"sweep"}, {"--gpu", "rtx-4090-24gb", "--vary", "gpus", "--from", "1", "--to", "48", "--format", "json"});
   REQUIRE(sweep.code == 0);
   std::vector<double> values;

@@ -172,8 +172,11 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
       out += fmt::format("\nOn {} ({} {} usable): {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
                          on_gpu->fit_reason.empty() ? "" : ": " + on_gpu->fit_reason.text());
     } else {
-      out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
-                         mib(static_cast<double>(g.memory_bytes)), verdict, gbs(on_gpu->headroom_bytes, style), mem_unit(style));
+      // Memory that fits but a plan that cannot run (several nodes of a GPU with no network between them) says why.
+      const bool other = !on_gpu->fits && on_gpu->supported && on_gpu->headroom_bytes >= 0 && !on_gpu->fit_reason.empty();
+      out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
+                         mib(static_cast<double>(g.memory_bytes)), verdict, gbs(on_gpu->headroom_bytes, style), mem_unit(style),
+                         other ? "; " + on_gpu->fit_reason.text() : "");
     }
     const auto& t = on_gpu->time;
     const bool rates = t.train_tokens_per_second_per_gpu || t.images_per_second || t.prefill_tokens_per_second || t.decode_tokens_per_second;
