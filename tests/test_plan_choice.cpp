@@ -404,3 +404,21 @@ TEST_CASE("plan: a serving layout that misses the latency targets is not a plan 
   CHECK(points[1]["gpus"][0]["fits"] == true);
   CHECK(points[1]["gpus"][0]["fit_reason"].is_null());
 }
+
+TEST_CASE("plan: inference without requests is one engine: no replicas to share a job that is not there", "[plan-choice][serving]") {
+  // Llama 3.1 8B int4, no --requests, ranked by time within 64 GPUs: the fastest line read "4173 output tokens/s
+  // (1 sequence at once) on 64 GPUs: 64 replicas", a rate no user of one sequence sees. Every row is now one engine
+  // over its GPUs (tensor x pipeline parallel = its GPUs).
+  const auto j = test::run_json({"--model", "llama-3.1-8b", "--mode", "inference", "--precision", "int4", "--rank-by", "time", "--max-gpus", "64"});
+  REQUIRE_FALSE(j["ranking"].empty());
+  for (const auto& row : j["ranking"]) {
+    if (!row["fits"].get<bool>()) continue;
+    INFO(row["gpu"].get<std::string>() << ": " << row["layout"].get<std::string>());
+    CHECK(row["plan"]["tp"].get<int>() * row["plan"]["pp"].get<int>() == row["gpus"].get<int>());
+  }
+  // With requests the same question spreads them over replicas.
+  const auto job = test::run_json({"--model", "llama-3.1-8b", "--mode", "inference", "--precision", "int4", "--rank-by", "time", "--max-gpus", "64",
+                                   "--requests", "1M", "--output-tokens", "256", "--only", "h100-sxm-80gb"});
+  const auto row = job["ranking"][0];
+  CHECK(row["gpus"].get<int>() > row["plan"]["tp"].get<int>() * row["plan"]["pp"].get<int>());
+}

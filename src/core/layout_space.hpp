@@ -66,14 +66,17 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
   };
   // Replicas of a layout that fits fewer GPUs, each its own engine: tensor parallel over n, n/2, ... GPUs of a node,
   // n/tp replicas (engines serve so at scale; disaggregated serving splits them into prefill and decode pools).
+  // Without requests there is nothing to share among replicas (the workload is the sequences in flight of one
+  // engine): the n GPUs are one engine, or no layout of n.
+  const bool replicas = w.requests.has_value() || w.has_job_size();
   for (std::int64_t tp = std::min(n, per_node); tp >= 1; tp /= 2)
-    if (n % tp == 0 && tp_divides(m, tp, false)) both(nodes, tp, 1);
+    if (n % tp == 0 && (replicas || (nodes == 1 && tp == n)) && tp_divides(m, tp, false)) both(nodes, tp, 1);
   // Across nodes, a replica may span several: tensor parallel over each node, pipeline stages across pp of them
   // (serving engines split layers the stages do not divide unevenly, vLLM's get_pp_indices: DeepSeek-V3's 61 layers
   // over 2 nodes are 31 + 30), nodes / pp replicas.
   if (nodes > 1 && tp_divides(m, per_node, false))
     for (std::int64_t pp = 2; pp <= nodes && pp <= layers; ++pp)
-      if (nodes % pp == 0) both(nodes, per_node, pp);
+      if (nodes % pp == 0 && (replicas || pp == nodes)) both(nodes, per_node, pp);
 }
 
 // The micro-batches a layout tries, the first and how many times it may double. Without --batch, a global batch
