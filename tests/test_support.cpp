@@ -465,3 +465,22 @@ TEST_CASE("support: a fastest training plan whose share is a vendor's projection
   const auto h100 = fastest({"--model", "7B", "--precision", "bf16", "--mode", "finetune", "--gpu", "h100-sxm-80gb"});
   CHECK(h100.find("projection") == std::string::npos);
 }
+
+TEST_CASE("support: torchtitan and torchtune shard with FSDP2 only: no ZeRO-1, and the planner's data-parallel dimension is FSDP", "[advice][support]") {
+  // torchtitan's parallelisms are FSDP2 (ZeRO-3; HSDP replicates FSDP groups), TP, PP, CP and EP: a ZeRO-1 layout
+  // asked is refused with the reason, and its pick for Llama 3.1 70B over 4,096 H100s puts FSDP beside tensor
+  // parallel, where Megatron's would be ZeRO-1 (the distributed optimizer).
+  const auto asked = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "train", "--framework", "torchtitan", "--gpu", "h100-sxm-80gb", "--gpus",
+                                "8", "--sharding", "zero1"});
+  REQUIRE(asked.code == 0);
+  CHECK(asked.out.find("cannot run as asked") != std::string::npos);
+  CHECK(asked.out.find("torchtitan and torchtune shard with FSDP2 only") != std::string::npos);
+  CHECK(asked.out.find("were it to run as asked (it cannot: no job time or cost)") != std::string::npos);
+  for (const char* fw : {"torchtitan", "megatron"}) {
+    INFO(fw);
+    const auto j = test::run_json({"--model", "llama-3.1-70b", "--mode", "train", "--framework", fw, "--seq-len", "8192", "--tokens", "15T", "--gpu",
+                                   "h100-sxm-80gb", "--max-gpus", "4096"});
+    const std::string layout = j["ranking"][0]["layout"].get<std::string>();
+    CHECK((layout.find("ZeRO-1") == std::string::npos) == (std::string(fw) == "torchtitan"));
+  }
+}

@@ -117,8 +117,15 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   Workload p = w;
   // With a global batch each layout steps with it: its micro-batch and accumulation reach it, and a layout with
   // more data-parallel ranks than sequences is not one (global_batch.hpp).
+  // torchtitan and torchtune shard with FSDP2 alone (ZeRO-3, or ZeRO-2 with reshard_after_forward off): their
+  // data-parallel dimension beside tensor, pipeline, context or expert parallelism is FSDP (or HSDP), not ZeRO-1.
+  const bool fsdp_only = training && (w.effective_framework() == Framework::torchtitan || w.effective_framework() == Framework::torchtune);
   auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1, std::int64_t vp = 1,
                 std::int64_t cp = 1, bool attention_dp = false) {
+    if (fsdp_only && sh == Sharding::zero1) {
+      if (tp == 1 && pp == 1 && ep == 1 && cp == 1) return;  // FSDP over every GPU is tried on its own
+      sh = Sharding::zero3;
+    }
     set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
     p.attention_dp = w.attention_dp || attention_dp;
     p.ep = ep;

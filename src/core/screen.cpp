@@ -24,6 +24,8 @@ bool ranking_detail::layout_supported(const Workload& w, const ModelSpec& m, con
   };
   const Framework fw = w.effective_framework();
   if (w.mode == Mode::qlora && w.tp > 1) refuse("QLoRA's 4-bit layers (bitsandbytes NF4) have no tensor parallelism: use data parallel or FSDP (FSDP-QLoRA)");
+  if ((fw == Framework::torchtitan || fw == Framework::torchtune) && is_training(w.mode) && w.sharding == Sharding::zero1 && w.gpus > 1)
+    refuse("torchtitan and torchtune shard with FSDP2 only: ZeRO-3 (--sharding zero3), or ZeRO-2 with reshard_after_forward off (--sharding zero2); no ZeRO-1");
   if ((fw == Framework::tensorrt || fw == Framework::trtllm) && g.stack != "cuda") refuse("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
   return supported;
 }

@@ -165,7 +165,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     const auto& g = *on_gpu->gpu;
     // The verdict names why a job cannot run: the precision, the memory, or a video stream it cannot sustain.
     std::string verdict = on_gpu->fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31");
-    if (!on_gpu->supported) verdict = paint(style, "cannot run at this precision", "31");
+    // Not supported: the precision on this GPU, or the layout in this framework; the first note says which.
+    if (!on_gpu->supported) verdict = paint(style, "cannot run as asked (the first note says why)", "31");
     else if (!on_gpu->fits && on_gpu->video && on_gpu->headroom_bytes >= 0) verdict = paint(style, "cannot sustain one stream", "31");
     if (on_gpu->memory.vllm) {
       // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
@@ -181,6 +182,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     const auto& t = on_gpu->time;
     const bool rates = t.train_tokens_per_second_per_gpu || t.images_per_second || t.prefill_tokens_per_second || t.decode_tokens_per_second;
     if (!on_gpu->fits && on_gpu->supported && rates) out += "  were it to fit (it does not: no job time or cost), it would run at:\n";
+    else if (!on_gpu->supported && rates) out += "  were it to run as asked (it cannot: no job time or cost), it would run at:\n";
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per {}\n", *t.train_tokens_per_second_per_gpu, per);
     if (t.images_per_second) out += fmt::format("  {:.1f} images/s per {}\n", *t.images_per_second, per);
     if (on_gpu->video) {
@@ -225,7 +227,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     else if (k.price.usd_per_gpu_hour)
       out += fmt::format("  price: ${:.2f}/{}-h ({}{}); {}\n", *k.price.usd_per_gpu_hour, per, k.price.provider,
                          k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen,
-                         on_gpu->fits ? "give --tokens or --requests for the job's cost" : "no job cost: the plan does not fit");
+                         on_gpu->fits ? "give --tokens or --requests for the job's cost" : on_gpu->supported ? "no job cost: the plan does not fit" : "no job cost: it cannot run as asked");
     if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
     if (k.usd_per_thousand_images) out += fmt::format("  ${:.3f} per thousand images\n", *k.usd_per_thousand_images);
     if (k.usd_per_million_input_tokens && k.usd_per_million_output_tokens_apart)
