@@ -77,10 +77,20 @@ std::string_view asked_compute_key(const Workload& w) {
     default: return "fp16";  // weight-only formats dequantise to 16-bit for the matmuls
   }
 }
+// An fp4 checkpoint served weight-only where no FP4 tensor cores are: vLLM and SGLang on NVIDIA GPUs from
+// Ampere on (compute capability 8.0+).
+bool fp4_weight_only(const Workload& w, const GpuSpec& gpu) {
+  const Framework f = w.effective_framework();
+  const double cc = gpu.cc();
+  return !is_training(w.mode) && (f == Framework::vllm || f == Framework::sglang) && gpu.stack == "cuda" && cc >= 8.0;
+}
+
 }  // namespace
 
 bool precision_runs(const Workload& w, const GpuSpec& gpu) {
   const std::string_view key = asked_compute_key(w);
+  if (key == "fp4" && !is_training(w.mode) && !gpu.fp4 && !gpu.dense_tflops.get("fp4") && fp4_weight_only(w, gpu))
+    return gpu.dense_tflops.get("bf16") || gpu.dense_tflops.get("fp16");
   if (key == "fp4") return !is_training(w.mode) && (gpu.fp4 || gpu.dense_tflops.get("fp4")) && (gpu.dense_tflops.get("fp4") || gpu.dense_tflops.get("fp8"));
   if (gpu.dense_tflops.get(key) || (key != "bf16" && key != "fp8")) return true;
   const double cc = gpu.cc();
@@ -102,8 +112,18 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
       return ps;
     }
     if (!gpu.fp4 && !has("fp4")) {
+      // Without FP4 tensor cores vLLM and SGLang still serve an NVFP4 or MXFP4 checkpoint on NVIDIA GPUs from
+      // Ampere on, weight-only: 4-bit weights read and unpacked in the kernel, the math in 16 bits (Marlin's FP4
+      // kernels, Triton's MXFP4 MoE kernels: how gpt-oss-120b runs on one H100).
+      if (fp4_weight_only(w, gpu)) {
+        ps.compute_key = has("bf16") ? "bf16" : "fp16";
+        ps.note = Note::format("no FP4 tensor cores: the fp4 weights run weight-only ({} math, 4-bit weights unpacked in the kernel: Marlin/Triton)",
+                               ps.compute_key);
+        return ps;
+      }
       ps.supported = false;
-      ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4): this GPU has none; use fp8 or int4";
+      ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4), or vLLM/SGLang on an NVIDIA GPU from Ampere on "
+                "(weight-only): use fp8 or int4";
       return ps;
     }
     if (has("fp4")) return ps;

@@ -171,7 +171,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     if (on_gpu->memory.vllm) {
       // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
       out += fmt::format("\nOn {} ({} {} usable): {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
-                         on_gpu->fit_reason.empty() ? "" : ": " + on_gpu->fit_reason.text());
+                         on_gpu->fit_reason.empty() || !on_gpu->supported ? "" : ": " + on_gpu->fit_reason.text());
     } else {
       // Memory that fits but a plan that cannot run (several nodes of a GPU with no network between them) says why.
       const bool other = !on_gpu->fits && on_gpu->supported && on_gpu->headroom_bytes >= 0 && !on_gpu->fit_reason.empty();
