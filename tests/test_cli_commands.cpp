@@ -392,7 +392,7 @@ TEST_CASE("cli: estimate of a plan that does not fit gives its rate as hypotheti
   CHECK(f["cost"]["job_usd"].is_number());
 }
 
-TEST_CASE("check: as given it says what the ranking would add; with --max-gpus it names the savers it applied", "[check][fit][cli]") {
+TEST_CASE("check: as given it says what the ranking would add, and with --max-gpus it names the savers it applied", "[check][fit][cli]") {
   // Llama 3.1 8B LoRA at 16,384 tokens on one H100: as given (no activation checkpointing) it needs about 138 GB and
   // fails, and says the ranking adds checkpointing where a plan needs it (as fit says); with --max-gpus the check
   // runs the planner, passes with full checkpointing at about 48 GB, and its line names that saver.

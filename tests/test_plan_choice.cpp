@@ -369,7 +369,7 @@ TEST_CASE("plan: a deadline no plan of any GPU asked meets says how close each c
   CHECK(j["dropped"][0]["gpu"] == "h100-sxm-80gb");
 }
 
-TEST_CASE("plan: a serving layout that misses the latency targets is not a plan that fits; where none meets them, the nearest says by how much", "[plan-choice][serving]") {
+TEST_CASE("plan: a serving layout that misses the latency targets is not a plan that fits, and where none meets them, the nearest says by how much", "[plan-choice][serving]") {
   // Llama 3.1 70B FP8 under vLLM on RTX 4090s (no NVLink, no peer-to-peer), 2,000-token prompts. With
   // --max-ttft-ms 1000 the search kept tensor parallel 4 x 2 replicas among its "plans that fit" although one
   // sequence there waits longer than a second for its first token: the row said "does not fit" beside "of 3 plans
@@ -421,4 +421,19 @@ TEST_CASE("plan: inference without requests is one engine: no replicas to share 
                                    "--requests", "1M", "--output-tokens", "256", "--only", "h100-sxm-80gb"});
   const auto row = job["ranking"][0];
   CHECK(row["gpus"].get<int>() > row["plan"]["tp"].get<int>() * row["plan"]["pp"].get<int>());
+}
+
+TEST_CASE("layout space: each framework's own data-parallel sharding", "[plan-choice][layout]") {
+  // Megatron keeps ZeRO-1 (its distributed optimizer) beside model parallelism; torchtitan and torchtune have FSDP2
+  // alone: ZeRO-1 beside model parallelism is FSDP there, and ZeRO-1 over every GPU is no layout of theirs.
+  Workload w = test::wl({{"model", "llama-3.1-8b"}, {"mode", "train"}, {"framework", "megatron"}});
+  CHECK(layout_space::framework_sharding(w, Sharding::zero1, true) == Sharding::zero1);
+  for (const char* fw : {"torchtitan", "torchtune"}) {
+    INFO(fw);
+    w = test::wl({{"model", "llama-3.1-8b"}, {"mode", "train"}, {"framework", fw}});
+    CHECK(layout_space::framework_sharding(w, Sharding::zero1, true) == Sharding::zero3);
+    CHECK_FALSE(layout_space::framework_sharding(w, Sharding::zero1, false).has_value());
+    CHECK(layout_space::framework_sharding(w, Sharding::zero2, false) == Sharding::zero2);
+    CHECK(layout_space::framework_sharding(w, Sharding::none, true) == Sharding::none);
+  }
 }

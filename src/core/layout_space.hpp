@@ -1,9 +1,10 @@
 #pragma once
 // The layout space the planner searches (method.md §9), internal to core: the layouts worth trying at a GPU
 // count and the memory savers tried on each, as callbacks (the planner screens them numerically, one reused
-// workload at a time). Tested alone in tests/test_layout_space.cpp.
+// workload at a time). Tested alone in tests/test_plan_choice.cpp.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -99,6 +100,17 @@ inline bool whole_nodes(std::int64_t n, const GpuSpec& g) {
   return n <= per_node || (g.multi_node() && n % per_node == 0);
 }
 
+// The data-parallel sharding a layout of the workload's framework uses, or none where the layout is not one of its
+// own. torchtitan and torchtune shard with FSDP2 alone (ZeRO-3, or ZeRO-2 with reshard_after_forward off): beside
+// tensor, pipeline, context or expert parallelism their data-parallel dimension is FSDP (or HSDP), not ZeRO-1, and
+// ZeRO-1 over every GPU is not theirs.
+inline std::optional<Sharding> framework_sharding(const Workload& w, Sharding sh, bool model_parallel) {
+  const Framework f = w.effective_framework();
+  if (!is_training(w.mode) || sh != Sharding::zero1 || (f != Framework::torchtitan && f != Framework::torchtune)) return sh;
+  if (!model_parallel) return std::nullopt;
+  return Sharding::zero3;
+}
+
 // The layouts worth trying at n GPUs (method.md §9). Inside one node: data parallel, ZeRO-1/2/3, tensor
 // parallel over degrees that divide the heads (the rest data parallel with ZeRO-1), pipeline stages that
 // divide the layers. Across nodes (whole nodes, where the catalogue knows a network): the same data-parallel
@@ -117,16 +129,11 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   Workload p = w;
   // With a global batch each layout steps with it: its micro-batch and accumulation reach it, and a layout with
   // more data-parallel ranks than sequences is not one (global_batch.hpp).
-  // torchtitan and torchtune shard with FSDP2 alone (ZeRO-3, or ZeRO-2 with reshard_after_forward off): their
-  // data-parallel dimension beside tensor, pipeline, context or expert parallelism is FSDP (or HSDP), not ZeRO-1.
-  const bool fsdp_only = training && (w.effective_framework() == Framework::torchtitan || w.effective_framework() == Framework::torchtune);
   auto at = [&](std::int64_t gpus, std::int64_t at_nodes, std::int64_t tp, std::int64_t pp, Sharding sh, std::int64_t ep = 1, std::int64_t vp = 1,
                 std::int64_t cp = 1, bool attention_dp = false) {
-    if (fsdp_only && sh == Sharding::zero1) {
-      if (tp == 1 && pp == 1 && ep == 1 && cp == 1) return;  // FSDP over every GPU is tried on its own
-      sh = Sharding::zero3;
-    }
-    set_layout(p, gpus, at_nodes, tp, pp, sh, Offload::none);
+    const std::optional<Sharding> own = framework_sharding(w, sh, tp > 1 || pp > 1 || ep > 1 || cp > 1);
+    if (!own) return;
+    set_layout(p, gpus, at_nodes, tp, pp, *own, Offload::none);
     p.attention_dp = w.attention_dp || attention_dp;
     p.ep = ep;
     p.virtual_stages = vp;

@@ -140,6 +140,36 @@ std::string memory_breakdown(const MemoryEstimate& mem, const Style& style, bool
 }  // namespace
 
 
+namespace {
+// estimate's verdict on the GPU asked: fits or why not (the precision or layout, the memory, the engine's pool, a
+// stream it cannot sustain, nodes with no network), and, where it cannot run, that its rate is a what-if.
+std::string verdict_lines(const Candidate& c, const Style& style) {
+  std::string out;
+  const auto& g = *c.gpu;
+  // The verdict names why a job cannot run: the precision, the memory, or a video stream it cannot sustain.
+  std::string verdict = c.fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31");
+  // Not supported: the precision on this GPU, or the layout in this framework; the first note says which.
+  if (!c.supported) verdict = paint(style, "cannot run as asked (the first note says why)", "31");
+  else if (!c.fits && c.video && c.headroom_bytes >= 0) verdict = paint(style, "cannot sustain one stream", "31");
+  if (c.memory.vllm) {
+    // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
+    out += fmt::format("\nOn {} ({} {} usable): {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
+                       c.fit_reason.empty() || !c.supported ? "" : ": " + c.fit_reason.text());
+  } else {
+    // Memory that fits but a plan that cannot run (several nodes of a GPU with no network between them) says why.
+    const bool other = !c.fits && c.supported && c.headroom_bytes >= 0 && !c.fit_reason.empty();
+    out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
+                       mib(static_cast<double>(g.memory_bytes)), verdict, gbs(c.headroom_bytes, style), mem_unit(style),
+                       other ? "; " + c.fit_reason.text() : "");
+  }
+  const auto& t = c.time;
+  const bool rates = t.train_tokens_per_second_per_gpu || t.images_per_second || t.prefill_tokens_per_second || t.decode_tokens_per_second;
+  if (!c.fits && c.supported && rates) out += "  were it to fit (it does not: no job time or cost), it would run at:\n";
+  else if (!c.supported && rates) out += "  were it to run as asked (it cannot: no job time or cost), it would run at:\n";
+  return out;
+}
+}  // namespace
+
 std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
                            const Style& style) {
   std::string out = "Workload: " + workload_line(w, m, mem) + "\n";
@@ -162,27 +192,8 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                        mem.vllm->max_concurrent_sequences, mem.seq_len);
   }
   if (on_gpu) {
-    const auto& g = *on_gpu->gpu;
-    // The verdict names why a job cannot run: the precision, the memory, or a video stream it cannot sustain.
-    std::string verdict = on_gpu->fits ? paint(style, "fits", "32") : paint(style, "does not fit", "31");
-    // Not supported: the precision on this GPU, or the layout in this framework; the first note says which.
-    if (!on_gpu->supported) verdict = paint(style, "cannot run as asked (the first note says why)", "31");
-    else if (!on_gpu->fits && on_gpu->video && on_gpu->headroom_bytes >= 0) verdict = paint(style, "cannot sustain one stream", "31");
-    if (on_gpu->memory.vllm) {
-      // vLLM takes its share of the card by design: the verdict is the pool's, in vLLM's terms.
-      out += fmt::format("\nOn {} ({} {} usable): {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
-                         on_gpu->fit_reason.empty() || !on_gpu->supported ? "" : ": " + on_gpu->fit_reason.text());
-    } else {
-      // Memory that fits but a plan that cannot run (several nodes of a GPU with no network between them) says why.
-      const bool other = !on_gpu->fits && on_gpu->supported && on_gpu->headroom_bytes >= 0 && !on_gpu->fit_reason.empty();
-      out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
-                         mib(static_cast<double>(g.memory_bytes)), verdict, gbs(on_gpu->headroom_bytes, style), mem_unit(style),
-                         other ? "; " + on_gpu->fit_reason.text() : "");
-    }
+    out += verdict_lines(*on_gpu, style);
     const auto& t = on_gpu->time;
-    const bool rates = t.train_tokens_per_second_per_gpu || t.images_per_second || t.prefill_tokens_per_second || t.decode_tokens_per_second;
-    if (!on_gpu->fits && on_gpu->supported && rates) out += "  were it to fit (it does not: no job time or cost), it would run at:\n";
-    else if (!on_gpu->supported && rates) out += "  were it to run as asked (it cannot: no job time or cost), it would run at:\n";
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per {}\n", *t.train_tokens_per_second_per_gpu, per);
     if (t.images_per_second) out += fmt::format("  {:.1f} images/s per {}\n", *t.images_per_second, per);
     if (on_gpu->video) {
