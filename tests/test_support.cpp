@@ -110,6 +110,10 @@ TEST_CASE("support: the one-card line names a card that runs the job alone in an
   const auto owned = one_card({"--model", "7B", "--mode", "lora", "--owned"});
   CHECK(owned.second.find("owned (amortised)") != std::string::npos);
   CHECK(owned.second.find("to rent") == std::string::npos);
+  // The price to buy is the one the answer costs with: --purchase-price where given ($1,800 over 3 years at 50 %
+  // use: 1800 / 13,140 h = $0.137/h), not the catalogue's.
+  const auto given = one_card({"--model", "7B", "--mode", "lora", "--owned", "--purchase-price", "rtx-4090-24gb=1800", "--only", "rtx-4090-24gb"});
+  CHECK(given.second.find("$0.137/h owned (amortised), about $1800 to buy") != std::string::npos);
   // A job of requests is a data-centre job: a Jetson Orin NX holds a 7B model (15.0 of 16 GB) and costs least per
   // hour owned, but serves 1M requests of 500 + 200 tokens in over a year; the one card is a card, not an edge module.
   const auto serving = one_card({"--model", "7B", "--mode", "inference", "--owned", "--requests", "1M", "--input-tokens", "500", "--output-tokens", "200"});

@@ -308,12 +308,16 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
       t += "; its training share is the vendor's projection, not a measurement (method.md §8.2)";
     r.recommendations.push_back({"fastest", fastest->gpu->id, t});
   }
-  if (single_card)
+  if (single_card) {
+    // The purchase price the answer costs with: --purchase-price where given, else the catalogue's.
+    std::optional<double> buy = single_card->gpu->purchase_usd;
+    if (const auto it = opts.cost.purchase_overrides.find(single_card->gpu->id); it != opts.cost.purchase_overrides.end()) buy = it->second;
     r.recommendations.push_back({"one card", single_card->gpu->id,
                                  single_card->usd_per_gpu_hour() ? fmt::format("the cheapest single card that fits: {}/h {}{}", money(*single_card->usd_per_gpu_hour()),
                                                                                single_card->cost.price.basis == "owned" ? "owned (amortised)" : "to rent",
-                                                                               single_card->gpu->purchase_usd ? fmt::format(", about ${:.0f} to buy", *single_card->gpu->purchase_usd) : "")
-                                                                 : fmt::format("about ${:.0f} to buy", *single_card->gpu->purchase_usd)});
+                                                                               buy ? fmt::format(", about ${:.0f} to buy", *buy) : "")
+                                                                 : fmt::format("about ${:.0f} to buy", buy.value_or(0))});
+  }
 }
 
 }  // namespace
