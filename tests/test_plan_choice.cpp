@@ -416,6 +416,13 @@ TEST_CASE("plan: inference without requests is one engine: no replicas to share 
     INFO(row["gpu"].get<std::string>() << ": " << row["layout"].get<std::string>());
     CHECK(row["plan"]["tp"].get<int>() * row["plan"]["pp"].get<int>() == row["gpus"].get<int>());
   }
+  // Each row shows the fastest plan (an RTX 3090's: tensor parallel 2, $2.50 per M output tokens); the best value
+  // line names the cheapest plan the searches found, one card at $1.46, and says the row shows another order's plan.
+  for (const auto& rec : j["recommendations"])
+    if (rec["label"] == "best value") {
+      CHECK(rec["gpu"] == "rtx-3090-24gb");
+      CHECK(rec["reason"].get<std::string>().find("$1.46 per M output tokens on single GPU (its row shows the time order's plan)") != std::string::npos);
+    }
   // With requests the same question spreads them over replicas.
   const auto job = test::run_json({"--model", "llama-3.1-8b", "--mode", "inference", "--precision", "int4", "--rank-by", "time", "--max-gpus", "64",
                                    "--requests", "1M", "--output-tokens", "256", "--only", "h100-sxm-80gb"});
