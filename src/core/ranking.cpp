@@ -195,16 +195,18 @@ std::string order_description(RankBy order, const Workload& w, const ModelSpec& 
 }
 
 // The fastest plan on the frontiers of the rows that fit (with a job size), and its row.
-// The frontier point of the rows with the lowest cost (the job's, or per unit of work without a job size): its
-// figure, its row and the point.
-std::pair<const double*, std::pair<const Candidate*, const FrontierPoint*>> cheapest_point(const std::vector<Candidate>& rows, bool job) {
-  std::pair<const double*, std::pair<const Candidate*, const FrontierPoint*>> best{nullptr, {nullptr, nullptr}};
+// The frontier point of the rows with the lowest cost (the job's, or per unit of work without a job size).
+struct CheapestPoint {
+  double usd = 0;
+  const Candidate* row = nullptr;
+  const FrontierPoint* point = nullptr;
+};
+std::optional<CheapestPoint> cheapest_point(const std::vector<Candidate>& rows, bool job) {
+  std::optional<CheapestPoint> best;
   for (const auto& c : rows)
     if (c.fits && !c.tight)
-      for (const auto& f : c.frontier) {
-        const std::optional<double>& v = job ? f.usd : f.value_usd;
-        if (v && (!best.first || *v < *best.first)) best = {&*v, {&c, &f}};
-      }
+      for (const auto& f : c.frontier)
+        if (const std::optional<double>& v = job ? f.usd : f.value_usd; v && (!best || *v < best->usd)) best = CheapestPoint{*v, &c, &f};
   return best;
 }
 
@@ -289,9 +291,10 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
     std::string t = fmt::format("{} per {} on {}", money(*best_value->value_usd), best_value->value_unit, best_value->layout);
     // Ranked by another order, each row shows that order's plan; the cheapest plan its searches found, where clearly
     // cheaper (2 %, as the fastest below), is the one named.
-    if (const auto [point, owner] = cheapest_point(r.rows, job); r.order != RankBy::value && point && *point < 0.98 * *best_value->value_usd) {
-      best_value = owner.first;
-      t = fmt::format("{} per {} on {} (its row shows the {} order's plan)", money(*point), best_value->value_unit, owner.second->layout, to_string(r.order));
+    if (const auto cheapest = cheapest_point(r.rows, job); r.order != RankBy::value && cheapest && cheapest->usd < 0.98 * *best_value->value_usd) {
+      best_value = cheapest->row;
+      t = fmt::format("{} per {} on {} (its row shows the {} order's plan)", money(cheapest->usd), best_value->value_unit, cheapest->point->layout,
+                      to_string(r.order));
     }
     r.recommendations.push_back({"best value", best_value->gpu->id, t});
   }
