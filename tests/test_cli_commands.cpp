@@ -407,3 +407,26 @@ TEST_CASE("check: as given it says what the ranking would add, and with --max-gp
   CHECK(searched.out.find("per GPU on single GPU, full checkpointing") != std::string::npos);
   CHECK(searched.out.find("as given") == std::string::npos);
 }
+
+TEST_CASE("fit: the concurrency fitted under latency targets meets them, as the estimate's does", "[fit][serving][cli]") {
+  // Llama 3.1 8B under vLLM on an H100, 2,000 in / 200 out, --max-tpot-ms 20: the pool holds 202 sequences, but the
+  // estimate keeps 34 in flight, the most that meet the target; fit --maximize concurrency said 202.
+  const std::vector<std::string> job{"--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm", "--gpu", "h100-sxm-80gb",
+                                     "--input-tokens", "2000", "--output-tokens", "200", "--max-tpot-ms", "20"};
+  auto with = [&](std::vector<std::string> head) {
+    head.insert(head.end(), job.begin(), job.end());
+    return test::run_json(head);
+  };
+  const auto fitted = with({"fit", "--maximize", "concurrency"});
+  const auto estimated = with({"estimate", "--requests", "10000"});
+  const double tpot = estimated["time"]["tpot_seconds"].get<double>();
+  const double in_flight = estimated["time"]["decode_tokens_per_second"].get<double>() * tpot;
+  CHECK(fitted["value"].get<double>() == Approx(in_flight).margin(0.5));
+  CHECK(tpot <= 0.020);
+  CHECK(fitted["limited_by"].get<std::string>().find("over --max-tpot-ms 20") != std::string::npos);
+  // Without the target the pool bounds it.
+  auto free_job = job;
+  free_job.erase(free_job.end() - 2, free_job.end());
+  free_job.insert(free_job.begin(), {"fit", "--maximize", "concurrency"});
+  CHECK(test::run_json(free_job)["value"].get<int>() > fitted["value"].get<int>() * 3);
+}

@@ -54,6 +54,8 @@ struct FitResult {
   std::string layout_given;              // a GPU count given alone, fitted as given (data parallel)
   // A serving engine's pool bounds the sequences it runs at once; more wait in its queue (method.md §8.3).
   bool pool_bound() const { return at && at->memory.vllm && what != Maximize::seq_len; }
+  // The next value runs in memory but misses --max-tpot-ms/--max-ttft-ms: the targets, not the memory, bound it.
+  bool latency_bound() const { return next && next->latency_miss > 0; }
 };
 
 // Largest --batch, --seq-len or concurrency that fits the GPU, by exponential then binary search.

@@ -255,7 +255,8 @@ void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, c
     if (w.max_tpot_ms) say(tpot_miss ? missed : met, fmt::format("TPOT {:.1f} ms {} --max-tpot-ms {:g}", tpot_ms, tpot_miss ? "over" : "within", *w.max_tpot_ms));
     if (w.max_ttft_ms) say(ttft_miss ? missed : met, fmt::format("TTFT {:.0f} ms {} --max-ttft-ms {:g}", ttft_ms, ttft_miss ? "over" : "within", *w.max_ttft_ms));
     const std::int64_t n = w.batch_given ? w.batch : 1;
-    c.fit_reason = Note::format("{} sequence{} in flight misses the latency target: {}{}", n, n == 1 ? "" : "s", missed, met.empty() ? "" : " (" + met + ")");
+    c.fit_reason = Note::format("{} sequence{} in flight {} the latency target: {}{}", n, n == 1 ? "" : "s", n == 1 ? "misses" : "miss", missed,
+                                met.empty() ? "" : " (" + met + ")");
     c.latency_miss = std::max(tpot_miss ? tpot_ms / *w.max_tpot_ms : 1.0, ttft_miss ? ttft_ms / *w.max_ttft_ms : 1.0);
     return;
   }

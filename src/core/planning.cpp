@@ -97,8 +97,14 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
   const double margin = min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
   auto at = [&](std::int64_t v) {
     Workload x = w;
-    if (what == Maximize::seq_len) x.seq_len = v;
-    else x.batch = v;
+    if (what == Maximize::seq_len) {
+      x.seq_len = v;
+    } else {
+      x.batch = v;
+      // Serving with latency targets: the concurrency fitted must meet them itself, as a --concurrency asked must
+      // (the engine does not run fewer than asked to meet them).
+      if (w.max_tpot_ms || w.max_ttft_ms) x.batch_given = true;
+    }
     Candidate c = evaluate(x, m, g, cost);
     if (c.fits && !c.memory.vllm && c.headroom_bytes < margin) c.fits = false;  // tight: as the ranking, not a fit
     return c;
@@ -162,6 +168,7 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
   r.value = lo;
   r.at = lo_c;
   r.next = hi_c;
+  if (r.latency_bound()) r.limited_by = "the latency targets: at " + std::to_string(hi) + ", " + hi_c->fit_reason.text();
   return r;
 }
 

@@ -381,14 +381,16 @@ std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
                        gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
                        r.layout_given.empty() ? "" : "  " + r.layout_given + "\n");
   }
-  const bool pool = r.pool_bound();
-  out += fmt::format("Largest {} that {} {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what, pool ? "runs at once in the KV-cache pool on" : "fits",
+  const bool pool = r.pool_bound(), latency = r.latency_bound();
+  out += fmt::format("Largest {} that {} {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what,
+                     latency ? "meets the latency targets on" : pool ? "runs at once in the KV-cache pool on" : "fits",
                      g.id, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), r.min_headroom_pct, m.id, to_string(w.mode),
                      paint(style, std::to_string(r.value), "1"));
   if (!r.as_given.empty()) out += "  " + r.as_given + "\n";
   if (!r.layout_given.empty()) out += "  " + r.layout_given + "\n";
   out += fmt::format("  at {}: device peak {} {}, headroom {} {}\n", r.value, gbs(r.at->memory.device_peak, style), mem_unit(style), gbs(r.at->headroom_bytes, style), mem_unit(style));
-  if (r.next && pool) out += fmt::format("  at {}: the pool is full; the engine runs {} and queues the rest\n", r.value + 1, r.value);
+  if (latency) out += fmt::format("  at {}: {}\n", r.value + 1, r.next->fit_reason.text());
+  else if (r.next && pool) out += fmt::format("  at {}: the pool is full; the engine runs {} and queues the rest\n", r.value + 1, r.value);
   else if (r.next) out += fmt::format("  at {}: {} {}, does not fit within the margin\n", r.value + 1, gbs(r.next->memory.device_peak, style), mem_unit(style));
   else out += "  limited by " + (r.limited_by.empty() ? std::string("the search's upper limit") : r.limited_by) + ", not by memory\n";
   out += "\n";

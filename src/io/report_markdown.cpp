@@ -90,9 +90,9 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
 std::string fit_markdown(const Workload& w, const ModelSpec& m, const GpuSpec& g, const FitResult& r, const Style& style) {
   const std::string what = r.what == Maximize::seq_len ? "sequence length" : r.what == Maximize::batch ? "batch" : "concurrency";
   const std::string usable = gbs(static_cast<double>(g.memory_bytes), style) + " " + mem_unit(style);
-  const bool pool = r.pool_bound();
+  const bool pool = r.pool_bound(), latency = r.latency_bound();
   std::string out = fmt::format("## Largest {} that {} `{}`\n\n**Workload:** {} {}; {} usable, {:g}% kept free.\n\n", what,
-                                pool ? "runs at once in the KV-cache pool on" : "fits", g.id, cell(m.id), to_string(w.mode), usable, r.min_headroom_pct);
+                                latency ? "meets the latency targets on" : pool ? "runs at once in the KV-cache pool on" : "fits", g.id, cell(m.id), to_string(w.mode), usable, r.min_headroom_pct);
   if (r.value == 0)
     return out + fmt::format("Does not fit even at {} 1: {} {} per GPU needed.\n{}", what, gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style),
                              r.layout_given.empty() ? "" : "\n" + cell(r.layout_given) + "\n");
@@ -100,7 +100,10 @@ std::string fit_markdown(const Workload& w, const ModelSpec& m, const GpuSpec& g
   if (!r.layout_given.empty()) out += cell(r.layout_given) + "\n\n";
   out += fmt::format("| {} | device peak ({}) | headroom ({}) | verdict |\n|--:|--:|--:|---|\n", what, mem_unit(style), mem_unit(style));
   out += fmt::format("| **{}** | {} | {} | fits |\n", r.value, gbs(r.at->memory.device_peak, style), gbs(r.at->headroom_bytes, style));
-  if (r.next && pool)
+  if (latency)
+    out += fmt::format("| {} | {} | {} | {} |\n", r.value + 1, gbs(r.next->memory.device_peak, style), gbs(r.next->headroom_bytes, style),
+                       cell(r.next->fit_reason.text()));
+  else if (r.next && pool)
     out += fmt::format("| {} | {} | {} | the pool is full: queued |\n", r.value + 1, gbs(r.next->memory.device_peak, style), gbs(r.next->headroom_bytes, style));
   else if (r.next)
     out += fmt::format("| {} | {} | {} | does not fit within the margin |\n", r.value + 1, gbs(r.next->memory.device_peak, style), gbs(r.next->headroom_bytes, style));
