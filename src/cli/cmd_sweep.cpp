@@ -98,7 +98,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   const bool latency = std::any_of(sw.points.begin(), sw.points.end(), [](const SweepPoint& q) {
     return std::any_of(q.per_gpu.begin(), q.per_gpu.end(), [](const Candidate& c) { return c.latency_miss > 0; });
   });
-  if (latency) sw.notes.push_back("no: latency: the plan fits in memory but even one sequence misses --max-tpot-ms or --max-ttft-ms");
+  if (latency) sw.notes.push_back("no: latency: the plan fits in memory, but its sequences in flight miss --max-tpot-ms or --max-ttft-ms");
   (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md() ? sweep_markdown(sw, Style{}) : sweep_table(sw, ctx.style));
   return 0;
 }
