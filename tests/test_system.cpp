@@ -95,6 +95,10 @@ TEST_CASE("system: the data loaders a vision plan needs follow its images per se
   const SystemNeeds s = system_needs(w, m, h100, mem, &t);
   CHECK(s.cpu_cores == Approx(std::ceil(*t.images_per_second / 190.0)));
   CHECK(s.cpu_cores == 26.0);
+  // Host memory: the model built in fp32 at load (4 B x 25,557,032 parameters) and the workers' prefetched batches,
+  // 2 per worker plus one pinned, each 256 images of 3 x 224 x 224 float32 (602,112 B): (2 x 26 + 1) x 154.1 MB.
+  CHECK(s.host_ram_bytes == Approx(4.0 * mem.params_total + (2.0 * 26.0 + 1.0) * 256.0 * 3.0 * 224.0 * 224.0 * 4.0));
+  CHECK(s.host_ram_bytes == Approx(8.27e9).epsilon(0.01));
   REQUIRE(s.notes.size() == 1);
   CHECK(s.notes.front().text().find("the host cannot feed 4807 images/s per GPU") != std::string::npos);
   CHECK(s.notes.front().text().find("enough for about 4560") != std::string::npos);

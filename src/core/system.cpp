@@ -52,6 +52,14 @@ void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   s.basis.push_back(Note::format("CPU: {:.0f} logical CPUs per node: JPEG decoding and augmentation at about {:.0f} images/s per data-loader worker "
                                  "for {:.0f} images/s per GPU ({}timm#1491)",
                                  s.cpu_cores, rate, images, training ? "at least FFCV's 10 per GPU; " : ""));
+  // The workers' batches wait in host memory: PyTorch's DataLoader prefetches prefetch_factor (2) batches per
+  // worker, each `batch` decoded images as float32 tensors (3 x W x H x 4 bytes), and each GPU's loader pins one more.
+  const double batch_bytes = d(w.batch) * 3.0 * width * height * 4.0;
+  const double prefetched = (2.0 * std::max(1.0, workers) + 1.0) * batch_bytes * ranks;
+  s.host_ram_bytes += prefetched;
+  s.basis.push_back(Note::format("host RAM: + {:.1f} GB per node of prefetched batches (2 per data-loader worker, {:.0f} workers per GPU, and one pinned "
+                                 "per GPU; PyTorch DataLoader's prefetch_factor), {} decoded float32 images each",
+                                 prefetched / k_gb, std::max(1.0, workers), w.batch));
   if (workers > host && g.segment != Segment::edge)
     s.notes.push_back(Note::format("the host cannot feed {:.0f} images/s per GPU: decoding and augmenting JPEGs on the CPU takes {:.0f} data-loader workers "
                                    "per GPU at about {:.0f} images/s each, where a typical host has {:.0f} logical CPUs per GPU, enough for about {:.0f}; "
