@@ -444,3 +444,22 @@ TEST_CASE("layout space: each framework's own data-parallel sharding", "[plan-ch
     CHECK(layout_space::framework_sharding(w, Sharding::none, true) == Sharding::none);
   }
 }
+
+TEST_CASE("plan: under a deadline the row is the cheapest plan that meets it, and the fastest line searches to --max-gpus", "[plan-choice]") {
+  // Llama 3.1 8B pre-training on 100B tokens within 7 days on at most 256 H100s: 32 GPUs meet it for the least (109
+  // h); the search stopped near there, so "fastest" named a plan of about that count. It now goes on to 256 GPUs,
+  // whose plans form the frontier (each count about half the time of the one before), and names the fastest with
+  // the order its row shows.
+  const auto j = test::run_json({"--model", "llama-3.1-8b", "--mode", "train", "--tokens", "100B", "--deadline", "7d", "--max-gpus", "256", "--only",
+                                 "h100-sxm-80gb"});
+  const auto row = j["ranking"][0];
+  CHECK(row["gpus"] == 32);
+  REQUIRE(row["frontier"].size() >= 2);
+  CHECK(row["frontier"].back()["gpus"] == 256);
+  CHECK(row["frontier"].back()["hours"].get<double>() < row["frontier"].front()["hours"].get<double>() / 4.0);
+  for (const auto& rec : j["recommendations"])
+    if (rec["label"] == "fastest") {
+      CHECK(rec["reason"].get<std::string>().find("on 256 GPUs in 32 nodes") != std::string::npos);
+      CHECK(rec["reason"].get<std::string>().find("its row shows the cheapest plan that meets the deadline") != std::string::npos);
+    }
+}

@@ -64,7 +64,7 @@ bool search_further(const std::vector<Candidate>& fits, std::int64_t n, std::int
   if (o.deadline_seconds && std::none_of(fits.begin(), fits.end(), [&](const Candidate& c) { return meets_deadline(c, o); })) return true;
   // The fastest plan, and the fastest within a budget, are searched up to --max-gpus (the global batch caps data
   // parallelism on the way).
-  if (order == RankBy::time || o.budget_usd) return true;
+  if (order == RankBy::time || o.budget_usd || o.deadline_seconds) return true;
   if (!job && !o.deadline_seconds) return false;
   if (n <= 8 * first_fit) return order != RankBy::gpus;
   if (!value_band_applies(job, order, o)) return false;

@@ -314,7 +314,8 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
     if (const auto [point, owner] = fastest_point(r.rows, opts); point && *point->hours < 0.98 * fastest->cost.wall_hours) {
       fastest = owner;
       from_frontier = true;
-      t = fmt::format("{} for the job on {} (its row shows the best value; --rank-by time picks the fastest)", duration_text(*point->hours * 3600), point->layout);
+      t = fmt::format("{} for the job on {} (its row shows {}; --rank-by time picks the fastest)", duration_text(*point->hours * 3600), point->layout,
+                      opts.deadline_seconds ? "the cheapest plan that meets the deadline" : "the best value");
     }
     // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
     const bool host_bound = !from_frontier && fastest->time.bound == k_host_bound;
