@@ -84,7 +84,7 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
                         c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
     return c;
   }
-  const std::int64_t reach = g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+  const std::int64_t reach = search_reach(g, opts);
   const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
                                   ? "on one GPU: " + single.fit_reason.text()
                                   : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
@@ -126,7 +126,7 @@ Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, co
   if (tight.empty() && nearest_miss) {
     // Layouts fit in memory, but none meets the latency targets: the nearest, and by how much it misses them.
     Candidate c = *nearest_miss;
-    const std::int64_t reach = count_only ? w.gpus : g.multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+    const std::int64_t reach = count_only ? w.gpus : search_reach(g, opts);
     c.why = fmt::format("no layout {} {} GPU{} meets the latency targets; the nearest, {}: {}", count_only ? "of the" : "within", reach, reach > 1 ? "s" : "",
                         c.layout, c.fit_reason.text());
     return c;

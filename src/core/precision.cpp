@@ -89,7 +89,7 @@ bool fp4_weight_only(const Workload& w, const GpuSpec& gpu) {
 
 bool precision_runs(const Workload& w, const GpuSpec& gpu) {
   const std::string_view key = asked_compute_key(w);
-  if (key == "fp4" && !is_training(w.mode) && !gpu.fp4 && !gpu.dense_tflops.get("fp4") && fp4_weight_only(w, gpu))
+  if (key == "fp4" && !gpu.fp4 && !gpu.dense_tflops.get("fp4") && fp4_weight_only(w, gpu))
     return gpu.dense_tflops.get("bf16") || gpu.dense_tflops.get("fp16");
   if (key == "fp4") return !is_training(w.mode) && (gpu.fp4 || gpu.dense_tflops.get("fp4")) && (gpu.dense_tflops.get("fp4") || gpu.dense_tflops.get("fp8"));
   if (gpu.dense_tflops.get(key) || (key != "bf16" && key != "fp8")) return true;

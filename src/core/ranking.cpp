@@ -125,6 +125,9 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
 bool meets_deadline(const Candidate& c, const RankOptions& o) {
   return c.time.job_seconds && c.cost.wall_hours * 3600.0 <= *o.deadline_seconds;
 }
+std::int64_t search_reach(const GpuSpec& g, const RankOptions& o) {
+  return g.multi_node() ? o.max_gpus : std::min<std::int64_t>(o.max_gpus, g.gpus_per_node());
+}
 bool within_budget(const Candidate& c, const RankOptions& o) { return c.cost.total_usd && *c.cost.total_usd <= *o.budget_usd; }
 
 }  // namespace ranking_detail
@@ -194,7 +197,6 @@ std::string order_description(RankBy order, const Workload& w, const ModelSpec& 
   return "";
 }
 
-// The fastest plan on the frontiers of the rows that fit (with a job size), and its row.
 // The frontier point of the rows with the lowest cost (the job's, or per unit of work without a job size).
 struct CheapestPoint {
   double usd = 0;
@@ -210,6 +212,7 @@ std::optional<CheapestPoint> cheapest_point(const std::vector<Candidate>& rows, 
   return best;
 }
 
+// The fastest plan on the frontiers of the rows that fit (with a job size), and its row.
 std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vector<Candidate>& rows, const RankOptions& opts) {
   std::pair<const FrontierPoint*, const Candidate*> best{nullptr, nullptr};
   for (const auto& c : rows)
@@ -382,7 +385,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     if (c.fits && opts.deadline_seconds && !meets_deadline(c, opts)) {
       r.dropped.push_back({c.gpu->id, c.time.job_seconds
                                           ? fmt::format("the fastest plan within {} GPUs ({}) takes {}, over the {} deadline",
-                                                        c.gpu->multi_node() ? opts.max_gpus : std::min<std::int64_t>(opts.max_gpus, c.gpu->gpus_per_node()), c.layout,
+                                                        search_reach(*c.gpu, opts), c.layout,
                                                         duration_text(c.cost.wall_hours * 3600.0), duration_text(*opts.deadline_seconds))
                                           : "job time unknown (no throughput figure), so the deadline cannot be checked"});
       continue;

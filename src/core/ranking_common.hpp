@@ -52,6 +52,8 @@ Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit
 // first_fit, 0 while nothing fits).
 bool search_further(const std::vector<Candidate>& fits, std::int64_t n, std::int64_t first_fit, bool job, RankBy order, const RankOptions& opts);
 bool meets_deadline(const Candidate& c, const RankOptions& o);
+// The most GPUs the search tries on g: --max-gpus, or one node where the catalogue knows no network between them.
+std::int64_t search_reach(const GpuSpec& g, const RankOptions& o);
 bool within_budget(const Candidate& c, const RankOptions& o);
 // The tensors' memory of the layouts one ranking tries, shared by its GPUs: the same layouts come up on most of
 // them, and only the runtime, the reserve, a serving pool and the band depend on the GPU (memory.hpp). Keyed by the

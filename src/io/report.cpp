@@ -30,6 +30,10 @@ double mem_div(const Style& s) { return s.units == MemUnits::gib ? 1073741824.0 
 const char* mem_unit(const Style& s) { return s.units == MemUnits::gib ? "GiB" : "GB"; }
 std::string gbs(double bytes, const Style& s) { return fmt::format(FMT_COMPILE("{:.1f}"), bytes / mem_div(s)); }
 
+const char* fit_verb(const FitResult& r) {
+  return r.latency_bound() ? "meets the latency targets on" : r.pool_bound() ? "runs at once in the KV-cache pool on" : "fits";
+}
+
 std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem) {
   if (m.vision) {
     const auto [W, H] = image_size(w, m);
@@ -382,9 +386,7 @@ std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
                        r.layout_given.empty() ? "" : "  " + r.layout_given + "\n");
   }
   const bool pool = r.pool_bound(), latency = r.latency_bound();
-  out += fmt::format("Largest {} that {} {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what,
-                     latency ? "meets the latency targets on" : pool ? "runs at once in the KV-cache pool on" : "fits",
-                     g.id, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), r.min_headroom_pct, m.id, to_string(w.mode),
+  out += fmt::format("Largest {} that {} {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what, detail::fit_verb(r), g.id, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), r.min_headroom_pct, m.id, to_string(w.mode),
                      paint(style, std::to_string(r.value), "1"));
   if (!r.as_given.empty()) out += "  " + r.as_given + "\n";
   if (!r.layout_given.empty()) out += "  " + r.layout_given + "\n";

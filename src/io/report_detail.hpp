@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuadvise/planning.hpp"
 #include "gpuadvise/ranking.hpp"
 #include "gpuadvise/report.hpp"
 
@@ -71,6 +72,8 @@ struct GpuDetail {
 GpuDetail gpu_detail(const GpuSpec& g, const Style& style);
 // The ranking table's header and rows, fitted to style.width (report_rank_table.cpp).
 std::string ranking_grid(const Workload& w, const ModelSpec& m, const Ranking& r, const Style& style);
+// What a fit's value is the largest of: one that meets the latency targets, runs at once in the engine's pool, or fits.
+const char* fit_verb(const FitResult& r);
 // The workload in one line: model, size, mode, precision, batch, sequence or image size, framework.
 std::string workload_line(const Workload& w, const ModelSpec& m, const MemoryEstimate& mem);
 

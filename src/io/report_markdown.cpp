@@ -92,7 +92,7 @@ std::string fit_markdown(const Workload& w, const ModelSpec& m, const GpuSpec& g
   const std::string usable = gbs(static_cast<double>(g.memory_bytes), style) + " " + mem_unit(style);
   const bool pool = r.pool_bound(), latency = r.latency_bound();
   std::string out = fmt::format("## Largest {} that {} `{}`\n\n**Workload:** {} {}; {} usable, {:g}% kept free.\n\n", what,
-                                latency ? "meets the latency targets on" : pool ? "runs at once in the KV-cache pool on" : "fits", g.id, cell(m.id), to_string(w.mode), usable, r.min_headroom_pct);
+                                detail::fit_verb(r), g.id, cell(m.id), to_string(w.mode), usable, r.min_headroom_pct);
   if (r.value == 0)
     return out + fmt::format("Does not fit even at {} 1: {} {} per GPU needed.\n{}", what, gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style),
                              r.layout_given.empty() ? "" : "\n" + cell(r.layout_given) + "\n");
