@@ -340,7 +340,7 @@ DRIFTS = [("README.md", "needs 15.6 hours ($5.31)", "needs 15.6 hours ($5.13)", 
           ("README.md", "  2  rtx-4090-24gb yes     1", "  2  rtx-4090-24gb yes     2", "is not what the tool prints now"),
           ("README.md", "gpuadvise gpus --vendor amd --sort memory", "gpuadvise gpus --vendor amd --sort memroy", "exited 2, the text says 0"),
           ("README.md", "- llm memory: ", "- llm memory:  ", "the accuracy lines are not"),
-          ("docs/advice.md", "- **Answer**: one MI300X", "- **Answer**: one H100", "does not name the top row"),
+          ("docs/advice.md", "- **Answer**: four RTX A6000s", "- **Answer**: four H100s", "does not name the top row"),
 ]
 
 

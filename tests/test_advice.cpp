@@ -137,15 +137,17 @@ TEST_CASE("advice: the README's 7B full fine-tune scales out instead of offloadi
   const double tps = top["time"]["train_tokens_per_second_per_gpu"].get<double>() * top["gpus"].get<double>();
   CHECK(top["value"]["usd"].get<double>() == Approx(price / (tps * 3600.0) * 1e6));
   CHECK(top["value"]["unit"] == "M training tokens");
-  // GH200 cloud nodes hold one superchip and no network between them is known: offload is its only plan,
-  // and at a few hundred tokens/s it is far from the top.
+  // GH200 cloud nodes hold one superchip and no network between them is known: offload is its only plan. The
+  // CPU's Adam step (7e9 parameters at DeepSpeed's 1e9 a second: 7 s) is not hidden, but runs once per the recipes'
+  // 128 sequences of 2,048 tokens (262,144 tokens a step), so the superchip keeps most of an H100's rate.
   const auto& gh = row(j, "gh200-96gb");
   CHECK(gh["gpus"] == 1);
   CHECK(gh["plan"]["offload"] != "none");
-  std::size_t gh_rank = 0;
-  for (std::size_t i = 0; i < j["ranking"].size(); ++i)
-    if (j["ranking"][i]["gpu"] == "gh200-96gb") gh_rank = i;
-  CHECK(gh_rank >= 10);
+  CHECK(gh["plan"]["grad_accum"] == 128);
+  const double gh_rate = gh["time"]["train_tokens_per_second_per_gpu"].get<double>();
+  const double h100_rate = h100["time"]["train_tokens_per_second_per_gpu"].get<double>();
+  CHECK(gh_rate < h100_rate);
+  CHECK(gh_rate > 0.5 * h100_rate);
 }
 
 TEST_CASE("advice: LoRA of an 8B model fits one 24 GB card with gradient checkpointing", "[advice]") {

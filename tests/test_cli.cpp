@@ -192,7 +192,7 @@ TEST_CASE("hints: vLLM flags for inference, a DeepSpeed config for ZeRO, SkyPilo
   const auto ht = t.json()["launch_hints"];
   CHECK(ht["deepspeed_config"]["zero_optimization"]["stage"] == 2);
   CHECK(ht["deepspeed_config"]["zero_optimization"]["overlap_comm"] == true);
-  CHECK(ht["deepspeed_config"]["gradient_accumulation_steps"] == 1);
+  CHECK(ht["deepspeed_config"]["gradient_accumulation_steps"] == 16);  // the recipes' 128 sequences over 8 ranks of 1
   CHECK(ht["hf_trainer_args"].get<std::string>().find("--per_device_train_batch_size 1 --bf16") != std::string::npos);
   // One GPU with the optimizer on the CPU: DeepSpeed's ZeRO-2 offload form, as ds_config.json holds it (JSON) and
   // on one line (the table).
@@ -369,7 +369,8 @@ TEST_CASE("cli: estimate draws where the memory goes against the card and hides 
 }
 
 TEST_CASE("cli: repeated notes and reasons are said once, with the GPUs and the numbers' range", "[cli][rank]") {
-  auto r = test::run({"--model", "7B", "--precision", "bf16", "--mode", "finetune", "--wide", "--color", "never"});
+  // One sequence a step (--global-batch 1), so that the optimizer step's note concerns many GPUs.
+  auto r = test::run({"--model", "7B", "--precision", "bf16", "--mode", "finetune", "--global-batch", "1", "--wide", "--color", "never"});
   REQUIRE(r.code == 0);
   // Under "Why not:" and "Notes:", no two lines may be the same text once their numbers are masked.
   std::istringstream lines(r.out);

@@ -283,7 +283,7 @@ TEST_CASE("sweep: a GPU count varied with no layout runs the ranking's plan at e
   REQUIRE(sharded.code == 0);
   const auto k = sharded.json();
   CHECK(k["notes"].empty());
-  CHECK(k["points"][2]["gpus"][0]["layout"].get<std::string>() == "4 GPUs: FSDP/ZeRO-3 over 4");
+  CHECK(k["points"][2]["gpus"][0]["layout"].get<std::string>() == "4 GPUs: FSDP/ZeRO-3 over 4, micro-batch 1 x 32");
   CHECK(k["points"][2]["gpus"][0]["device_peak_bytes"].get<double>() < k["points"][1]["gpus"][0]["device_peak_bytes"].get<double>());
   const auto table = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4"});
   CHECK(table.out.find("rtx-5090-32gb: fits the whole range") != std::string::npos);

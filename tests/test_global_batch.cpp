@@ -57,8 +57,9 @@ TEST_CASE("global batch: pre-training with a job size defaults to the law, fine-
   CHECK(static_cast<double>(*settled.global_batch) == Approx(expected).margin(0.5));
   CHECK(*settled.global_batch == Approx(3542).margin(10));
   CHECK(settled.grad_accum == *settled.global_batch);  // one GPU: every sequence is a micro-batch of its own
-  // Fine-tuning with a job size steps with the recipes' 128 sequences (Stanford Alpaca), or the batch asked if
-  // larger; without a job size, or with --steps (which sizes the job by the batch), the batch stays as given.
+  // Fine-tuning steps with the recipes' 128 sequences (Stanford Alpaca), or the batch asked if larger, with or
+  // without a job size (the rate per token is the job's); with --steps (which sizes the job by the batch), the
+  // batch stays as given.
   Workload ft = w;
   ft.mode = Mode::finetune;
   const Workload tuned = with_global_batch(ft, m);
@@ -69,7 +70,7 @@ TEST_CASE("global batch: pre-training with a job size defaults to the law, fine-
   CHECK(with_global_batch(ft, m).global_batch == 256);
   ft.batch = 1;
   ft.tokens.reset();
-  CHECK_FALSE(with_global_batch(ft, m).global_batch);
+  CHECK(with_global_batch(ft, m).global_batch == 128);
   ft.steps = 100;
   CHECK_FALSE(with_global_batch(ft, m).global_batch);
   Workload accum = w;

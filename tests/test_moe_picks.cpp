@@ -116,3 +116,25 @@ TEST_CASE("fit: a count given alone names the layout its numbers belong to", "[p
   CHECK(given.find("2 GPUs as given, pipeline parallel 2 (one stage a card)") != std::string::npos);
   CHECK(given.find("data parallel") == std::string::npos);
 }
+
+TEST_CASE("moe picks: a GPU without a price gets the plan it would get with one", "[scale][moe][value]") {
+  // Best value per million tokens without a job size: every plan of one GPU shares its hourly price, so the plan
+  // with the fewest GPU-seconds per token is the best value whatever that price is. Without a price every plan
+  // scored alike and the first that fit was kept: DeepSeek-V3 on MI355Xs then ran 256 local experts a layer
+  // without expert parallelism, at 128 tokens/s per GPU against 2,060 for the pick a price gives.
+  const std::vector<std::string> job{"--model", "deepseek-v3", "--mode", "finetune", "--seq-len", "4096", "--only", "mi355x-288gb", "--format", "json"};
+  auto pick = [&](std::vector<std::string> extra) {
+    auto args = job;
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::run(args);
+    REQUIRE(r.code == 0);
+    return r.json()["ranking"][0];
+  };
+  const auto unpriced = pick({});
+  const auto priced = pick({"--price", "mi355x-288gb=3"});
+  REQUIRE(unpriced["fits"] == true);
+  CHECK(priced["cost"]["price"]["usd_per_gpu_hour"] == 3.0);
+  CHECK(unpriced["layout"] == priced["layout"]);
+  CHECK(unpriced["plan"]["ep"].get<int>() > 1);
+  CHECK(unpriced["time"]["train_tokens_per_second_per_gpu"] == priced["time"]["train_tokens_per_second_per_gpu"]);
+}

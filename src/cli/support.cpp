@@ -154,7 +154,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "disaggregate", "--disaggregate", "true", "serving: prefill and decode on separate replicas of the layout, the KV cache sent between them (vLLM, SGLang, TensorRT-LLM)", g);
   add_switch(app, wf, "attention_dp", "--attention-dp", "true", "serving a mixture of experts: attention and its KV cache data parallel over the --tp GPUs, each with its own sequences, the experts split over them (TensorRT-LLM, SGLang, vLLM)", g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
-  add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [with --tokens: DeepSeek LLM's law for pre-training, 128 for fine-tuning]", g);
+  add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [pre-training with --tokens: DeepSeek LLM's law; fine-tuning: 128]", g);
   if (wanted(wf.given, "--framework,--engine")) add(app, wf, "framework", "--framework,--engine", framework_help(), g);  // the list built when needed
   add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params [none]", g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]", g);

@@ -81,9 +81,10 @@ Workload with_global_batch(Workload w, const ModelSpec& m) {
     w.global_batch = static_cast<std::int64_t>(std::clamp(sequences, 1.0, 1e9));
     w.global_batch_from_law = true;
   }
-  // Fine-tuning with a job size steps with the recipes' global batch (or the batch asked, if larger), so adding
-  // data-parallel GPUs does not change what the optimizer sees.
-  if (!w.global_batch && w.mode != Mode::train && w.grad_accum == 1 && w.has_job_size() && !(w.steps && !w.tokens && !w.dataset_tokens)) {
+  // Fine-tuning steps with the recipes' global batch (or the batch asked, if larger), so adding data-parallel GPUs
+  // does not change what the optimizer sees; with or without a job size, so the rate per token the ranking prices
+  // is the rate the job runs at (the optimizer step amortised over the same accumulation).
+  if (!w.global_batch && w.mode != Mode::train && w.grad_accum == 1 && !(w.steps && !w.tokens && !w.dataset_tokens)) {
     w.global_batch = std::max<std::int64_t>(w.batch, static_cast<std::int64_t>(coef::finetune_global_batch.value));
     w.global_batch_from_recipe = true;
   }

@@ -81,6 +81,17 @@ bool search_further(const std::vector<Candidate>& fits, std::int64_t n, std::int
   });
 }
 
+namespace {
+// The order's score of one plan among its GPU's. Best value without a price: every plan of one GPU shares its
+// hourly price, so GPU-seconds per unit of work order them as dollars per unit would (as band_cost does with a
+// job size); without it every unpriced plan scored alike and the first that fit was kept.
+double plan_score(const Candidate& c, RankBy by) {
+  if (by == RankBy::value && !c.value_usd)
+    if (const auto rate = work_rate(c).per_second; rate && *rate > 0) return static_cast<double>(c.gpus) / *rate;
+  return score(c, by);
+}
+}  // namespace
+
 Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit, bool job, RankBy order, const RankOptions& opts) {
   // Which plans compete: those meeting the deadline (the cheapest wins), those within the budget (the fastest
   // wins), else by the order: best value with a job size from its band, the cheapest or the fewest GPUs.
@@ -112,7 +123,7 @@ Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit
   for (auto* c : eligible) {
     // More GPUs must be clearly better (2 %) to be chosen: fewer GPUs are simpler and less exposed.
     const double margin = (out.plan && c->gpus > out.plan->gpus) ? 0.98 : 1.0;
-    if (!out.plan || score(*c, out.by) < margin * score(*out.plan, out.by)) out.plan = c;
+    if (!out.plan || plan_score(*c, out.by) < margin * plan_score(*out.plan, out.by)) out.plan = c;
   }
   if (!out.plan) {
     // No plan meets the deadline or the budget: report the closest (fastest, or cheapest) so the row can say why.
