@@ -160,8 +160,9 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
   h.skypilot_accelerator = skypilot_name(c.gpu->id);
   if (m.vision && !is_training(w.mode)) {
     // Vision inference: no LLM server; the pipeline is the application's (DeepStream/Triton for streams).
-    h.torchrun = fmt::format("python infer.py  # batch {}, {}x{}", w.batch, w.image_width.value_or(m.vision->ref_w),
-                             w.image_height.value_or(m.vision->ref_h));
+    // The settings go in a note: a shell comment in the command would swallow whatever a user appends to it.
+    h.torchrun = "python infer.py";
+    h.notes.push_back(fmt::format("infer.py: batch {} at {}x{}", w.batch, w.image_width.value_or(m.vision->ref_w), w.image_height.value_or(m.vision->ref_h)));
     h.notes.push_back(w.streams ? "video streams: NVIDIA DeepStream or Triton with hardware decode (NVDEC) keeps frames on the GPU"
                                 : "export to TensorRT or ONNX Runtime for lower latency at small batches");
   } else if (!is_training(w.mode)) {
