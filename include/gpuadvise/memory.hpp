@@ -59,6 +59,10 @@ struct MemoryEstimate {
   std::int64_t seq_len = 0;
   std::int64_t kv_heads_per_gpu = 0;
   double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping
+  // llama.cpp's partial offload (--offload layers): the weights and KV cache of the layers left in host memory,
+  // which the CPU runs (method.md §8.3); the GPU's shares above exclude them.
+  double host_weights = 0, host_kv_cache = 0;
+  std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl) where some are in host memory
   std::optional<VllmPool> vllm;
   std::vector<ExplainLine> explain;
   Notes notes;

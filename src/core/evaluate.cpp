@@ -13,6 +13,7 @@
 #include "gpuadvise/correction.hpp"
 #include "gpuadvise/units.hpp"
 #include "gpuadvise/coefficients.hpp"
+#include "layer_offload.hpp"
 #include "ranking_common.hpp"
 
 namespace gpuadvise {
@@ -23,7 +24,7 @@ namespace {
 template <class T>
 auto plan_fields(T& x) {
   return std::tie(x.precision, x.checkpointing, x.sharding, x.offload, x.vae_tiling, x.batch, x.grad_accum, x.gpus, x.nodes, x.tp, x.pp, x.ep,
-                  x.virtual_stages, x.cp, x.attention_dp);
+                  x.virtual_stages, x.cp, x.attention_dp, x.gpu_layers);
 }
 }  // namespace
 
@@ -93,6 +94,7 @@ std::string layout_text(const Workload& w, const char* one = "single GPU") {
     }
   }
   s += off;
+  if (w.offload == Offload::layers && w.gpu_layers > 0) s += fmt::format(" + CPU for the layers past {} (-ngl {})", w.gpu_layers, w.gpu_layers);
   if (w.checkpointing != Checkpointing::none) s += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
   if (w.grad_accum > 1) {
     s += ", micro-batch ";
@@ -326,6 +328,10 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   if (w_in.nodes == 1 && w_in.gpus > g.gpus_per_node()) {
     spread = w_in;
     spread->nodes = c.planned.nodes = (w_in.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
+  }
+  if (w_in.offload == Offload::layers && w_in.gpu_layers == 0 && !m.vision) {  // -ngl unset: the most that leave 5 % free (§8.3)
+    if (!spread) spread = w_in;
+    spread->gpu_layers = c.planned.gpu_layers = most_gpu_layers(*spread, m, g, 5.0);
   }
   const Workload& w = spread ? *spread : w_in;
   c.gpus = w.gpus;

@@ -281,6 +281,17 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if ((w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) && (generation || m.vision))
     throw InputError(w.where("offload") + ": " + to_string(w.offload) + " is ZeRO optimizer offload for language-model training (valid for " + m.id +
                      (generation && !is_training(w.mode) ? ": none, model, sequential)" : ": none)"));
+  // llama.cpp's partial offload (-ngl; method.md §8.3): its layers beyond --gpu-layers in host memory, on one GPU.
+  const bool llamacpp = w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
+  if (w.offload == Offload::layers && (!llamacpp || is_training(w.mode) || m.vision))
+    throw InputError(w.where("offload") + ": layers is llama.cpp's partial offload for language-model inference (--framework llamacpp or a GGUF "
+                     "--precision); valid here: " + (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params" : "none"));
+  if (w.offload == Offload::layers && w.gpus > 1)
+    throw InputError(w.where("offload") + ": layers keeps some layers on one GPU and the rest on the CPU (--gpus 1); over several GPUs llama.cpp "
+                     "splits the layers between them (--offload none)");
+  if (w.gpu_layers > 0 && w.offload != Offload::layers) throw InputError(w.where("gpu_layers") + ": applies with --offload layers (llama.cpp's -ngl)");
+  if (w.gpu_layers > m.layers)
+    throw InputError(w.where("gpu_layers") + fmt::format(": {} is more than {}'s {} layers (valid: 1-{})", w.gpu_layers, m.id, m.layers, m.layers));
   if (w.channels_last && !(generation && m.vision->backbone == "unet"))
     throw InputError(w.where("channels_last") + ": is timed for the UNets of image-generation pipelines (their GroupNorm); " + m.id + " has none");
   if (w.vae_tiling && !generation) throw InputError(w.where("vae_tiling") + ": applies to image-generation pipelines; " + m.id + " has no VAE");

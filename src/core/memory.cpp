@@ -347,6 +347,21 @@ void assemble_tensors(const MemBasis& in, const WeightBytes& wb, const std::stri
   t.serving = {ls.f, ls.h, in.act_b, in.V, in.tp, in.pp, in.s};
 }
 
+// llama.cpp's partial offload (-ngl N; method.md §8.3): the weights and KV cache of the layers past N stay in host
+// memory, where the CPU runs them; the GPU keeps N of the L layers' share (the embeddings and the output layer are
+// counted with the layers, about one layer's worth either way).
+void offload_layers(const MemBasis& in, MemoryEstimate& e) {
+  const double share = std::min(1.0, d(in.w.gpu_layers) / d(in.m.layers));
+  e.host_weights = e.weights * (1.0 - share);
+  e.host_kv_cache = e.kv_cache * (1.0 - share);
+  e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
+  e.weights *= share;
+  e.kv_cache *= share;
+  e.notes.push_back(Note::format("llama.cpp -ngl {}: {} of {} layers on the GPU; {:.1f} GB of weights and {:.1f} GB of KV cache stay in host memory, "
+                                 "where the CPU runs the other layers",
+                                 in.w.gpu_layers, std::min(in.w.gpu_layers, in.m.layers), in.m.layers, e.host_weights / 1e9, e.host_kv_cache / 1e9));
+}
+
 }  // namespace
 
 // The runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5) on the tensors.
@@ -430,6 +445,7 @@ TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
   const LayerShape ls = layer_shape(in, e);
   if (training) training_activations(in, ls, e);
   else inference_activations(in, ls, e);
+  if (!training && w.offload == Offload::layers && w.gpu_layers > 0) offload_layers(in, e);
   assemble_tensors(in, wb, states_formula, ls, t);
   return t;
 }

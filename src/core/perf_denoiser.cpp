@@ -196,7 +196,7 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
       const bool quant = is_quantised_weights(w.precision);
       const double den_w = a.denoiser_params * bits, rest_w = text_encoder_bytes(a, w.precision == Precision::fp16, quant ? 2.0 : bits) + a.vae_params * (quant ? 2.0 : bits);
       const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
-      const double pcie = 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;  // host to device, one direction
+      const double pcie = host_to_device_bytes_per_s(gpu);
       secs += moved / pcie;
       t.notes.push_back(Note::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
                                      w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));

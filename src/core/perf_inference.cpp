@@ -74,11 +74,17 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double elementwise_s = bw <= 0 ? 0.0 : w.attention_dp ? (ew_bytes - ew_experts + ew_experts / in.tp) / bw : ew_bytes / (bw * in.tp);
   const double rate = flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + (tp_bytes_s + elementwise_s) * prompt * b);
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
-  const double secs = fw.prefill_fixed_s + overhead + std::max(flops / rate, reads(prompt * b));
+  // llama.cpp with layers past -ngl: for a batch of 32 tokens or more it copies their weights over PCIe and runs them
+  // on the GPU, once per micro-batch of 512 tokens (its -ub); the prompt pays the copies (method.md §8.3).
+  const double copies = in.io.mem.host_weights > 0 ? std::ceil(prompt * b / 512.0) * in.io.mem.host_weights / host_to_device_bytes_per_s(gpu) : 0.0;
+  const double secs = fw.prefill_fixed_s + overhead + copies + std::max(flops / rate, reads(prompt * b));
   t.prefill_tokens_per_second = prompt * b / secs;
   // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
   // prompt, not the whole batch's (queueing at load is not modelled).
   t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(flops / b / rate, reads(prompt)) : secs;
+  if (copies > 0)
+    t.notes.push_back(Note::format("prompt processing copies the CPU's layers ({:.1f} GB) over PCIe {}.0 to the GPU for every 512 tokens: {:.1f} s of each prompt",
+                                  in.io.mem.host_weights / 1e9, gpu.pcie_gen.value_or(4), copies / b));
   t.utilization = eta;
   // A serving engine's stages prefill different micro-batches at once: p times one stage's rate.
   return prompt * b / (flops / rate) * (fw.kv_pool ? d(std::max<std::int64_t>(1, w.pp)) : 1.0);
@@ -169,16 +175,27 @@ void ttft_at_load(const Workload& w, const FrameworkProfile& fw, const Disaggreg
 // reads still add (TensorRT-LLM's Llama 3.1 8B FP8 at 880 in flight on an H200: 14 ms of projections + 17 ms of KV
 // reads, 33.6 ms measured).
 struct StageStep {
-  double total = 0, host = 0, tp = 0, moe = 0, weights = 0, compute = 0, kv = 0;
+  double total = 0, host = 0, tp = 0, moe = 0, weights = 0, compute = 0, kv = 0, cpu_layers = 0;
 };
+
+// llama.cpp's partial offload (-ngl N, method.md §8.3): the share of the layers on the GPU, 1 without it.
+double gpu_layer_share(const Workload& w, const ModelSpec& m) {
+  return w.offload == Offload::layers && w.gpu_layers > 0 ? std::min(1.0, d(w.gpu_layers) / d(m.layers)) : 1.0;
+}
 
 StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double batch, double ctx, double host, double eta_mem) {
   const auto& [w, m, gpu, mem] = in.io;
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * eta_mem;
   StageStep st;
   st.host = host + fw.decode_step_fixed_s;
-  st.weights = weights_read_bytes(in, batch) / bw;
-  st.kv = batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
+  // With llama.cpp's layers past -ngl on the CPU, the GPU reads its share of the weights and KV cache and the CPU the
+  // rest from host memory, one after the other (the CPU's layers at host_decode_bandwidth_share of the host's peak).
+  const double share = gpu_layer_share(w, m);
+  st.weights = share * weights_read_bytes(in, batch) / bw;
+  st.kv = share * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
+  if (share < 1.0)
+    st.cpu_layers = (mem.host_weights + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) /
+                    (host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value);
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
     // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x). Attention data parallel
@@ -204,7 +221,7 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
     // (framework trait, method.md §8.3).
     st.moe = d(m.layers - m.dense_layers) / in.pp * fw.moe_layer_dispatch_s;
   }
-  st.total += st.host + st.tp + st.moe;
+  st.total += st.host + st.tp + st.moe + st.cpu_layers;
   return st;
 }
 
@@ -281,9 +298,15 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     t.decode_tokens_per_second = split.on ? split.requests_per_second * w.output_tokens.value_or(1.0) / split.replicas : b / tpot;
     ttft_at_load(w, fw, split, tpot, t);
     t.bandwidth_efficiency = eta_mem;
-    const double t_main = step - st.host - st.tp - st.moe;  // the projections and the KV reads
-    const double biggest = std::max({t_main, st.host, st.tp, st.moe});
+    const double t_main = step - st.host - st.tp - st.moe - st.cpu_layers;  // the projections and the KV reads
+    const double biggest = std::max({t_main, st.host, st.tp, st.moe, st.cpu_layers});
+    if (st.cpu_layers > 0)
+      t.notes.push_back(Note::format("the layers past -ngl {} run on the CPU from host memory: {:.0f} ms of each token at {:.0f} GB/s, against {:.0f} ms "
+                                    "on the GPU (each layer moved to the GPU saves about {:.1f} ms)",
+                                    w.gpu_layers, st.cpu_layers * 1e3, host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value / 1e9,
+                                    (step - st.cpu_layers) * 1e3, st.cpu_layers / std::max(1.0, d(m.layers - w.gpu_layers)) * 1e3));
     t.bound = biggest == t_main ? (st.compute > st.weights && st.compute > st.kv ? "compute" : "memory bandwidth")
+              : biggest == st.cpu_layers ? "the CPU's layers in host memory"
               : biggest == st.moe ? "MoE kernels' fixed cost"
               : biggest == st.tp  ? "tensor-parallel all-reduces"
                                   : k_host_bound;

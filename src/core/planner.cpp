@@ -15,6 +15,7 @@
 #include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/units.hpp"
 #include "layout_space.hpp"
+#include "layer_offload.hpp"
 #include "ranking_common.hpp"
 
 namespace gpuadvise {
@@ -188,7 +189,8 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   return out;
 }
 // Where no layout fits, the last resorts, until one does: CPU offload for training (the optimizer states, then the
-// parameters, in host memory, on one GPU or a layout of one node that keeps one copy of them); diffusers' memory options for image generation,
+// parameters, in host memory, on one GPU or a layout of one node that keeps one copy of them); llama.cpp's layers past -ngl on
+// the CPU; diffusers' memory options for image generation,
 // cheapest first (method.md §12.4): model CPU offload, then tiled VAE decoding with it, then sequential CPU offload
 // (slow: the denoiser crosses PCIe at every step).
 template <class TryLayout>
@@ -212,6 +214,16 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
         });
       if (!fits.empty()) return;
     }
+  }
+  // llama.cpp on one GPU: the layers past -ngl in host memory, run by the CPU (method.md §8.3), as many kept on the
+  // GPU as leave the margin asked free. An edge module's host memory is the GPU's own.
+  const bool llamacpp = w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
+  if (!is_training(w.mode) && !m.vision && llamacpp && w.offload == Offload::none && count_given <= 1 && g.segment != Segment::edge) {
+    Workload p = w;
+    p.offload = Offload::layers;
+    p.gpu_layers = w.gpu_layers > 0 ? w.gpu_layers : most_gpu_layers(p, m, g, opts.min_headroom_pct);
+    try_layout(p);
+    if (!fits.empty()) return;
   }
   if (!is_training(w.mode) && m.vision && m.vision->task == "generation" && w.offload == Offload::none) {
     for (Offload off : {Offload::model, Offload::sequential}) {

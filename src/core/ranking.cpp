@@ -97,6 +97,10 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
                    one_gpu, cap, p.offload == Offload::model ? "model" : "sequential",
                    p.offload == Offload::model ? "one component at a time" : "one block at a time (slow: the denoiser crosses PCIe every step)",
                    p.vae_tiling && !single.planned.vae_tiling ? " and the VAE decodes in tiles" : "");
+  } else if (p.offload == Offload::layers) {
+    fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB with every layer on it; llama.cpp keeps {} "
+                                   "layers on it (-ngl {}) and runs the rest on the CPU from host memory (slow: {:.1f} GB read there each token)"),
+                   opts.max_gpus, one_gpu, cap, p.gpu_layers, p.gpu_layers, chosen.memory.host_weights / 1e9);
   } else if (p.offload != Offload::none) {
     fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB; the optimizer states move to CPU memory (slow)"),
                    opts.max_gpus, one_gpu, cap);

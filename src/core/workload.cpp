@@ -48,7 +48,7 @@ const Names<Checkpointing> k_ckpt{{{Checkpointing::none, "none"}, {Checkpointing
 const Names<Sharding> k_sharding{{{Sharding::none, "none"}, {Sharding::zero1, "zero1"}, {Sharding::zero2, "zero2"},
                                   {Sharding::zero3, "zero3"}}};
 const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "optimizer"},
-                                {Offload::optimizer_params, "optimizer+params"}, {Offload::model, "model"}, {Offload::sequential, "sequential"}}};
+                                {Offload::optimizer_params, "optimizer+params"}, {Offload::model, "model"}, {Offload::sequential, "sequential"}, {Offload::layers, "layers"}}};
 const Names<MasterWeights> k_master{{{MasterWeights::fp32, "fp32"}, {MasterWeights::none, "none"}}};
 const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::sglang, "sglang"},
                                      {Framework::trtllm, "trtllm"}, {Framework::llamacpp, "llamacpp"},
@@ -210,7 +210,7 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "channels_last", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
-      "sharding", "tp", "pp", "virtual_stages", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
+      "sharding", "tp", "pp", "virtual_stages", "gpu_layers", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp"};
@@ -285,6 +285,7 @@ void read_layout_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("tp")) w.tp = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("pp")) w.pp = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("virtual_stages")) w.virtual_stages = parse_positive_int(*v, k_max_degree);
+  if (auto* v = f.get("gpu_layers")) w.gpu_layers = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("nodes")) w.nodes = parse_positive_int(*v, k_max_gpus);
   if (auto* v = f.get("ep")) w.ep = parse_positive_int(*v, k_max_degree);
   if (auto* v = f.get("cp")) w.cp = parse_positive_int(*v, k_max_degree);

@@ -75,8 +75,9 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   const Framework engine = w.effective_framework();
   if (engine == Framework::llamacpp || is_gguf(w.precision)) {
     // llama.cpp splits layers over several GPUs by default (--split-mode layer): one card works at a time.
-    h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl 999{}{}", m.id, c.memory.seq_len, w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
-                           w.gpus > 1 ? " --split-mode layer" : "");
+    // With --offload layers, -ngl keeps that many on the GPU and the CPU runs the rest (method.md §8.3).
+    h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl {}{}{}", m.id, c.memory.seq_len, w.offload == Offload::layers && w.gpu_layers > 0 ? w.gpu_layers : 999,
+                           w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "", w.gpus > 1 ? " --split-mode layer" : "");
     h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
     return;
   }

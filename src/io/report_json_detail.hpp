@@ -42,6 +42,9 @@ std::string one_line(const ojson& j);
 // A GPU's cost-time frontier, and a serving plan's front of tokens per second per GPU against per user
 // (report_json_fronts.cpp): each an array.
 void write_frontier(JsonWriter& o, const std::vector<FrontierPoint>& frontier);
+// A plan's memory (report_json_memory.cpp): the peak, its components, the engine's pool, what llama.cpp keeps in host
+// memory, and with `explain` each component's formula.
+void write_memory(JsonWriter& o, const MemoryEstimate& mem, bool explain);
 void write_serving_front(JsonWriter& o, const std::vector<ServingPoint>& front);
 
 }  // namespace gpuadvise::detail

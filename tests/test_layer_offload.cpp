@@ -1,0 +1,86 @@
+// llama.cpp's partial offload (--offload layers, its -ngl; method.md §8.3): the layers past -ngl in host memory, run
+// by the CPU, numbers worked out by hand from the coefficients they rest on.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+
+namespace {
+const std::vector<std::string> k_70b_q4{"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m",
+                                        "--gpu", "rtx-4090-24gb", "--offload", "layers"};
+
+nlohmann::json at_layers(int n) {
+  auto args = k_70b_q4;
+  args.insert(args.end(), {"--gpu-layers", std::to_string(n), "--format", "json"});
+  const auto r = test::run(args);
+  REQUIRE(r.code == 0);
+  return r.json();
+}
+}  // namespace
+
+TEST_CASE("layer offload: the GPU keeps its layers' share, the host the rest, and the CPU reads the rest each token", "[offload][llamacpp]") {
+  const auto all = at_layers(80), half = at_layers(40), one = at_layers(1);
+  const double w80 = all["memory"]["components"]["weights"].get<double>();
+  // 40 of 80 layers: half the weights on the GPU, half in host memory; with every layer on it, nothing on the host.
+  CHECK(all["memory"].count("host_offload") == 0);
+  CHECK(half["memory"]["components"]["weights"].get<double>() == Approx(w80 / 2).epsilon(1e-6));
+  CHECK(half["memory"]["host_offload"]["weights_bytes"].get<double>() == Approx(w80 / 2).epsilon(1e-6));
+  CHECK(half["memory"]["host_offload"]["gpu_layers"] == 40);
+  // One layer on the GPU: each token reads 79/80 of the weights and KV cache from host memory at 0.7 of two DDR5-5600
+  // channels (89.6e9 x 0.7 = 62.72 GB/s); the GPU's one layer and the per-token fixed costs add under 2 %.
+  const double host = one["memory"]["host_offload"]["weights_bytes"].get<double>() + one["memory"]["host_offload"]["kv_cache_bytes"].get<double>();
+  CHECK(host == Approx(w80 * 79.0 / 80.0).epsilon(0.02));
+  const double tpot = one["time"]["tpot_seconds"].get<double>();
+  CHECK(tpot > host / 62.72e9);
+  CHECK(tpot == Approx(host / 62.72e9).epsilon(0.02));
+  CHECK(one["time"]["bound"] == "the CPU's layers in host memory");
+  // A prompt of 2,047 tokens is 4 micro-batches of 512: each copies the CPU's layers' weights over PCIe 4.0 to the GPU
+  // (16e9 x 2 x 0.8 = 25.6 GB/s); nothing else in it depends on where the layers sit.
+  const double copied = one["memory"]["host_offload"]["weights_bytes"].get<double>();
+  CHECK(one["time"]["ttft_seconds"].get<double>() - all["time"]["ttft_seconds"].get<double>() == Approx(4.0 * copied / 25.6e9).epsilon(1e-3));
+}
+
+TEST_CASE("layer offload: on one card the planner keeps the most layers that leave the margin free, and the hint says -ngl", "[offload][llamacpp]") {
+  const auto r = test::run({"--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--only", "rtx-4090-24gb",
+                            "--max-gpus", "1", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto row = r.json()["ranking"][0];
+  REQUIRE(row["fits"] == true);
+  CHECK(row["plan"]["offload"] == "layers");
+  const int n = row["plan"]["gpu_layers"].get<int>();
+  CHECK(row["launch_hints"]["server"].get<std::string>().find("-ngl " + std::to_string(n)) != std::string::npos);
+  // 5 % of the card (24,564 MiB) free at n layers, less at n + 1: the planner kept as many as the margin allows.
+  const double card = 24564.0 * 1048576.0;
+  CHECK(at_layers(n)["headroom_bytes"].get<double>() >= 0.05 * card);
+  CHECK(at_layers(n + 1)["headroom_bytes"].get<double>() < 0.05 * card);
+  // estimate without --gpu-layers keeps the same count (its default margin is the ranking's, 5 %).
+  auto args = k_70b_q4;
+  args.insert(args.end(), {"--format", "json"});
+  const auto est = test::run(args);
+  REQUIRE(est.code == 0);
+  CHECK(est.json()["memory"]["host_offload"]["gpu_layers"] == n);
+  // With two cards allowed, llama.cpp's layer split over both wins: offload is the last resort on one.
+  const auto two = test::run({"--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--only", "rtx-4090-24gb",
+                              "--max-gpus", "2", "--format", "json"});
+  REQUIRE(two.code == 0);
+  CHECK(two.json()["ranking"][0]["plan"]["offload"] == "none");
+  CHECK(two.json()["ranking"][0]["gpus"] == 2);
+}
+
+TEST_CASE("layer offload: asked of an engine or layout it does not apply to, it is refused with the valid values", "[offload][llamacpp][cli]") {
+  auto refused = [](std::vector<std::string> args, const char* says) {
+    const auto r = test::run(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(says) != std::string::npos);
+  };
+  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "vllm", "--offload", "layers", "--gpu", "rtx-4090-24gb"},
+          "layers is llama.cpp's partial offload");
+  refused({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--framework", "llamacpp", "--offload", "layers", "--gpu", "rtx-4090-24gb"},
+          "valid here: none, optimizer, optimizer+params");
+  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--offload", "layers", "--gpus", "2", "--gpu", "rtx-4090-24gb"},
+          "(--gpus 1)");
+  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--gpu-layers", "40", "--gpu", "rtx-4090-24gb"},
+          "--gpu-layers: applies with --offload layers");
+  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--offload", "layers", "--gpu-layers", "81", "--gpu",
+           "rtx-4090-24gb"},
+          "valid: 1-80");
+}
