@@ -348,18 +348,20 @@ void assemble_tensors(const MemBasis& in, const WeightBytes& wb, const std::stri
 }
 
 // llama.cpp's partial offload (-ngl N; method.md §8.3): the weights and KV cache of the layers past N stay in host
-// memory, where the CPU runs them; the GPU keeps N of the L layers' share (the embeddings and the output layer are
-// counted with the layers, about one layer's worth either way).
-void offload_layers(const MemBasis& in, MemoryEstimate& e) {
+// memory, where the CPU runs them, and so does the output layer (it moves to the GPU only past the last layer, -ngl
+// L + 1; a tied model's output is the token embedding, always in host memory): the CPU reads it each token.
+void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e) {
   const double share = std::min(1.0, d(in.w.gpu_layers) / d(in.m.layers));
-  e.host_weights = e.weights * (1.0 - share);
+  const double head = in.pc.head * wb.emb_bits / 8.0, tied = in.m.tied_embeddings ? in.pc.embedding * wb.emb_bits / 8.0 : 0.0;
+  const double layers = std::max(0.0, e.weights - head);
+  e.host_weights = layers * (1.0 - share) + head + tied;
   e.host_kv_cache = e.kv_cache * (1.0 - share);
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
-  e.weights *= share;
+  e.weights = layers * share;
   e.kv_cache *= share;
-  e.notes.push_back(Note::format("llama.cpp -ngl {}: {} of {} layers on the GPU; {:.1f} GB of weights and {:.1f} GB of KV cache stay in host memory, "
-                                 "where the CPU runs the other layers",
-                                 in.w.gpu_layers, std::min(in.w.gpu_layers, in.m.layers), in.m.layers, e.host_weights / 1e9, e.host_kv_cache / 1e9));
+  e.notes.push_back(Note::format("llama.cpp -ngl {}: {} of {} layers on the GPU; {:.1f} GB of weights (the output layer's among them) and {:.1f} GB of KV "
+                                 "cache stay in host memory, where the CPU runs the other layers",
+                                 in.w.gpu_layers, e.gpu_layers, in.m.layers, e.host_weights / 1e9, e.host_kv_cache / 1e9));
 }
 
 }  // namespace
@@ -445,7 +447,7 @@ TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
   const LayerShape ls = layer_shape(in, e);
   if (training) training_activations(in, ls, e);
   else inference_activations(in, ls, e);
-  if (!training && w.offload == Offload::layers && w.gpu_layers > 0) offload_layers(in, e);
+  if (!training && w.offload == Offload::layers && w.gpu_layers > 0) offload_layers(in, wb, e);
   assemble_tensors(in, wb, states_formula, ls, t);
   return t;
 }
