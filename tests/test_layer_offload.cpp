@@ -88,3 +88,18 @@ TEST_CASE("layer offload: asked of an engine or layout it does not apply to, it 
            "rtx-4090-24gb"},
           "valid: 1-80");
 }
+
+TEST_CASE("layer offload: a mixture of experts' CPU layers read only the experts a token routes to, and the whole output layer", "[offload][llamacpp][moe]") {
+  // Qwen3-30B-A3B routes each token to 8 of 128 experts: half its layers on the CPU read a sixteenth of their
+  // experts' weights each token, not all of them; the output layer (151,936 x 2,048 weights) is read whole.
+  const auto r = test::run({"estimate", "--model", "qwen3-30b-a3b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--gpu",
+                            "rtx-4070-ti-super-16gb", "--offload", "layers", "--gpu-layers", "24", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  const double host = j["memory"]["host_offload"]["weights_bytes"].get<double>();
+  const double head = 151936.0 * 2048.0 * 4.8944 / 8.0;
+  const double tpot = j["time"]["tpot_seconds"].get<double>();
+  CHECK(host > 5e9);
+  CHECK(tpot < 0.3 * host / 62.72e9);  // reading every expert in host memory would take host / 62.72 GB/s
+  CHECK(tpot > head / 62.72e9);
+}

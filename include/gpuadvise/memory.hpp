@@ -62,6 +62,7 @@ struct MemoryEstimate {
   // llama.cpp's partial offload (--offload layers): the weights and KV cache of the layers left in host memory,
   // which the CPU runs (method.md §8.3); the GPU's shares above exclude them.
   double host_weights = 0, host_kv_cache = 0;
+  double host_output = 0;  // of host_weights, the output layer (read whole each token, whatever experts a MoE routes to)
   std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl) where some are in host memory
   std::optional<VllmPool> vllm;
   std::vector<ExplainLine> explain;

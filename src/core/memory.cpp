@@ -354,7 +354,8 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
   const double share = std::min(1.0, d(in.w.gpu_layers) / d(in.m.layers));
   const double head = in.pc.head * wb.emb_bits / 8.0, tied = in.m.tied_embeddings ? in.pc.embedding * wb.emb_bits / 8.0 : 0.0;
   const double layers = std::max(0.0, e.weights - head);
-  e.host_weights = layers * (1.0 - share) + head + tied;
+  e.host_output = head + tied;
+  e.host_weights = layers * (1.0 - share) + e.host_output;
   e.host_kv_cache = e.kv_cache * (1.0 - share);
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
   e.weights = layers * share;

@@ -188,14 +188,18 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * eta_mem;
   StageStep st;
   st.host = host + fw.decode_step_fixed_s;
-  // With llama.cpp's layers past -ngl on the CPU, the GPU reads its share of the weights and KV cache and the CPU the
-  // rest from host memory, one after the other (the CPU's layers at host_decode_bandwidth_share of the host's peak).
+  // With llama.cpp's layers past -ngl on the CPU, the GPU reads its share of the weights (mem.weights holds only that)
+  // and of the KV cache, and the CPU the rest from host memory, one after the other, at host_decode_bandwidth_share of
+  // the host's peak: of a MoE's experts, those the batch touches, as on the GPU.
   const double share = gpu_layer_share(w, m);
-  st.weights = share * weights_read_bytes(in, batch) / bw;
+  const double gpu_weights = weights_read_bytes(in, batch);
+  st.weights = gpu_weights / bw;
   st.kv = share * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
-  if (share < 1.0)
-    st.cpu_layers = (mem.host_weights + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) /
+  if (mem.host_weights > 0) {
+    const double touched = mem.weights > 0 ? std::min(1.0, gpu_weights / mem.weights) : 1.0;
+    st.cpu_layers = ((mem.host_weights - mem.host_output) * touched + mem.host_output + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) /
                     (host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value);
+  }
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
     // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x). Attention data parallel
