@@ -103,3 +103,36 @@ TEST_CASE("layer offload: a mixture of experts' CPU layers read only the experts
   CHECK(tpot < 0.3 * host / 62.72e9);  // reading every expert in host memory would take host / 62.72 GB/s
   CHECK(tpot > head / 62.72e9);
 }
+
+TEST_CASE("layer offload: check and fit keep the layers the ranking keeps at the same margin, and as given say the offload exists", "[offload][llamacpp][check]") {
+  const std::vector<std::string> job{"--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m"};
+  auto run = [&](std::vector<std::string> head, std::vector<std::string> tail) {
+    head.insert(head.end(), job.begin(), job.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return test::run(head);
+  };
+  // The ranking at a 10 % margin keeps some count of layers; check with --offload layers at the same margin keeps the
+  // same and passes (it resolved -ngl at 5 % and failed its own margin before).
+  const auto ranked = run({}, {"--only", "rtx-4090-24gb", "--max-gpus", "1", "--min-headroom", "10", "--format", "json"});
+  REQUIRE(ranked.code == 0);
+  const int n = ranked.json()["ranking"][0]["plan"]["gpu_layers"].get<int>();
+  const auto checked = run({"check"}, {"--offload", "layers", "--gpu", "rtx-4090-24gb", "--min-headroom", "10"});
+  CHECK(checked.code == 0);
+  CHECK(checked.out.find("(-ngl " + std::to_string(n) + ")") != std::string::npos);
+  // As given (every layer on the card) it fails, and says what the ranking does instead.
+  const auto as_given = run({"check"}, {"--gpu", "rtx-4090-24gb", "--min-headroom", "10"});
+  CHECK(as_given.code == 1);
+  CHECK(as_given.out.find("--offload layers keeps " + std::to_string(n) + " of 80 on it") != std::string::npos);
+  // fit holds -ngl at the workload's own count while the sequence grows: one layer per 2 k tokens would otherwise be
+  // traded for the KV cache, and the answer would be the length at one layer on the GPU.
+  const auto fitted = run({"fit"}, {"--offload", "layers", "--gpu", "rtx-4090-24gb", "--maximize", "seq-len", "--format", "json"});
+  REQUIRE(fitted.code == 0);
+  auto est = k_70b_q4;
+  est.insert(est.end(), {"--format", "json"});
+  const int at5 = test::run(est).json()["memory"]["host_offload"]["gpu_layers"].get<int>();  // the estimate's count at 5 %
+  const auto pinned = run({"fit"}, {"--offload", "layers", "--gpu-layers", std::to_string(at5), "--gpu", "rtx-4090-24gb", "--maximize", "seq-len",
+                                   "--format", "json"});
+  REQUIRE(pinned.code == 0);
+  CHECK(fitted.json()["value"] == pinned.json()["value"]);
+  CHECK(fitted.json()["value"].get<int>() < 8192);
+}

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "layer_offload.hpp"
 #include "ranking_common.hpp"
 
 namespace gpuadvise {
@@ -25,12 +26,23 @@ std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
   return "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
          "a plan needs it)";
 }
+// llama.cpp inference checked as given with every layer on one GPU, which does not hold them: the ranking's last
+// resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3), said so the answers read as one.
+std::string without_layer_offload(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct) {
+  const bool llamacpp = w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
+  if (is_training(w.mode) || m.vision || !llamacpp || w.offload != Offload::none || w.gpus != 1 || g.segment == Segment::edge) return {};
+  const std::int64_t n = most_gpu_layers(w, m, g, margin_pct);
+  return fmt::format("as given, every layer on the GPU: --offload layers keeps {} of {} on it (-ngl {}) and runs the rest on the CPU from host memory "
+                     "(slow; the ranking's last resort on one card)", n, m.layers, n);
+}
 }  // namespace
 
 CheckResult check_workload(const Workload& given, const std::string& label, const ModelSpec& m, const GpuSpec& g,
                            const CheckAssertions& a, const CostOptions& cost) {
   Workload w = given;  // a check prints no memory explanations
   w.explain = false;
+  // llama.cpp's -ngl unset: the most layers that leave the check's own margin free, as the ranking keeps (§8.3).
+  if (w.offload == Offload::layers && w.gpu_layers == 0 && !m.vision) w.gpu_layers = most_gpu_layers(w, m, g, a.min_headroom_pct.value_or(5.0));
   CheckResult r;
   r.workload = label;
   RankOptions opts;
@@ -52,8 +64,10 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
                              ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
                                            c.memory.device_peak / 1e9, c.gpus, cap / 1e9)
                              : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
-  if (!c.fits && !planned)
+  if (!c.fits && !planned) {
     if (std::string s = without_checkpointing(w, m); !s.empty()) r.notes.push_back(who + ": " + s);
+    if (std::string s = without_layer_offload(w, m, g, a.min_headroom_pct.value_or(5.0)); !s.empty()) r.notes.push_back(who + ": " + s);
+  }
   if (a.min_headroom_pct && c.fits && !c.memory.vllm) {  // vLLM takes its share by design: its pool decides
     const double pct = 100.0 * c.headroom_bytes / cap;
     if (pct < *a.min_headroom_pct)
@@ -90,7 +104,11 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   return r;
 }
 
-FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct) {
+FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct) {
+  // llama.cpp's -ngl unset: the layers the workload as given keeps on the GPU, held while the value grows (else a
+  // longer sequence would buy its KV cache by moving layers to the CPU; method.md §8.3).
+  Workload w = given;
+  if (w.offload == Offload::layers && w.gpu_layers == 0 && !m.vision) w.gpu_layers = most_gpu_layers(w, m, g, min_headroom_pct);
   FitResult r;
   r.what = what;
   r.min_headroom_pct = min_headroom_pct;
