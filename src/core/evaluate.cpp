@@ -329,9 +329,9 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
     spread = w_in;
     spread->nodes = c.planned.nodes = (w_in.gpus + g.gpus_per_node() - 1) / g.gpus_per_node();
   }
-  if (w_in.offload == Offload::layers && w_in.gpu_layers == 0 && !m.vision) {  // -ngl unset: the most that leave 5 % free (§8.3)
+  if (gpu_layers_unsettled(w_in)) {  // -ngl unset: the most layers that leave the default margin free (§8.3)
     if (!spread) spread = w_in;
-    spread->gpu_layers = c.planned.gpu_layers = most_gpu_layers(*spread, m, g, 5.0);
+    spread->gpu_layers = c.planned.gpu_layers = most_gpu_layers(*spread, m, g, k_default_margin_pct);
   }
   const Workload& w = spread ? *spread : w_in;
   c.gpus = w.gpus;

@@ -8,6 +8,7 @@
 
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/error.hpp"
+#include "layer_offload.hpp"
 
 namespace gpuadvise {
 
@@ -282,8 +283,7 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
     throw InputError(w.where("offload") + ": " + to_string(w.offload) + " is ZeRO optimizer offload for language-model training (valid for " + m.id +
                      (generation && !is_training(w.mode) ? ": none, model, sequential)" : ": none)"));
   // llama.cpp's partial offload (-ngl; method.md §8.3): its layers beyond --gpu-layers in host memory, on one GPU.
-  const bool llamacpp = w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
-  if (w.offload == Offload::layers && (!llamacpp || is_training(w.mode) || m.vision))
+  if (w.offload == Offload::layers && (!runs_on_llamacpp(w) || is_training(w.mode) || m.vision))
     throw InputError(w.where("offload") + ": layers is llama.cpp's partial offload for language-model inference (--framework llamacpp or a GGUF "
                      "--precision); valid here: " + (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params" : "none"));
   if (w.offload == Offload::layers && w.gpus > 1)

@@ -9,6 +9,7 @@
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/units.hpp"
 #include "gpuadvise/vision_model.hpp"
+#include "layer_offload.hpp"
 #include "memory_common.hpp"
 
 namespace gpuadvise {
@@ -351,7 +352,7 @@ void assemble_tensors(const MemBasis& in, const WeightBytes& wb, const std::stri
 // memory, where the CPU runs them, and so does the output layer (it moves to the GPU only past the last layer, -ngl
 // L + 1; a tied model's output is the token embedding, always in host memory): the CPU reads it each token.
 void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e) {
-  const double share = std::min(1.0, d(in.w.gpu_layers) / d(in.m.layers));
+  const double share = gpu_layer_share(in.w, in.m);
   const double head = in.pc.head * wb.emb_bits / 8.0, tied = in.m.tied_embeddings ? in.pc.embedding * wb.emb_bits / 8.0 : 0.0;
   const double layers = std::max(0.0, e.weights - head);
   e.host_output = head + tied;

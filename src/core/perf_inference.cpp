@@ -5,6 +5,7 @@
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/framework.hpp"
+#include "layer_offload.hpp"
 #include "perf_common.hpp"
 
 namespace gpuadvise::perf_detail {
@@ -177,11 +178,6 @@ void ttft_at_load(const Workload& w, const FrameworkProfile& fw, const Disaggreg
 struct StageStep {
   double total = 0, host = 0, tp = 0, moe = 0, weights = 0, compute = 0, kv = 0, cpu_layers = 0;
 };
-
-// llama.cpp's partial offload (-ngl N, method.md §8.3): the share of the layers on the GPU, 1 without it.
-double gpu_layer_share(const Workload& w, const ModelSpec& m) {
-  return w.offload == Offload::layers && w.gpu_layers > 0 ? std::min(1.0, d(w.gpu_layers) / d(m.layers)) : 1.0;
-}
 
 StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double batch, double ctx, double host, double eta_mem) {
   const auto& [w, m, gpu, mem] = in.io;

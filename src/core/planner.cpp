@@ -217,11 +217,10 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   }
   // llama.cpp on one GPU: the layers past -ngl in host memory, run by the CPU (method.md §8.3), as many kept on the
   // GPU as leave the margin asked free. An edge module's host memory is the GPU's own.
-  const bool llamacpp = w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
-  if (!is_training(w.mode) && !m.vision && llamacpp && w.offload == Offload::none && count_given <= 1 && g.segment != Segment::edge) {
+  if (!is_training(w.mode) && !m.vision && runs_on_llamacpp(w) && w.offload == Offload::none && count_given <= 1 && g.segment != Segment::edge) {
     Workload p = w;
     p.offload = Offload::layers;
-    p.gpu_layers = w.gpu_layers > 0 ? w.gpu_layers : most_gpu_layers(p, m, g, opts.min_headroom_pct);
+    p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
     try_layout(p);
     if (!fits.empty()) return;
   }

@@ -29,8 +29,7 @@ std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
 // llama.cpp inference checked as given with every layer on one GPU, which does not hold them: the ranking's last
 // resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3), said so the answers read as one.
 std::string without_layer_offload(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct) {
-  const bool llamacpp = w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
-  if (is_training(w.mode) || m.vision || !llamacpp || w.offload != Offload::none || w.gpus != 1 || g.segment == Segment::edge) return {};
+  if (is_training(w.mode) || m.vision || !runs_on_llamacpp(w) || w.offload != Offload::none || w.gpus != 1 || g.segment == Segment::edge) return {};
   const std::int64_t n = most_gpu_layers(w, m, g, margin_pct);
   return fmt::format("as given, every layer on the GPU: --offload layers keeps {} of {} on it (-ngl {}) and runs the rest on the CPU from host memory "
                      "(slow; the ranking's last resort on one card)", n, m.layers, n);
@@ -42,7 +41,8 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   Workload w = given;  // a check prints no memory explanations
   w.explain = false;
   // llama.cpp's -ngl unset: the most layers that leave the check's own margin free, as the ranking keeps (§8.3).
-  if (w.offload == Offload::layers && w.gpu_layers == 0 && !m.vision) w.gpu_layers = most_gpu_layers(w, m, g, a.min_headroom_pct.value_or(5.0));
+  const double margin = a.min_headroom_pct.value_or(k_default_margin_pct);
+  if (gpu_layers_unsettled(w)) w.gpu_layers = most_gpu_layers(w, m, g, margin);
   CheckResult r;
   r.workload = label;
   RankOptions opts;
@@ -66,7 +66,7 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
                              : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
   if (!c.fits && !planned) {
     if (std::string s = without_checkpointing(w, m); !s.empty()) r.notes.push_back(who + ": " + s);
-    if (std::string s = without_layer_offload(w, m, g, a.min_headroom_pct.value_or(5.0)); !s.empty()) r.notes.push_back(who + ": " + s);
+    if (std::string s = without_layer_offload(w, m, g, margin); !s.empty()) r.notes.push_back(who + ": " + s);
   }
   if (a.min_headroom_pct && c.fits && !c.memory.vllm) {  // vLLM takes its share by design: its pool decides
     const double pct = 100.0 * c.headroom_bytes / cap;
@@ -108,7 +108,7 @@ FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, M
   // llama.cpp's -ngl unset: the layers the workload as given keeps on the GPU, held while the value grows (else a
   // longer sequence would buy its KV cache by moving layers to the CPU; method.md §8.3).
   Workload w = given;
-  if (w.offload == Offload::layers && w.gpu_layers == 0 && !m.vision) w.gpu_layers = most_gpu_layers(w, m, g, min_headroom_pct);
+  if (gpu_layers_unsettled(w)) w.gpu_layers = most_gpu_layers(w, m, g, min_headroom_pct);
   FitResult r;
   r.what = what;
   r.min_headroom_pct = min_headroom_pct;
