@@ -27,7 +27,7 @@ TEST_CASE("precision: gpt-oss presets, and an MXFP4 checkpoint served weight-onl
   // Not before Ampere, and not under TensorRT-LLM, whose FP4 kernels need Blackwell: refused with the reason.
   const auto v100 = test::run({"estimate", "--model", "gpt-oss-20b", "--mode", "inference", "--framework", "vllm", "--gpu", "v100-sxm2-16gb"});
   CHECK(v100.out.find("cannot run as asked") != std::string::npos);
-  CHECK(v100.out.find("or vLLM/SGLang on an NVIDIA GPU from Ampere on (weight-only)") != std::string::npos);
+  CHECK(v100.out.find("vLLM/SGLang on an NVIDIA GPU from Ampere on or llama.cpp (weight-only)") != std::string::npos);
   const auto trt = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "trtllm", "--gpu", "h100-sxm-80gb"});
   CHECK(trt["fits"] == false);
   // Blackwell runs it on its FP4 tensor cores.

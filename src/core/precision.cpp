@@ -78,11 +78,14 @@ std::string_view asked_compute_key(const Workload& w) {
   }
 }
 // An fp4 checkpoint served weight-only where no FP4 tensor cores are: vLLM and SGLang on NVIDIA GPUs from
-// Ampere on (compute capability 8.0+).
+// Ampere on (compute capability 8.0+); llama.cpp on its CUDA and ROCm backends, whose MXFP4 GGUF type (added with
+// gpt-oss, ggml-org/llama.cpp#15091) dequantises in its own kernels like its other block formats.
 bool fp4_weight_only(const Workload& w, const GpuSpec& gpu) {
   const Framework f = w.effective_framework();
   const double cc = gpu.cc();
-  return !is_training(w.mode) && (f == Framework::vllm || f == Framework::sglang) && gpu.stack == "cuda" && cc >= 8.0;
+  if (is_training(w.mode)) return false;
+  if (f == Framework::llamacpp) return gpu.stack == "cuda" || gpu.stack == "rocm";
+  return (f == Framework::vllm || f == Framework::sglang) && gpu.stack == "cuda" && cc >= 8.0;
 }
 
 }  // namespace
@@ -117,13 +120,13 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
       // kernels, Triton's MXFP4 MoE kernels: how gpt-oss-120b runs on one H100).
       if (fp4_weight_only(w, gpu)) {
         ps.compute_key = has("bf16") ? "bf16" : "fp16";
-        ps.note = Note::format("no FP4 tensor cores: the fp4 weights run weight-only ({} math, 4-bit weights unpacked in the kernel: Marlin/Triton)",
-                               ps.compute_key);
+        ps.note = Note::format("no FP4 tensor cores: the fp4 weights run weight-only ({} math, 4-bit weights unpacked in the kernel: {})", ps.compute_key,
+                               w.effective_framework() == Framework::llamacpp ? "llama.cpp's MXFP4 kernels" : "Marlin/Triton");
         return ps;
       }
       ps.supported = false;
-      ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4), or vLLM/SGLang on an NVIDIA GPU from Ampere on "
-                "(weight-only): use fp8 or int4";
+      ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4), vLLM/SGLang on an NVIDIA GPU from Ampere on "
+                "or llama.cpp (weight-only): use fp8 or int4";
       return ps;
     }
     if (has("fp4")) return ps;
@@ -176,7 +179,10 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
 
 Workload with_checkpoint_precision(Workload w, const ModelSpec& m) {
   const Framework f = w.effective_framework();
-  const bool own_format = f == Framework::llamacpp || f == Framework::exllama || f == Framework::exllamav2;
+  // Engines with their own file formats pick their own quantisation, but for an MXFP4 checkpoint llama.cpp keeps:
+  // its converter writes the experts as GGUF MXFP4 (ggml-org's gpt-oss GGUFs).
+  const bool mxfp4_gguf = f == Framework::llamacpp && m.checkpoint_precision == Precision::fp4;
+  const bool own_format = (f == Framework::llamacpp && !mxfp4_gguf) || f == Framework::exllama || f == Framework::exllamav2;
   if (w.mode != Mode::inference || w.given("precision") || own_format || !m.checkpoint_precision) return w;
   w.precision = *m.checkpoint_precision;  // read from quantization_config (hf_config.cpp)
   w.precision_from_checkpoint = true;
