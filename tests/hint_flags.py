@@ -177,6 +177,9 @@ def main():
             serving.append(args + ["--requests", "100000", "--input-tokens", "1000", "--output-tokens", "200", "--kv-precision", "fp8"])
     serving.append(["--model", "llama-3.1-70b", "--mode", "inference", "--framework", "vllm", "--allow-quantization", "--gpu-memory-utilization", "0.85"])
     serving.append(["--model", "llama-3.1-70b", "--mode", "inference", "--framework", "sglang", "--gpu-memory-utilization", "0.8"])
+    # llama.cpp on one card: layer offload (-ngl) for a dense model, expert offload (--n-cpu-moe) for a mixture of experts.
+    for model, precision in [("llama-3.1-70b", "q4_k_m"), ("gpt-oss-120b", None), ("qwen3-30b-a3b", "q8_0")]:
+        serving.append(["--model", model, "--mode", "inference", "--framework", "llamacpp", "--max-gpus", "1"] + (["--precision", precision] if precision else []))
     training = []
     for framework in ["hf", "megatron", "torchtitan", "torchtune"]:
         for mode in ["finetune", "lora", "qlora", "train"]:
@@ -186,10 +189,12 @@ def main():
     training.append(["--model", "7B", "--precision", "fp16", "--mode", "finetune", "--only", "v100-sxm2-32gb", "--global-batch", "1"])
     training.append(["--model", "resnet-50", "--mode", "train", "--precision", "fp16", "--optimizer", "sgd-momentum", "--images", "1.28M", "--epochs", "90"])
     training.append(["--model", "resnet-50", "--mode", "inference", "--batch", "64"])
+    offloads = set()
     for args in serving + training:
         for row in run(args).get("ranking", []):
             check_hints(row.get("launch_hints") or {}, f"[{' '.join(args)}] {row['gpu']}", failures, counts)
             commands += 1
+            offloads.add((row.get("plan") or {}).get("offload"))
     # Layouts given to estimate: expert and attention-data parallel, pipelines over nodes.
     for engine in ["vllm", "sglang", "trtllm"]:
         for layout in [["--gpus", "8", "--tp", "8", "--ep", "8"], ["--gpus", "8", "--tp", "8", "--ep", "8", "--attention-dp"],
@@ -203,6 +208,10 @@ def main():
                 "megatron" if "--tp" in layout else "hf", "--gpu", "h100-sxm-80gb", *layout]
         check_hints(run(args).get("launch_hints") or {}, f"[{' '.join(args)}]", failures, counts)
         commands += 1
+    # Both of llama.cpp's offloads must have been planned, or their flags went unchecked.
+    for kind in ("layers", "experts"):
+        if kind not in offloads:
+            failures.append(f"no plan with --offload {kind} in the matrix: its llama-server flags were not checked")
     # Each kind of hint must have been seen, or the check proved nothing about it.
     for key in ("vllm", "server", "torchrun", "hf_trainer_args", "megatron"):
         if not counts.get(key):

@@ -62,8 +62,9 @@ struct MemoryEstimate {
   // llama.cpp's partial offload (--offload layers): the weights and KV cache of the layers left in host memory,
   // which the CPU runs (method.md §8.3); the GPU's shares above exclude them.
   double host_weights = 0, host_kv_cache = 0;
-  double host_output = 0;  // of host_weights, the output layer (read whole each token, whatever experts a MoE routes to)
-  std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl) where some are in host memory
+  double host_output = 0;  // of host_weights (--offload layers), the output layer (read whole each token, whatever experts a MoE routes to)
+  std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl), or whose experts are (--offload experts), where some are in host memory
+  std::int64_t cpu_moe_layers = 0;  // --offload experts: the layers whose routed experts are in host memory (llama.cpp's --n-cpu-moe)
   std::optional<VllmPool> vllm;
   std::vector<ExplainLine> explain;
   Notes notes;

@@ -19,7 +19,7 @@ enum class Sharding { none, zero1, zero2, zero3 };
 // Training: ZeRO-style optimizer (and parameter) offload. Image-generation inference: diffusers'
 // enable_model_cpu_offload (one component on the GPU at a time) and enable_sequential_cpu_offload (weights
 // streamed per submodule).
-enum class Offload { none, optimizer, optimizer_params, model, sequential, layers };
+enum class Offload { none, optimizer, optimizer_params, model, sequential, layers, experts };
 enum class MasterWeights { fp32, none };
 enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, exllamav2, autoawq, litgpt, torchtune, torchtitan, megatron, llmq,
                        pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };
@@ -82,8 +82,9 @@ struct Workload {
   std::int64_t tp = 1;
   std::int64_t pp = 1;
   std::int64_t virtual_stages = 1;  // interleaved pipeline schedule: model chunks per stage (Megatron's virtual pipeline size)
-  // llama.cpp with --offload layers: the layers on the GPU (-ngl), the rest in host memory run by the CPU
-  // (method.md §8.3); 0, the most that fit.
+  // llama.cpp with --offload layers: the layers on the GPU (-ngl), the rest in host memory run by the CPU; with
+  // --offload experts: the layers whose routed experts stay on the GPU, the rest's experts in host memory run by the CPU
+  // (--n-cpu-moe, layers - this) (method.md §8.3); 0, the most that fit.
   std::int64_t gpu_layers = 0;
   std::int64_t nodes = 1;       // servers the GPUs are spread over (gpus / nodes in each)
   std::int64_t ep = 1;          // expert parallelism: the routed experts split over this many data-parallel ranks
@@ -191,7 +192,7 @@ struct PlanShape {
   std::int64_t batch = 1, grad_accum = 1;
   std::int64_t gpus = 1, nodes = 1, tp = 1, pp = 1, ep = 1, virtual_stages = 1, cp = 1;
   bool attention_dp = false;
-  std::int64_t gpu_layers = 0;  // llama.cpp's -ngl with --offload layers (0: every layer on the GPU)
+  std::int64_t gpu_layers = 0;  // llama.cpp's -ngl with --offload layers, the expert layers kept with --offload experts (0: all on the GPU)
 
   static PlanShape of(const Workload& w);
   // The workload as planned: `asked` with this plan's choices.

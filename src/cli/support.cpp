@@ -157,8 +157,8 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [pre-training with --tokens: DeepSeek LLM's law; fine-tuning: 128]", g);
   if (wanted(wf.given, "--framework,--engine")) add(app, wf, "framework", "--framework,--engine", framework_help(), g);  // the list built when needed
   add(app, wf, "offload", "--offload",
-      "none | optimizer | optimizer+params (training) | model | sequential (image generation) | layers (llama.cpp: the layers beyond --gpu-layers in host memory, run by the CPU) [none]", g);
-  add(app, wf, "gpu_layers", "--gpu-layers", "llama.cpp with --offload layers: layers kept on the GPU (its -ngl) [the most that fit]", g);
+      "none | optimizer | optimizer+params (training) | model | sequential (image generation) | layers (llama.cpp: the layers beyond --gpu-layers in host memory, run by the CPU) | experts (llama.cpp, a mixture of experts: the routed experts of the layers beyond --gpu-layers in host memory, its --n-cpu-moe) [none]", g);
+  add(app, wf, "gpu_layers", "--gpu-layers", "llama.cpp with --offload layers: layers kept on the GPU (its -ngl); with --offload experts: layers whose routed experts stay on the GPU (--n-cpu-moe is the rest) [the most that fit]", g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]", g);
   add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)", "Job size");
   add(app, wf, "requests", "--requests", "inference job: number of requests", "Job size");

@@ -47,7 +47,7 @@ namespace {
 
 // The plan in words ("4 GPUs: tensor parallel 2 + ZeRO-1 over 2, full checkpointing"), appended piece by piece:
 // the planner writes one for every layout that fits. `one`: a single device ("one instance" for a CPU, §16).
-std::string layout_text(const Workload& w, const char* one = "single GPU") {
+std::string layout_text(const Workload& w, const ModelSpec& m, const char* one = "single GPU") {
   const char* off = w.offload == Offload::optimizer          ? " + optimizer offload"
                     : w.offload == Offload::optimizer_params ? " + CPU offload"
                     : w.offload == Offload::model            ? " + model CPU offload"
@@ -95,6 +95,7 @@ std::string layout_text(const Workload& w, const char* one = "single GPU") {
   }
   s += off;
   if (w.offload == Offload::layers && w.gpu_layers > 0) s += fmt::format(" + CPU for the layers past {} (-ngl {})", w.gpu_layers, w.gpu_layers);
+  if (w.offload == Offload::experts && w.gpu_layers > 0) s += fmt::format(" + CPU for the experts of {} layers (--n-cpu-moe {})", cpu_moe_layers(w, m), cpu_moe_layers(w, m));
   if (w.checkpointing != Checkpointing::none) s += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
   if (w.grad_accum > 1) {
     s += ", micro-batch ";
@@ -371,7 +372,7 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
 void ranking_detail::score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost,
                                   const LocalCorrection* k) {
   Workload w = c.planned.applied_to(asked);
-  c.layout = layout_text(w, g.is_cpu() ? "one instance" : "single GPU");
+  c.layout = layout_text(w, m, g.is_cpu() ? "one instance" : "single GPU");
   if (!c.fits && c.supported && !c.memory.vllm && c.fit_reason.empty())
     c.fit_reason = Note::format("needs {:.1f} GB per GPU at the peak{}; the GPU has {:.1f} GB usable", c.memory.device_peak / 1e9,
                                k ? " (calibrated)" : "", static_cast<double>(g.memory_bytes) / 1e9);

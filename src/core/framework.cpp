@@ -289,7 +289,15 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if (w.offload == Offload::layers && w.gpus > 1)
     throw InputError(w.where("offload") + ": layers keeps some layers on one GPU and the rest on the CPU (--gpus 1); over several GPUs llama.cpp "
                      "splits the layers between them (--offload none)");
-  if (w.gpu_layers > 0 && w.offload != Offload::layers) throw InputError(w.where("gpu_layers") + ": applies with --offload layers (llama.cpp's -ngl)");
+  // llama.cpp's expert offload (--n-cpu-moe; method.md §8.3): the routed experts of some layers in host memory.
+  if (w.offload == Offload::experts && (!runs_on_llamacpp(w) || is_training(w.mode) || m.vision || !m.is_moe()))
+    throw InputError(w.where("offload") + ": experts is llama.cpp's --n-cpu-moe, for a mixture of experts' inference (--framework llamacpp or a GGUF "
+                     "--precision" + (m.is_moe() ? std::string(")") : "; " + m.id + " has no routed experts)") + "; valid here: " +
+                     (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params" : runs_on_llamacpp(w) && !m.vision ? "none, layers" : "none"));
+  if (w.offload == Offload::experts && w.gpus > 1)
+    throw InputError(w.where("offload") + ": experts keeps the attention and some experts on one GPU and the other experts on the CPU (--gpus 1)");
+  if (w.gpu_layers > 0 && w.offload != Offload::layers && w.offload != Offload::experts)
+    throw InputError(w.where("gpu_layers") + ": applies with --offload layers (llama.cpp's -ngl) or --offload experts (the layers whose experts stay on the GPU)");
   if (w.gpu_layers > m.layers)
     throw InputError(w.where("gpu_layers") + fmt::format(": {} is more than {}'s {} layers (valid: 1-{})", w.gpu_layers, m.id, m.layers, m.layers));
   if (w.channels_last && !(generation && m.vision->backbone == "unet"))

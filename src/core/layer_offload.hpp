@@ -1,5 +1,6 @@
 #pragma once
-// llama.cpp's partial offload (--offload layers, its -ngl; method.md §8.3): how many layers one GPU keeps.
+// llama.cpp's partial offload (method.md §8.3): how many layers one GPU keeps, whole (--offload layers, its -ngl) or
+// with their routed experts (--offload experts, its --n-cpu-moe for the rest).
 #include <algorithm>
 #include <cstdint>
 
@@ -17,16 +18,36 @@ inline bool runs_on_llamacpp(const Workload& w) {
   return w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
 }
 
-// --offload layers without --gpu-layers: the count still to settle (most_gpu_layers) before the workload is evaluated.
-inline bool gpu_layers_unsettled(const Workload& w) { return w.offload == Offload::layers && w.gpu_layers == 0; }
+// Some of the model in host memory, run there by the CPU: whole layers past -ngl, or the routed experts of some layers.
+inline bool offloads_to_cpu(const Workload& w) { return w.offload == Offload::layers || w.offload == Offload::experts; }
+
+// --offload layers or experts without --gpu-layers: the count still to settle (most_gpu_layers) before the workload
+// is evaluated.
+inline bool gpu_layers_unsettled(const Workload& w) { return offloads_to_cpu(w) && w.gpu_layers == 0; }
+
+// --offload experts: the layers whose routed experts stay in host memory, llama.cpp's --n-cpu-moe (it counts from
+// the first layer, dense ones among them).
+inline std::int64_t cpu_moe_layers(const Workload& w, const ModelSpec& m) {
+  return w.offload == Offload::experts && w.gpu_layers > 0 ? std::max<std::int64_t>(0, m.layers - w.gpu_layers) : 0;
+}
+
+// The share of the routed experts' weights on the GPU: 1 but with --offload experts, where the first
+// cpu_moe_layers layers' experts stay in host memory (a leading dense layer has none to move).
+inline double gpu_expert_share(const Workload& w, const ModelSpec& m) {
+  const std::int64_t moe = m.layers - m.dense_layers;
+  if (w.offload != Offload::experts || moe <= 0) return 1.0;
+  const std::int64_t on_cpu = std::clamp<std::int64_t>(cpu_moe_layers(w, m) - m.dense_layers, 0, moe);
+  return 1.0 - static_cast<double>(on_cpu) / static_cast<double>(moe);
+}
 
 // The share of the layers on the GPU: N of L with --offload layers, 1 without it.
 inline double gpu_layer_share(const Workload& w, const ModelSpec& m) {
   return w.offload == Offload::layers && w.gpu_layers > 0 ? std::min(1.0, static_cast<double>(w.gpu_layers) / static_cast<double>(m.layers)) : 1.0;
 }
 
-// The most of the model's layers one GPU holds with `min_headroom_pct` of its memory free (the device peak grows with
-// each layer kept on it), at least 1: the one that then does not fit says by how much.
+// The most of the model's layers (--offload layers) or expert layers (--offload experts) one GPU holds with
+// `min_headroom_pct` of its memory free (the device peak grows with each layer kept on it), at least 1: the one that
+// then does not fit says by how much.
 std::int64_t most_gpu_layers(Workload w, const ModelSpec& m, const GpuSpec& g, double min_headroom_pct);
 
 }  // namespace gpuadvise

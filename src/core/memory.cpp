@@ -366,6 +366,20 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
                                  in.w.gpu_layers, e.gpu_layers, in.m.layers, e.host_weights / 1e9, e.host_kv_cache / 1e9));
 }
 
+
+// llama.cpp's expert offload (--n-cpu-moe K; method.md §8.3): the routed experts of its first K layers stay in host
+// memory and the CPU runs them; the attention, the shared experts, the output layer and the whole KV cache stay on
+// the GPU (-ngl past the last layer).
+void offload_experts(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e) {
+  const double experts = std::min(e.weights, in.pc.routed_experts * wb.base_bits / 8.0);
+  e.host_weights = experts * (1.0 - gpu_expert_share(in.w, in.m));
+  e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
+  e.cpu_moe_layers = cpu_moe_layers(in.w, in.m);
+  e.weights -= e.host_weights;
+  e.notes.push_back(Note::format("llama.cpp --n-cpu-moe {}: the routed experts of {} of {} layers stay in host memory ({:.1f} GB), where the CPU runs them; "
+                                 "the attention, the other experts and the KV cache are on the GPU",
+                                 e.cpu_moe_layers, e.cpu_moe_layers, in.m.layers, e.host_weights / 1e9));
+}
 }  // namespace
 
 // The runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5) on the tensors.
@@ -450,6 +464,7 @@ TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
   if (training) training_activations(in, ls, e);
   else inference_activations(in, ls, e);
   if (!training && w.offload == Offload::layers && w.gpu_layers > 0) offload_layers(in, wb, e);
+  if (!training && w.offload == Offload::experts && w.gpu_layers > 0) offload_experts(in, wb, e);
   assemble_tensors(in, wb, states_formula, ls, t);
   return t;
 }

@@ -456,7 +456,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     driver = t.bound == "memory bandwidth" ? "the achieved share of peak bandwidth"
              : t.bound == "MoE kernels' fixed cost" ? "the fused MoE kernels' fixed cost per layer (fitted on one engine's row; engine versions differ several-fold)"
              : t.bound == "tensor-parallel all-reduces" ? "the all-reduce latency per layer"
-             : t.bound == "the CPU's layers in host memory" ? "the host's memory bandwidth (its channels and DDR speed: the estimate takes a desktop's two DDR5-5600 channels, a server socket's eight DDR5-4800)"
+             : t.bound == "the CPU's layers in host memory" || t.bound == "the CPU's experts in host memory" ? "the host's memory bandwidth (its channels and DDR speed: the estimate takes a desktop's two DDR5-5600 channels, a server socket's eight DDR5-4800)"
                                                         : "the engine's per-layer host and kernel overheads";
     widened = m.is_moe() && t.bound != "MoE kernels' fixed cost" ? "; the experts a batch touches" : "";
   }

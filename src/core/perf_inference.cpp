@@ -21,13 +21,21 @@ double layer_allreduce_volumes(const Workload& w) { return w.attention_dp ? 1.0 
 // the tokens touch, each token routed to k of E, independently). The routed experts' share of a GPU's weights: their
 // split over the tp ranks (and the expert-parallel shards) against the rest's over tp, or, with attention data
 // parallel, against the rest kept whole.
+// Of a mixture of experts' routed experts, the share `tokens` routed at random touch: each expert is missed by all of
+// them with probability (1 - k/E)^tokens.
+double touched_expert_share(const ModelSpec& m, double tokens) {
+  const double e = d(m.experts), k = d(m.experts_per_token);
+  return 1.0 - std::pow(1.0 - k / e, tokens);
+}
+
 double weights_read_bytes(const TimeBasis& in, double tokens) {
   const auto& [w, m, gpu, mem] = in.io;
   double bytes = mem.weights;
   if (m.is_moe()) {
-    const double e = d(m.experts), k = d(m.experts_per_token);
-    const double touched = e * (1.0 - std::pow(1.0 - k / e, tokens));
-    const double routed = in.pc.routed_experts / (d(w.tp) * (w.attention_dp ? 1.0 : d(expert_shards(w))));
+    const double e = d(m.experts);
+    const double touched = e * touched_expert_share(m, tokens);
+    // With --offload experts, the GPU holds only gpu_expert_share of them (mem.weights holds only those).
+    const double routed = in.pc.routed_experts * gpu_expert_share(w, m) / (d(w.tp) * (w.attention_dp ? 1.0 : d(expert_shards(w))));
     const double rest = (in.pc.total - in.pc.routed_experts) / (w.attention_dp ? 1.0 : d(w.tp));
     const double share = routed / std::max(1.0, routed + rest);
     bytes *= 1.0 - share + share * touched / e;
@@ -75,8 +83,9 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double elementwise_s = bw <= 0 ? 0.0 : w.attention_dp ? (ew_bytes - ew_experts + ew_experts / in.tp) / bw : ew_bytes / (bw * in.tp);
   const double rate = flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + (tp_bytes_s + elementwise_s) * prompt * b);
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
-  // llama.cpp with layers past -ngl: for a batch of 32 tokens or more it copies their weights over PCIe and runs them
-  // on the GPU, once per micro-batch of 512 tokens (its -ub); the prompt pays the copies (method.md §8.3).
+  // llama.cpp with layers past -ngl, or experts in host memory: for a batch of 32 tokens or more it copies their
+  // weights over PCIe and runs them on the GPU, once per micro-batch of 512 tokens (its -ub; a micro-batch that
+  // large routes to nearly every expert); the prompt pays the copies (method.md §8.3).
   const double copies = in.io.mem.host_weights > 0 ? std::ceil(prompt * b / 512.0) * in.io.mem.host_weights / host_to_device_bytes_per_s(gpu) : 0.0;
   const double secs = fw.prefill_fixed_s + overhead + copies + std::max(flops / rate, reads(prompt * b));
   t.prefill_tokens_per_second = prompt * b / secs;
@@ -84,8 +93,8 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // prompt, not the whole batch's (queueing at load is not modelled).
   t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(flops / b / rate, reads(prompt)) : secs;
   if (copies > 0)
-    t.notes.push_back(Note::format("prompt processing copies the CPU's layers ({:.1f} GB) over PCIe {}.0 to the GPU for every 512 tokens: {:.1f} s of each prompt",
-                                  in.io.mem.host_weights / 1e9, gpu.pcie_gen.value_or(4), copies / b));
+    t.notes.push_back(Note::format("prompt processing copies the CPU's {} ({:.1f} GB) over PCIe {}.0 to the GPU for every 512 tokens: {:.1f} s of each prompt",
+                                  w.offload == Offload::experts ? "experts" : "layers", in.io.mem.host_weights / 1e9, gpu.pcie_gen.value_or(4), copies / b));
   t.utilization = eta;
   // A serving engine's stages prefill different micro-batches at once: p times one stage's rate.
   return prompt * b / (flops / rate) * (fw.kv_pool ? d(std::max<std::int64_t>(1, w.pp)) : 1.0);
@@ -191,10 +200,13 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   const double gpu_weights = weights_read_bytes(in, batch);
   st.weights = gpu_weights / bw;
   st.kv = share * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
+  // With --offload experts the CPU reads the experts the batch routes to in its layers, and nothing else.
   if (mem.host_weights > 0) {
     const double touched = mem.weights > 0 ? std::min(1.0, gpu_weights / mem.weights) : 1.0;
-    st.cpu_layers = ((mem.host_weights - mem.host_output) * touched + mem.host_output + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) /
-                    (host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value);
+    const double host_bytes = w.offload == Offload::experts
+                                  ? mem.host_weights * touched_expert_share(m, batch)
+                                  : (mem.host_weights - mem.host_output) * touched + mem.host_output + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token;
+    st.cpu_layers = host_bytes / (host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value);
   }
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
@@ -223,6 +235,19 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   }
   st.total += st.host + st.tp + st.moe + st.cpu_layers;
   return st;
+}
+
+// What the CPU's share of a token costs with llama.cpp's layers past -ngl, or some layers' experts, in host memory.
+Note cpu_share_note(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, double cpu_s, double step) {
+  const double host_rate = host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value / 1e9;
+  if (w.offload == Offload::experts)
+    return Note::format("the routed experts of {} layers (--n-cpu-moe {}) run on the CPU from host memory: {:.0f} ms of each token at {:.0f} GB/s, "
+                        "against {:.0f} ms on the GPU (each layer's experts moved to the GPU save about {:.1f} ms)",
+                        cpu_moe_layers(w, m), cpu_moe_layers(w, m), cpu_s * 1e3, host_rate, (step - cpu_s) * 1e3,
+                        cpu_s / std::max(1.0, d(cpu_moe_layers(w, m) - m.dense_layers)) * 1e3);
+  return Note::format("the layers past -ngl {} run on the CPU from host memory: {:.0f} ms of each token at {:.0f} GB/s, against {:.0f} ms "
+                      "on the GPU (each layer moved to the GPU saves about {:.1f} ms)",
+                      w.gpu_layers, cpu_s * 1e3, host_rate, (step - cpu_s) * 1e3, cpu_s / std::max(1.0, d(m.layers - w.gpu_layers)) * 1e3);
 }
 
 }  // namespace
@@ -300,13 +325,9 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     t.bandwidth_efficiency = eta_mem;
     const double t_main = step - st.host - st.tp - st.moe - st.cpu_layers;  // the projections and the KV reads
     const double biggest = std::max({t_main, st.host, st.tp, st.moe, st.cpu_layers});
-    if (st.cpu_layers > 0)
-      t.notes.push_back(Note::format("the layers past -ngl {} run on the CPU from host memory: {:.0f} ms of each token at {:.0f} GB/s, against {:.0f} ms "
-                                    "on the GPU (each layer moved to the GPU saves about {:.1f} ms)",
-                                    w.gpu_layers, st.cpu_layers * 1e3, host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value / 1e9,
-                                    (step - st.cpu_layers) * 1e3, st.cpu_layers / std::max(1.0, d(m.layers - w.gpu_layers)) * 1e3));
+    if (st.cpu_layers > 0) t.notes.push_back(cpu_share_note(w, m, gpu, st.cpu_layers, step));
     t.bound = biggest == t_main ? (st.compute > st.weights && st.compute > st.kv ? "compute" : "memory bandwidth")
-              : biggest == st.cpu_layers ? "the CPU's layers in host memory"
+              : biggest == st.cpu_layers ? (w.offload == Offload::experts ? "the CPU's experts in host memory" : "the CPU's layers in host memory")
               : biggest == st.moe ? "MoE kernels' fixed cost"
               : biggest == st.tp  ? "tensor-parallel all-reduces"
                                   : k_host_bound;

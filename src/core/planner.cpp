@@ -189,8 +189,8 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   return out;
 }
 // Where no layout fits, the last resorts, until one does: CPU offload for training (the optimizer states, then the
-// parameters, in host memory, on one GPU or a layout of one node that keeps one copy of them); llama.cpp's layers past -ngl on
-// the CPU; diffusers' memory options for image generation,
+// parameters, in host memory, on one GPU or a layout of one node that keeps one copy of them); llama.cpp's layers past -ngl, or
+// a mixture of experts' routed experts, on the CPU; diffusers' memory options for image generation,
 // cheapest first (method.md §12.4): model CPU offload, then tiled VAE decoding with it, then sequential CPU offload
 // (slow: the denoiser crosses PCIe at every step).
 template <class TryLayout>
@@ -217,11 +217,17 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   }
   // llama.cpp on one GPU: the layers past -ngl in host memory, run by the CPU (method.md §8.3), as many kept on the
   // GPU as leave the margin asked free. An edge module's host memory is the GPU's own.
+  // A mixture of experts may instead keep every layer there but some layers' routed experts, which the CPU runs
+  // (--n-cpu-moe): a token then reads only the experts it routes to in host memory. Both are tried, for the order
+  // asked to choose between.
   if (!is_training(w.mode) && !m.vision && runs_on_llamacpp(w) && w.offload == Offload::none && count_given <= 1 && g.segment != Segment::edge) {
-    Workload p = w;
-    p.offload = Offload::layers;
-    p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
-    try_layout(p);
+    for (Offload off : {Offload::experts, Offload::layers}) {
+      if (off == Offload::experts && !m.is_moe()) continue;
+      Workload p = w;
+      p.offload = off;
+      p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
+      try_layout(p);
+    }
     if (!fits.empty()) return;
   }
   if (!is_training(w.mode) && m.vision && m.vision->task == "generation" && w.offload == Offload::none) {

@@ -31,8 +31,16 @@ std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
 std::string without_layer_offload(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct) {
   if (is_training(w.mode) || m.vision || !runs_on_llamacpp(w) || w.offload != Offload::none || w.gpus != 1 || g.segment == Segment::edge) return {};
   const std::int64_t n = most_gpu_layers(w, m, g, margin_pct);
-  return fmt::format("as given, every layer on the GPU: --offload layers keeps {} of {} on it (-ngl {}) and runs the rest on the CPU from host memory "
-                     "(slow; the ranking's last resort on one card)", n, m.layers, n);
+  std::string s = fmt::format("as given, every layer on the GPU: --offload layers keeps {} of {} on it (-ngl {}) and runs the rest on the CPU from host memory "
+                              "(slow; the ranking's last resort on one card)", n, m.layers, n);
+  if (m.is_moe()) {
+    // A mixture of experts may keep every layer but some layers' experts on the GPU (--n-cpu-moe), the other last resort.
+    Workload e = w;
+    e.offload = Offload::experts;
+    const std::int64_t k = m.layers - most_gpu_layers(e, m, g, margin_pct);
+    s += fmt::format("; --offload experts keeps every layer there but the routed experts of {} (--n-cpu-moe {}), which the CPU runs", k, k);
+  }
+  return s;
 }
 }  // namespace
 

@@ -25,10 +25,11 @@ void write_memory(JsonWriter& o, const MemoryEstimate& mem, bool explain) {
   o.member("peak_phase", mem.peak_phase);
   o.member("runtime_basis", mem.runtime_assumed_generic ? "no --gpu given: runtime overhead of a current data-centre GPU"
                                                         : "runtime overhead of the given GPU");
-  if (mem.host_weights > 0) {  // llama.cpp's layers past -ngl, in host memory (method.md §8.3)
+  if (mem.host_weights > 0) {  // llama.cpp's layers past -ngl, or some layers' experts, in host memory (method.md §8.3)
     o.key("host_offload");
     o.begin_object();
     o.member("gpu_layers", mem.gpu_layers);
+    o.member("cpu_moe_layers", mem.cpu_moe_layers);
     o.member("weights_bytes", bytes_int(mem.host_weights));
     o.member("kv_cache_bytes", bytes_int(mem.host_kv_cache));
     o.end_object();

@@ -1,0 +1,107 @@
+// llama.cpp's expert offload (--offload experts, its --n-cpu-moe; method.md §8.3): the routed experts of some layers
+// in host memory, run by the CPU, the rest of the model on the GPU; numbers worked out by hand from the model's
+// shapes and the coefficients they rest on.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+
+namespace {
+// gpt-oss-120b: 36 layers of 128 routed experts, each three 2,880 x 2,880 matrices (gate, up, down), 4 routed per
+// token; the MXFP4 checkpoint counted at the tool's fp4 4.5 bits per weight.
+constexpr double k_expert_params = 36.0 * 128.0 * 3.0 * 2880.0 * 2880.0;
+constexpr double k_fp4_bytes = 4.5 / 8.0;
+
+nlohmann::json at(int gpu_layers) {
+  const auto r = test::run({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--gpu", "rtx-4090-24gb", "--offload",
+                            "experts", "--gpu-layers", std::to_string(gpu_layers), "--format", "json"});
+  REQUIRE(r.code == 0);
+  return r.json();
+}
+}  // namespace
+
+TEST_CASE("expert offload: the host holds the experts of the --n-cpu-moe layers, the GPU the rest and every KV cache", "[offload][llamacpp][moe]") {
+  const auto twelve = at(12), twenty_four = at(24);
+  // --gpu-layers 12: the experts of 36 - 12 = 24 layers in host memory, 114.66e9 x 24/36 x 4.5/8 = 42.998 GB.
+  const auto& host = twelve["memory"]["host_offload"];
+  CHECK(host["cpu_moe_layers"] == 24);
+  CHECK(host["gpu_layers"] == 12);
+  CHECK(host["weights_bytes"].get<double>() == Approx(k_expert_params * 24.0 / 36.0 * k_fp4_bytes).epsilon(1e-9));
+  CHECK(host["kv_cache_bytes"] == 0);
+  CHECK(twenty_four["memory"]["host_offload"]["weights_bytes"].get<double>() == Approx(k_expert_params * 12.0 / 36.0 * k_fp4_bytes).epsilon(1e-9));
+  // What leaves the GPU is what the host holds: the two split the same weights.
+  const double gpu12 = twelve["memory"]["components"]["weights"].get<double>(), gpu24 = twenty_four["memory"]["components"]["weights"].get<double>();
+  CHECK(gpu24 - gpu12 == Approx(k_expert_params * 12.0 / 36.0 * k_fp4_bytes).epsilon(1e-9));
+  // The KV cache stays whole on the GPU: the same at either split.
+  CHECK(twelve["memory"]["components"]["kv_cache"] == twenty_four["memory"]["components"]["kv_cache"]);
+  // llama.cpp's command: every layer on the GPU but the experts of the first 24.
+  const auto r = test::run({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--gpu", "rtx-4090-24gb", "--offload",
+                            "experts", "--gpu-layers", "12"});
+  CHECK(r.out.find("--n-cpu-moe 24") != std::string::npos);
+  CHECK(twelve["time"]["bound"] == "the CPU's experts in host memory");
+}
+
+TEST_CASE("expert offload: a token reads the experts it routes to, on the CPU at the host's rate and on the GPU at its own", "[offload][llamacpp][moe]") {
+  // At batch 1 a token reads 4 of each layer's 128 experts: 1/32 of the experts wherever they sit. Moving 12 layers'
+  // experts (21.499 GB) from the GPU to the host moves 21.499e9 / 32 = 0.67184 GB of each token's reads from the
+  // RTX 4090's 1,008 GB/s at llama.cpp's 0.8 (806.4 GB/s) to the host's 0.7 x 89.6 GB/s (62.72 GB/s): the time per
+  // token grows by 0.67184e9 x (1/62.72e9 - 1/806.4e9) = 9.879 ms; nothing else in the step depends on where they sit.
+  // The GPU's side apportions its reads between experts and the rest by parameter count, where the 16-bit output
+  // layer weighs more in bytes than in parameters: the GPU's saving comes out 0.016 ms short, 0.2 % of the whole.
+  const double moved = k_expert_params * 12.0 / 36.0 * k_fp4_bytes / 32.0;
+  const double delta = at(12)["time"]["tpot_seconds"].get<double>() - at(24)["time"]["tpot_seconds"].get<double>();
+  CHECK(moved / 62.72e9 == Approx(10.712e-3).epsilon(1e-3));
+  CHECK(delta == Approx(moved * (1.0 / 62.72e9 - 1.0 / 806.4e9)).epsilon(0.003));
+  CHECK(delta == Approx(9.879e-3).epsilon(0.003));
+}
+
+TEST_CASE("expert offload: on one card the planner weighs it against layer offload and keeps the most expert layers the margin allows",
+          "[offload][llamacpp][moe]") {
+  const auto r = test::run({"--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--only", "rtx-4090-24gb", "--max-gpus", "1",
+                            "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto row = r.json()["ranking"][0];
+  REQUIRE(row["fits"] == true);
+  // Layer offload keeps about a third of the layers and reads the rest's attention, experts and output layer in
+  // host memory; expert offload keeps every layer's attention on the GPU and reads a token's 4 experts there: faster.
+  CHECK(row["plan"]["offload"] == "experts");
+  const int n = row["plan"]["gpu_layers"].get<int>();
+  CHECK(row["launch_hints"]["server"].get<std::string>().find("-ngl 999 --n-cpu-moe " + std::to_string(36 - n)) != std::string::npos);
+  const double card = 24564.0 * 1048576.0;
+  CHECK(at(n)["headroom_bytes"].get<double>() >= 0.05 * card);
+  CHECK(at(n + 1)["headroom_bytes"].get<double>() < 0.05 * card);
+  const auto layers = test::run({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--gpu", "rtx-4090-24gb", "--offload",
+                                 "layers", "--format", "json"});
+  REQUIRE(layers.code == 0);
+  CHECK(layers.json()["time"]["tpot_seconds"].get<double>() > 2.0 * at(n)["time"]["tpot_seconds"].get<double>());
+  // check as given says both last resorts, with the counts the ranking keeps.
+  const auto as_given = test::run({"check", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--gpu", "rtx-4090-24gb"});
+  CHECK(as_given.code == 1);
+  CHECK(as_given.out.find("(--n-cpu-moe " + std::to_string(36 - n) + ")") != std::string::npos);
+}
+
+TEST_CASE("expert offload: refused for a dense model, another engine or several GPUs, with the valid values", "[offload][llamacpp][cli]") {
+  auto refused = [](std::vector<std::string> args, const char* says) {
+    const auto r = test::run(args);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(says) != std::string::npos);
+  };
+  refused({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", "llamacpp", "--offload", "experts", "--gpu", "rtx-4090-24gb"},
+          "llama-3.1-8b has no routed experts); valid here: none, layers");
+  refused({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "vllm", "--offload", "experts", "--gpu", "rtx-4090-24gb"},
+          "experts is llama.cpp's --n-cpu-moe");
+  refused({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--offload", "experts", "--gpus", "2", "--gpu",
+           "rtx-4090-24gb"},
+          "(--gpus 1)");
+}
+
+TEST_CASE("llama.cpp serves an MXFP4 checkpoint as it is, on any CUDA card", "[llamacpp][precision]") {
+  // ggml-org's gpt-oss GGUFs keep the MXFP4 experts: without --precision llama.cpp serves fp4 (11 GB for the 20B
+  // model's 20.9 B weights at 4.5 bits, not bf16's 42 GB), weight-only on a card without FP4 tensor cores.
+  const auto r = test::run({"estimate", "--model", "gpt-oss-20b", "--mode", "inference", "--framework", "llamacpp", "--gpu", "rtx-3090-24gb", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  CHECK(j["fits"] == true);
+  CHECK(j["time"]["compute_precision"] == "bf16");
+  CHECK(j["memory"]["components"]["weights"].get<double>() < 14e9);
+  CHECK(j["time"]["decode_tokens_per_second"].get<double>() > 0);
+}
