@@ -105,3 +105,17 @@ TEST_CASE("llama.cpp serves an MXFP4 checkpoint as it is, on any CUDA card", "[l
   CHECK(j["memory"]["components"]["weights"].get<double>() < 14e9);
   CHECK(j["time"]["decode_tokens_per_second"].get<double>() > 0);
 }
+
+TEST_CASE("expert offload: more in host memory than a desktop board holds is read at a server socket's rate", "[offload][llamacpp][moe]") {
+  // DeepSeek-V3 Q4_K_M beside an RTX 4090 keeps 393 GB of experts in host memory, more than a desktop's four DIMM
+  // slots hold (256 GB): the host is a server socket, read at 0.7 x 307.2 GB/s = 215 GB/s, not a desktop's 62.72.
+  // gpt-oss-120b's 43 GB stay on a desktop.
+  const auto big = test::run({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--gpu",
+                              "rtx-4090-24gb", "--offload", "experts"});
+  REQUIRE(big.code == 0);
+  CHECK(big.out.find("at 215 GB/s (a server socket's: 393 GB in host memory is more than a desktop board holds)") != std::string::npos);
+  const auto small = test::run({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--gpu", "rtx-4090-24gb", "--offload",
+                                "experts"});
+  REQUIRE(small.code == 0);
+  CHECK(small.out.find("at 63 GB/s, against") != std::string::npos);
+}

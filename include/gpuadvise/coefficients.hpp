@@ -200,6 +200,11 @@ inline constexpr Coefficient host_dram_desktop_bytes_per_s{
 inline constexpr Coefficient host_dram_server_bytes_per_s{
     "host_dram_server_bytes_per_s", 307.2e9, "bytes per second (peak)", Basis::published,
     "one server socket's eight DDR5-4800 channels: 4,800 MT/s x 8 B x 8 (Intel Xeon 4th generation; AMD EPYC 9004 has twelve)", "§8.3"};
+inline constexpr Coefficient host_dram_desktop_max_bytes{
+    "host_dram_desktop_max_bytes", 256e9, "bytes", Basis::published,
+    "the most a desktop board's four DIMM slots hold: four 64 GB DDR5 UDIMMs (AMD AM5, Intel LGA1851); a plan that keeps more in host memory "
+    "needs a workstation or server socket, whose channels set its rate",
+    "§8.3"};
 inline constexpr Coefficient host_decode_bandwidth_share{
     "host_decode_bandwidth_share", 0.7, "share of the host's peak memory bandwidth", Basis::assumed,
     "llama.cpp's CPU layers read their weights once a token: a Ryzen 7 7800X3D ran Llama 2 70B Q5_K_M (48.8 GB) at 1.41 tokens/s on the CPU alone "
@@ -295,7 +300,7 @@ inline constexpr Coefficient detection_global_batch{
     "detection_global_batch", 16, "images per optimizer step", Basis::published,
     "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 84> all{
+inline constexpr std::array<const Coefficient*, 85> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,
     &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
@@ -306,7 +311,7 @@ inline constexpr std::array<const Coefficient*, 84> all{
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
     &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &band_rocm_engine_builds,     &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,
     &nccl_hop_network_s, &dp_bucket_params, &dp_bucket_params_per_rank, &dp_overlap_window,
-    &overlap_slowdown,     &expert_host_s, &engine_sequence_host_s, &host_dram_desktop_bytes_per_s, &host_dram_server_bytes_per_s, &host_decode_bandwidth_share, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes, &cpu_runtime_bytes,
+    &overlap_slowdown,     &expert_host_s, &engine_sequence_host_s, &host_dram_desktop_bytes_per_s, &host_dram_server_bytes_per_s, &host_dram_desktop_max_bytes, &host_decode_bandwidth_share, &cpu_adam_params_per_s, &cuda_context_bytes, &cuda_context_pre_ampere_bytes, &other_runtime_context_bytes, &cpu_runtime_bytes,
     &fp32_logits_factor, &band_weights, &band_states, &band_activations, &band_logits, &band_kv_cache, &band_reserve, &band_runtime,     &cnn_transient_factor,        &tal_bce_per_anchor,
     &tal_vfl_per_anchor,   &nvdec_pixels_per_s,        &cpu_jpeg_images_per_s, &host_cpus_per_gpu_server, &host_cpus_per_gpu_desktop, &interruptions_per_gpu_hour,  &restart_hours,
     &checkpoint_write_bytes_per_s, &checkpoint_storage_bytes_per_s, &value_cost_slack, &value_target_hours, &value_time_weight, &finetune_global_batch, &classification_global_batch,

@@ -19,12 +19,17 @@ inline double d(std::int64_t v) { return static_cast<double>(v); }
 // Host to device over PCIe, one direction: 16 GB/s per generation step from 3.0's x16, at 80 % (method.md §8.3).
 inline double host_to_device_bytes_per_s(const GpuSpec& gpu) { return 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8; }
 
-// What the CPU reads host memory at (method.md §8.3): a server socket's channels beside a data-centre GPU, a
-// desktop's two beside a consumer or workstation card, the one memory of an edge module.
-inline double host_memory_bytes_per_s(const GpuSpec& gpu) {
+// Whether the host beside the GPU is a server socket (method.md §8.3): beside a data-centre GPU, or wherever what
+// stays in host memory (`resident` bytes) is more than a desktop board holds.
+inline bool server_host(const GpuSpec& gpu, double resident) {
+  return gpu.segment == Segment::datacenter_module || gpu.segment == Segment::datacenter_pcie || resident > coef::host_dram_desktop_max_bytes.value;
+}
+
+// What the CPU reads host memory at (method.md §8.3): a server socket's channels (server_host), a desktop's two
+// beside a consumer or workstation card, the one memory of an edge module.
+inline double host_memory_bytes_per_s(const GpuSpec& gpu, double resident = 0) {
   if (gpu.segment == Segment::edge) return gpu.bandwidth_gb_per_s.value_or(0) * 1e9;
-  const bool server = gpu.segment == Segment::datacenter_module || gpu.segment == Segment::datacenter_pcie;
-  return server ? coef::host_dram_server_bytes_per_s.value : coef::host_dram_desktop_bytes_per_s.value;
+  return server_host(gpu, resident) ? coef::host_dram_server_bytes_per_s.value : coef::host_dram_desktop_bytes_per_s.value;
 }
 
 // Bytes of memory traffic per trained parameter of one optimizer step (method.md §8.2), counted from what it reads

@@ -206,7 +206,7 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
     const double host_bytes = w.offload == Offload::experts
                                   ? mem.host_weights * touched_expert_share(m, batch)
                                   : (mem.host_weights - mem.host_output) * touched + mem.host_output + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token;
-    st.cpu_layers = host_bytes / (host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value);
+    st.cpu_layers = host_bytes / (host_memory_bytes_per_s(gpu, mem.host_weights + mem.host_kv_cache) * coef::host_decode_bandwidth_share.value);
   }
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
@@ -238,16 +238,22 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
 }
 
 // What the CPU's share of a token costs with llama.cpp's layers past -ngl, or some layers' experts, in host memory.
-Note cpu_share_note(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, double cpu_s, double step) {
-  const double host_rate = host_memory_bytes_per_s(gpu) * coef::host_decode_bandwidth_share.value / 1e9;
+Note cpu_share_note(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem, double cpu_s, double step) {
+  const double resident = mem.host_weights + mem.host_kv_cache;
+  const double host_rate = host_memory_bytes_per_s(gpu, resident) * coef::host_decode_bandwidth_share.value / 1e9;
+  // A consumer card's host that must hold more than a desktop board does is a workstation or server socket.
+  const std::string rate = fmt::format("{:.0f} GB/s", host_rate) +
+                           (gpu.segment != Segment::edge && !server_host(gpu, 0) && server_host(gpu, resident)
+                                ? fmt::format(" (a server socket's: {:.0f} GB in host memory is more than a desktop board holds)", resident / 1e9)
+                                : "");
   if (w.offload == Offload::experts)
-    return Note::format("the routed experts of {} layers (--n-cpu-moe {}) run on the CPU from host memory: {:.0f} ms of each token at {:.0f} GB/s, "
+    return Note::format("the routed experts of {} layers (--n-cpu-moe {}) run on the CPU from host memory: {:.0f} ms of each token at {}, "
                         "against {:.0f} ms on the GPU (each layer's experts moved to the GPU save about {:.1f} ms)",
-                        cpu_moe_layers(w, m), cpu_moe_layers(w, m), cpu_s * 1e3, host_rate, (step - cpu_s) * 1e3,
+                        cpu_moe_layers(w, m), cpu_moe_layers(w, m), cpu_s * 1e3, rate, (step - cpu_s) * 1e3,
                         cpu_s / std::max(1.0, d(cpu_moe_layers(w, m) - m.dense_layers)) * 1e3);
-  return Note::format("the layers past -ngl {} run on the CPU from host memory: {:.0f} ms of each token at {:.0f} GB/s, against {:.0f} ms "
+  return Note::format("the layers past -ngl {} run on the CPU from host memory: {:.0f} ms of each token at {}, against {:.0f} ms "
                       "on the GPU (each layer moved to the GPU saves about {:.1f} ms)",
-                      w.gpu_layers, cpu_s * 1e3, host_rate, (step - cpu_s) * 1e3, cpu_s / std::max(1.0, d(m.layers - w.gpu_layers)) * 1e3);
+                      w.gpu_layers, cpu_s * 1e3, rate, (step - cpu_s) * 1e3, cpu_s / std::max(1.0, d(m.layers - w.gpu_layers)) * 1e3);
 }
 
 }  // namespace
@@ -325,7 +331,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     t.bandwidth_efficiency = eta_mem;
     const double t_main = step - st.host - st.tp - st.moe - st.cpu_layers;  // the projections and the KV reads
     const double biggest = std::max({t_main, st.host, st.tp, st.moe, st.cpu_layers});
-    if (st.cpu_layers > 0) t.notes.push_back(cpu_share_note(w, m, gpu, st.cpu_layers, step));
+    if (st.cpu_layers > 0) t.notes.push_back(cpu_share_note(w, m, gpu, mem, st.cpu_layers, step));
     t.bound = biggest == t_main ? (st.compute > st.weights && st.compute > st.kv ? "compute" : "memory bandwidth")
               : biggest == st.cpu_layers ? (w.offload == Offload::experts ? "the CPU's experts in host memory" : "the CPU's layers in host memory")
               : biggest == st.moe ? "MoE kernels' fixed cost"
