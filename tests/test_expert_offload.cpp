@@ -119,3 +119,24 @@ TEST_CASE("expert offload: more in host memory than a desktop board holds is rea
   REQUIRE(small.code == 0);
   CHECK(small.out.find("at 63 GB/s, against") != std::string::npos);
 }
+
+TEST_CASE("expert offload: sweep holds the count the workload as given keeps, as fit does, so a longer sequence needs more memory", "[offload][llamacpp][sweep]") {
+  const std::vector<std::string> job{"--model", "qwen3-30b-a3b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--offload", "experts",
+                                     "--gpu", "rtx-4070-ti-super-16gb"};
+  std::vector<std::string> est{"estimate"};
+  est.insert(est.end(), job.begin(), job.end());
+  est.insert(est.end(), {"--format", "json"});
+  const auto e = test::run(est);
+  REQUIRE(e.code == 0);
+  const int n = e.json()["memory"]["host_offload"]["gpu_layers"].get<int>();
+  std::vector<std::string> sweep{"sweep"};
+  sweep.insert(sweep.end(), job.begin(), job.end());
+  sweep.insert(sweep.end(), {"--vary", "seq-len", "--from", "1024", "--to", "32768"});
+  const auto s = test::run(sweep);
+  REQUIRE(s.code == 0);
+  CHECK(s.out.find("llama.cpp keeps " + std::to_string(n) + " layers' experts on the GPU at every point (--gpu-layers " + std::to_string(n) + ")") !=
+        std::string::npos);
+  // Re-settled at each point, every length would fit by moving experts to the CPU; held, 32,768 tokens do not.
+  CHECK(s.out.find("fits the whole range") == std::string::npos);
+  CHECK(s.out.find("fits up to --seq-len") != std::string::npos);
+}

@@ -62,6 +62,11 @@ struct FitResult {
 // A value fits with at least min_headroom_pct of the card free, as the ranking's fits do (a serving engine's
 // pool decides for itself).
 FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct = 5);
+
+// llama.cpp with --offload layers or experts and no --gpu-layers: the count the workload as given keeps on `g` at
+// `min_headroom_pct` (method.md §8.3), which fit and sweep hold while the value they vary grows; the workload's own
+// --gpu-layers where given, 0 without those offloads.
+std::int64_t held_gpu_layers(const Workload& w, const ModelSpec& m, const GpuSpec& g, double min_headroom_pct = 5);
 std::string to_string(Maximize m);
 
 

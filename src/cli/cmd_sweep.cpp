@@ -68,6 +68,19 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   if (searched)
     sw.notes.push_back("each count runs the best layout of that many GPUs by value, as the ranking and check answer --gpus N alone; "
                        "--tp, --pp, --ep or --sharding fix one layout for every count");
+  // llama.cpp's layers (or expert layers) on the GPU, unset: the count the workload as given keeps on each GPU, held
+  // over the range as fit holds it (else each point would buy its value by moving layers to the CPU; method.md §8.3).
+  std::vector<std::int64_t> held(targets.size(), 0);
+  if (given.count("offload")) {
+    const Workload base = build_workload(given);
+    const ModelSpec base_model = model_for(base, ctx.in);
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      held[i] = held_gpu_layers(with_checkpoint_precision(base, base_model), base_model, *targets[i]);
+      if (held[i] > 0 && !given.count("gpu_layers"))
+        sw.notes.push_back(fmt::format("{}: llama.cpp keeps {} {} at every point (--gpu-layers {}), the count the workload as given keeps, as fit holds it",
+                                       targets[i]->id, held[i], base.offload == Offload::experts ? "layers' experts on the GPU" : "layers on the GPU", held[i]));
+    }
+  }
   for (double v : values) {
     RawWorkload raw = given;
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
@@ -77,8 +90,10 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
     SweepPoint p;
     p.value = v;
-    for (const GpuSpec* g : targets) {
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      const GpuSpec* g = targets[i];
       Workload at = w;
+      if (held[i] > 0) at.gpu_layers = held[i];
       // More GPUs than one server holds are whole servers of this GPU (unless --nodes says otherwise).
       if (flags.swp_vary == "gpus" && !given.count("nodes") && at.gpus > g->gpus_per_node())
         at.nodes = (at.gpus + g->gpus_per_node() - 1) / g->gpus_per_node();

@@ -112,11 +112,16 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   return r;
 }
 
+std::int64_t held_gpu_layers(const Workload& w, const ModelSpec& m, const GpuSpec& g, double min_headroom_pct) {
+  if (!offloads_to_cpu(w)) return 0;
+  return gpu_layers_unsettled(w) ? most_gpu_layers(w, m, g, min_headroom_pct) : w.gpu_layers;
+}
+
 FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct) {
   // llama.cpp's -ngl unset: the layers the workload as given keeps on the GPU, held while the value grows (else a
   // longer sequence would buy its KV cache by moving layers to the CPU; method.md §8.3).
   Workload w = given;
-  if (gpu_layers_unsettled(w)) w.gpu_layers = most_gpu_layers(w, m, g, min_headroom_pct);
+  w.gpu_layers = held_gpu_layers(w, m, g, min_headroom_pct);
   FitResult r;
   r.what = what;
   r.min_headroom_pct = min_headroom_pct;
