@@ -61,6 +61,7 @@ struct MemoryEstimate {
   double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping
   // llama.cpp's partial offload (--offload layers): the weights and KV cache of the layers left in host memory,
   // which the CPU runs (method.md §8.3); the GPU's shares above exclude them.
+  double expert_weights = 0;  // inference: of weights, the routed experts' bytes on this GPU (MoE), which a step reads as it routes
   double host_weights = 0, host_kv_cache = 0;
   double host_output = 0;  // of host_weights (--offload layers), the output layer (read whole each token, whatever experts a MoE routes to)
   std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl), or whose experts are (--offload experts), where some are in host memory

@@ -360,6 +360,7 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
   e.host_kv_cache = e.kv_cache * (1.0 - share);
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
   e.weights = layers * share;
+  e.expert_weights *= share;
   e.kv_cache *= share;
   e.notes.push_back(Note::format("llama.cpp -ngl {}: {} of {} layers on the GPU; {:.1f} GB of weights (the output layer's among them) and {:.1f} GB of KV "
                                  "cache stay in host memory, where the CPU runs the other layers",
@@ -370,9 +371,9 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
 // llama.cpp's expert offload (--n-cpu-moe K; method.md §8.3): the routed experts of its first K layers stay in host
 // memory and the CPU runs them; the attention, the shared experts, the output layer and the whole KV cache stay on
 // the GPU (-ngl past the last layer).
-void offload_experts(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e) {
-  const double experts = std::min(e.weights, in.pc.routed_experts * wb.base_bits / 8.0);
-  e.host_weights = experts * (1.0 - gpu_expert_share(in.w, in.m));
+void offload_experts(const MemBasis& in, MemoryEstimate& e) {
+  e.host_weights = e.expert_weights * (1.0 - gpu_expert_share(in.w, in.m));
+  e.expert_weights -= e.host_weights;
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
   e.cpu_moe_layers = cpu_moe_layers(in.w, in.m);
   e.weights -= e.host_weights;
@@ -463,8 +464,9 @@ TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
   const LayerShape ls = layer_shape(in, e);
   if (training) training_activations(in, ls, e);
   else inference_activations(in, ls, e);
+  if (!training) e.expert_weights = std::min(wb.experts_per_gpu, e.weights);
   if (!training && w.offload == Offload::layers && w.gpu_layers > 0) offload_layers(in, wb, e);
-  if (!training && w.offload == Offload::experts && w.gpu_layers > 0) offload_experts(in, wb, e);
+  if (!training && w.offload == Offload::experts && w.gpu_layers > 0) offload_experts(in, e);
   assemble_tensors(in, wb, states_formula, ls, t);
   return t;
 }

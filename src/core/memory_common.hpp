@@ -47,6 +47,7 @@ struct MemBasis {
 
 struct WeightBytes {
   double base_bits, emb_bits, per_gpu;
+  double experts_per_gpu = 0;  // of per_gpu, the routed experts' bytes (MoE)
 };
 
 // memory_states.cpp (method.md §2–§3): weights resident per GPU, the trainable parameters (and LoRA's), and the

@@ -22,8 +22,13 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
   if (w.mode == Mode::qlora) base_bits = weight_bits(Precision::nf4, w.double_quant);
   const bool quant_base = w.mode == Mode::qlora || is_quantised_weights(w.precision);
   // Quantised formats keep embeddings, the output head and norms in 16-bit; GGUF's bits/weight already
-  // average over the file's whole tensor mix.
-  double linear_bytes = (pc.linear - expert_elsewhere) * base_bits / 8.0;
+  // average over the file's whole tensor mix. An MXFP4 checkpoint (gpt-oss) quantises only its routed experts, E2M1
+  // with an E8M0 scale per 32 (4.25 bits); its attention and router stay bf16 (quantization_config's
+  // modules_to_not_convert), whatever engine reads it.
+  const bool mxfp4 = !training && w.precision == Precision::fp4 && in.m.checkpoint_format == "mxfp4" && pc.routed_experts > 0;
+  const double expert_bits = mxfp4 ? 4.0 + 8.0 / 32.0 : base_bits, rest_bits = mxfp4 ? 16.0 : base_bits;
+  const double local_experts = pc.routed_experts - expert_elsewhere;
+  double linear_bytes = local_experts * expert_bits / 8.0 + (pc.linear - pc.routed_experts) * rest_bits / 8.0;
   double emb_bits = (quant_base && !is_gguf(w.precision)) ? 16.0 : base_bits;
   if (w.precision == Precision::fp32 || w.precision == Precision::tf32) emb_bits = 32.0;
   double embed_bytes = pc.embedding * emb_bits / 8.0;
@@ -36,14 +41,16 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
   // Per GPU: layers split over tp·pp; embeddings on the first stage, head on the last, vocab split over tp.
   const double edge_bytes = pp > 1 ? std::max(embed_bytes, head_bytes) : embed_bytes + head_bytes;
   double weight_bytes_per_gpu = (linear_bytes + other_bytes) / mp + edge_bytes / tp;
+  double expert_bytes_per_gpu = local_experts * expert_bits / 8.0 / mp;
   if (w.attention_dp && !training) {
     // Attention data parallel (method.md §6.2): every GPU of the tp group keeps the attention, the dense layers,
     // the embeddings and the head whole for its own sequences; only the routed experts split over the group.
-    const double experts = pc.routed_experts * base_bits / 8.0, shared = (pc.linear - pc.routed_experts) * base_bits / 8.0;
+    const double experts = pc.routed_experts * expert_bits / 8.0, shared = (pc.linear - pc.routed_experts) * rest_bits / 8.0;
     weight_bytes_per_gpu = (shared + other_bytes) / pp + experts / mp + edge_bytes;
+    expert_bytes_per_gpu = experts / mp;
   }
 
-  return {base_bits, emb_bits, weight_bytes_per_gpu};
+  return {base_bits, emb_bits, weight_bytes_per_gpu, expert_bytes_per_gpu};
 }
 
 // Trainable parameters: the adapters' r·(d_in + d_out) per adapted matrix for LoRA ([LORA] §4), else every one.

@@ -28,19 +28,14 @@ double touched_expert_share(const ModelSpec& m, double tokens) {
   return 1.0 - std::pow(1.0 - k / e, tokens);
 }
 
+// The weight bytes a forward of `tokens` reads on one GPU: everything it holds but the routed experts, and of those
+// the share the tokens touch (memory keeps their bytes apart: an MXFP4 checkpoint's 4.25-bit experts beside bf16
+// attention read in proportion to bytes, not parameters).
 double weights_read_bytes(const TimeBasis& in, double tokens) {
   const auto& [w, m, gpu, mem] = in.io;
-  double bytes = mem.weights;
-  if (m.is_moe()) {
-    const double e = d(m.experts);
-    const double touched = e * touched_expert_share(m, tokens);
-    // With --offload experts, the GPU holds only gpu_expert_share of them (mem.weights holds only those).
-    const double routed = in.pc.routed_experts * gpu_expert_share(w, m) / (d(w.tp) * (w.attention_dp ? 1.0 : d(expert_shards(w))));
-    const double rest = (in.pc.total - in.pc.routed_experts) / (w.attention_dp ? 1.0 : d(w.tp));
-    const double share = routed / std::max(1.0, routed + rest);
-    bytes *= 1.0 - share + share * touched / e;
-  }
-  return bytes;
+  if (!m.is_moe()) return mem.weights;
+  const double experts = std::min(mem.expert_weights, mem.weights);
+  return mem.weights - experts + experts * touched_expert_share(m, tokens);
 }
 
 // A matmul share for the workload's compute precision: FP4 matmuls reach fp4_matmul_share of the share 8- and 16-bit
