@@ -367,7 +367,6 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
                                  in.w.gpu_layers, e.gpu_layers, in.m.layers, e.host_weights / 1e9, e.host_kv_cache / 1e9));
 }
 
-
 // llama.cpp's expert offload (--n-cpu-moe K; method.md §8.3): the routed experts of its first K layers stay in host
 // memory and the CPU runs them; the attention, the shared experts, the output layer and the whole KV cache stay on
 // the GPU (-ngl past the last layer).
@@ -381,6 +380,7 @@ void offload_experts(const MemBasis& in, MemoryEstimate& e) {
                                  "the attention, the other experts and the KV cache are on the GPU",
                                  e.cpu_moe_layers, e.cpu_moe_layers, in.m.layers, e.host_weights / 1e9));
 }
+
 }  // namespace
 
 // The runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5) on the tensors.

@@ -17,10 +17,6 @@ namespace {
 // the two).
 double layer_allreduce_volumes(const Workload& w) { return w.attention_dp ? 1.0 : 2.0; }
 
-// The bytes of weights a forward over `tokens` tokens reads: every resident weight (MoE: of the routed experts, those
-// the tokens touch, each token routed to k of E, independently). The routed experts' share of a GPU's weights: their
-// split over the tp ranks (and the expert-parallel shards) against the rest's over tp, or, with attention data
-// parallel, against the rest kept whole.
 // Of a mixture of experts' routed experts, the share `tokens` routed at random touch: each expert is missed by all of
 // them with probability (1 - k/E)^tokens.
 double touched_expert_share(const ModelSpec& m, double tokens) {
@@ -28,9 +24,10 @@ double touched_expert_share(const ModelSpec& m, double tokens) {
   return 1.0 - std::pow(1.0 - k / e, tokens);
 }
 
-// The weight bytes a forward of `tokens` reads on one GPU: everything it holds but the routed experts, and of those
-// the share the tokens touch (memory keeps their bytes apart: an MXFP4 checkpoint's 4.25-bit experts beside bf16
-// attention read in proportion to bytes, not parameters).
+// The weight bytes a forward of `tokens` reads on one GPU: every resident weight but the routed experts, and of
+// those (their bytes on this GPU, as memory splits them over the tensor- and expert-parallel ranks) the share the
+// tokens touch, each routed to k of E independently. Bytes, not parameters: an MXFP4 checkpoint's 4.25-bit experts
+// sit beside bf16 attention.
 double weights_read_bytes(const TimeBasis& in, double tokens) {
   const auto& [w, m, gpu, mem] = in.io;
   if (!m.is_moe()) return mem.weights;
