@@ -78,8 +78,17 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // llama.cpp with layers past -ngl, or experts in host memory: for a batch of 32 tokens or more it copies their
   // weights over PCIe and runs them on the GPU, once per micro-batch of 512 tokens (its -ub; a micro-batch that
   // large routes to nearly every expert); the prompt pays the copies (method.md §8.3).
-  const double copies = in.io.mem.host_weights > 0 ? std::ceil(prompt * b / 512.0) * in.io.mem.host_weights / host_to_device_bytes_per_s(gpu) : 0.0;
-  const double secs = fw.prefill_fixed_s + overhead + copies + std::max(flops / rate, reads(prompt * b));
+  // A shorter batch runs them where they are, the CPU reading what its tokens touch at the host's rate.
+  const double tokens = prompt * b, host_bytes = mem.host_weights;
+  double copies = 0, cpu_reads = 0;
+  if (host_bytes > 0 && tokens >= 32) copies = std::ceil(tokens / 512.0) * host_bytes / host_to_device_bytes_per_s(gpu);
+  if (host_bytes > 0 && tokens < 32) {
+    const double touched = w.offload == Offload::experts ? touched_expert_share(m, tokens)
+                                                          : (mem.weights > 0 ? std::min(1.0, weights_read_bytes(in, tokens) / mem.weights) : 1.0);
+    const double read = w.offload == Offload::experts ? host_bytes * touched : (host_bytes - mem.host_output) * touched + mem.host_output;
+    cpu_reads = read / (host_memory_bytes_per_s(gpu, host_bytes + mem.host_kv_cache) * coef::host_decode_bandwidth_share.value);
+  }
+  const double secs = fw.prefill_fixed_s + overhead + copies + cpu_reads + std::max(flops / rate, reads(tokens));
   t.prefill_tokens_per_second = prompt * b / secs;
   // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
   // prompt, not the whole batch's (queueing at load is not modelled).
