@@ -79,21 +79,6 @@ TEST_CASE("expert offload: on one card the planner weighs it against layer offlo
   CHECK(as_given.out.find("(--n-cpu-moe " + std::to_string(36 - n) + ")") != std::string::npos);
 }
 
-TEST_CASE("expert offload: refused for a dense model, another engine or several GPUs, with the valid values", "[offload][llamacpp][cli]") {
-  auto refused = [](std::vector<std::string> args, const char* says) {
-    const auto r = test::run(args);
-    CHECK(r.code == 2);
-    CHECK(r.err.find(says) != std::string::npos);
-  };
-  refused({"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--framework", "llamacpp", "--offload", "experts", "--gpu", "rtx-4090-24gb"},
-          "llama-3.1-8b has no routed experts); valid here: none, layers");
-  refused({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "vllm", "--offload", "experts", "--gpu", "rtx-4090-24gb"},
-          "experts is llama.cpp's --n-cpu-moe");
-  refused({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--offload", "experts", "--gpus", "2", "--gpu",
-           "rtx-4090-24gb"},
-          "(--gpus 1)");
-}
-
 TEST_CASE("llama.cpp serves an MXFP4 checkpoint as it is, on any CUDA card", "[llamacpp][precision]") {
   // ggml-org's gpt-oss GGUFs keep the MXFP4 experts: without --precision llama.cpp serves fp4 (13.7 GB for the 20B
   // model, its experts at 4.25 bits, not bf16's 42 GB), weight-only on a card without FP4 tensor cores.

@@ -70,23 +70,34 @@ TEST_CASE("layer offload: on one card the planner keeps the most layers that lea
   CHECK(two.json()["ranking"][0]["gpus"] == 2);
 }
 
-TEST_CASE("layer offload: asked of an engine or layout it does not apply to, it is refused with the valid values", "[offload][llamacpp][cli]") {
-  auto refused = [](std::vector<std::string> args, const char* says) {
+TEST_CASE("layer and expert offload: asked of an engine, model or layout they do not apply to, they are refused with the valid values", "[offload][llamacpp][cli]") {
+  // Each case: the model, mode, engine and the flags that make it wrong, then what the one error line must say.
+  struct Refusal {
+    const char* model;
+    const char* mode;
+    const char* engine;
+    std::vector<std::string> flags;
+    const char* says;
+  };
+  const std::vector<Refusal> cases{
+      {"llama-3.1-70b", "inference", "vllm", {"--offload", "layers"}, "layers is llama.cpp's partial offload"},
+      {"llama-3.1-8b", "lora", "llamacpp", {"--offload", "layers"}, "valid here: none, optimizer, optimizer+params"},
+      {"llama-3.1-70b", "inference", "llamacpp", {"--offload", "layers", "--gpus", "2"}, "(--gpus 1)"},
+      {"llama-3.1-70b", "inference", "llamacpp", {"--gpu-layers", "40"}, "--gpu-layers: applies with --offload layers"},
+      {"llama-3.1-70b", "inference", "llamacpp", {"--offload", "layers", "--gpu-layers", "81"}, "valid: 1-80"},
+      // Expert offload (--n-cpu-moe) needs routed experts, llama.cpp and one GPU.
+      {"llama-3.1-8b", "inference", "llamacpp", {"--offload", "experts"}, "llama-3.1-8b has no routed experts); valid here: none, layers"},
+      {"gpt-oss-120b", "inference", "vllm", {"--offload", "experts"}, "experts is llama.cpp's --n-cpu-moe"},
+      {"gpt-oss-120b", "inference", "llamacpp", {"--offload", "experts", "--gpus", "2"}, "(--gpus 1)"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"estimate", "--model", c.model, "--mode", c.mode, "--framework", c.engine, "--gpu", "rtx-4090-24gb"};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    INFO(c.says);
     const auto r = test::run(args);
     CHECK(r.code == 2);
-    CHECK(r.err.find(says) != std::string::npos);
-  };
-  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "vllm", "--offload", "layers", "--gpu", "rtx-4090-24gb"},
-          "layers is llama.cpp's partial offload");
-  refused({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--framework", "llamacpp", "--offload", "layers", "--gpu", "rtx-4090-24gb"},
-          "valid here: none, optimizer, optimizer+params");
-  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--offload", "layers", "--gpus", "2", "--gpu", "rtx-4090-24gb"},
-          "(--gpus 1)");
-  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--gpu-layers", "40", "--gpu", "rtx-4090-24gb"},
-          "--gpu-layers: applies with --offload layers");
-  refused({"estimate", "--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--offload", "layers", "--gpu-layers", "81", "--gpu",
-           "rtx-4090-24gb"},
-          "valid: 1-80");
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
 }
 
 TEST_CASE("layer offload: a mixture of experts' CPU layers read only the experts a token routes to, and the whole output layer", "[offload][llamacpp][moe]") {
