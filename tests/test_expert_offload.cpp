@@ -160,3 +160,28 @@ TEST_CASE("expert offload: a prompt under 32 tokens runs the host's experts on t
   CHECK(long_prompt > k_expert_params * 24.0 / 36.0 * k_fp4_bytes / 25.6e9);
   CHECK(long_prompt < k_expert_params * 24.0 / 36.0 * k_fp4_bytes / 25.6e9 + 0.05);
 }
+
+TEST_CASE("expert offload: where more cards fit too, the order asked chooses between one card and the CPU and the cards alone", "[offload][llamacpp][moe][plan-choice]") {
+  // gpt-oss-120b on RTX 3090s: four cards in a pipeline run it at about 75 tokens/s for 4 x $0.22 an hour; one card
+  // with 24 layers' experts on the CPU at about 37 for $0.22, the less per token. Value takes the one card, time the
+  // four; both are on the row's frontier, and the reason does not claim nothing else fits.
+  const std::vector<std::string> job{"--model", "gpt-oss-120b", "--mode", "inference", "--framework", "llamacpp", "--only", "rtx-3090-24gb", "--format", "json"};
+  const auto value = test::run(job);
+  REQUIRE(value.code == 0);
+  const auto row = value.json()["ranking"][0];
+  CHECK(row["gpus"] == 1);
+  CHECK(row["plan"]["offload"] == "experts");
+  CHECK(row["why"].get<std::string>().find("nothing else fits") == std::string::npos);
+  bool cards_alone = false;
+  for (const auto& f : row["frontier"]) cards_alone = cards_alone || f["gpus"].get<int>() > 1;
+  CHECK(cards_alone);
+  auto by_time = job;
+  by_time.insert(by_time.end(), {"--rank-by", "time"});
+  const auto fast = test::run(by_time);
+  REQUIRE(fast.code == 0);
+  const auto fast_row = fast.json()["ranking"][0];
+  CHECK(fast_row["gpus"].get<int>() > 1);
+  CHECK(fast_row["plan"]["offload"] == "none");
+  CHECK(fast_row["time"]["decode_tokens_per_second"].get<double>() > row["time"]["decode_tokens_per_second"].get<double>());
+  CHECK(fast_row["value"]["usd"].get<double>() > row["value"]["usd"].get<double>());
+}

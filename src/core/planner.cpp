@@ -177,7 +177,8 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   const bool one_card = std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.gpus == 1 && c.planned.offload == Offload::none; });
   Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);
   out.fits_single = (single.fits && !single.tight && w.gpus == 1) || one_card;
-  out.why = describe_choice(out, single, fitting, pick, opts, chosen.in_band);
+  const bool without_offload = std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.planned.offload == Offload::none; });
+  out.why = describe_choice(out, single, fitting, pick, opts, chosen.in_band, without_offload);
   // The cheapest plan may be one nobody would wait for: say how to trade money for time.
   if (count_without_layout(w) && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node())
     out.notes.push_back(Note::format("this plan takes {:.0f} days on the {} GPUs given: --max-gpus N instead of --gpus searches every count up to N "
@@ -188,6 +189,25 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   out.frontier = std::move(frontier);
   return out;
 }
+// llama.cpp on one GPU (method.md §8.3): the layers past -ngl in host memory, run by the CPU, as many kept on the GPU
+// as leave the margin asked free; a mixture of experts may instead keep every layer there but some layers' routed
+// experts, which the CPU runs (--n-cpu-moe), a token then reading only the experts it routes to in host memory.
+// Both are tried, for the order asked to choose between them and any layout of more cards. An edge module's host
+// memory is the GPU's own.
+template <class TryLayout>
+void try_host_offloads(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, TryLayout&& try_layout,
+                       std::int64_t count_given) {
+  if (is_training(w.mode) || m.vision || !runs_on_llamacpp(w) || w.offload != Offload::none || count_given > 1 || g.segment == Segment::edge || g.is_cpu())
+    return;
+  for (Offload off : {Offload::experts, Offload::layers}) {
+    if (off == Offload::experts && !m.is_moe()) continue;
+    Workload p = w;
+    p.offload = off;
+    p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
+    try_layout(p);
+  }
+}
+
 // Where no layout fits, the last resorts, until one does: CPU offload for training (the optimizer states, then the
 // parameters, in host memory, on one GPU or a layout of one node that keeps one copy of them); llama.cpp's layers past -ngl, or
 // a mixture of experts' routed experts, on the CPU; diffusers' memory options for image generation,
@@ -215,21 +235,8 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
       if (!fits.empty()) return;
     }
   }
-  // llama.cpp on one GPU: the layers past -ngl in host memory, run by the CPU (method.md §8.3), as many kept on the
-  // GPU as leave the margin asked free. An edge module's host memory is the GPU's own.
-  // A mixture of experts may instead keep every layer there but some layers' routed experts, which the CPU runs
-  // (--n-cpu-moe): a token then reads only the experts it routes to in host memory. Both are tried, for the order
-  // asked to choose between.
-  if (!is_training(w.mode) && !m.vision && runs_on_llamacpp(w) && w.offload == Offload::none && count_given <= 1 && g.segment != Segment::edge) {
-    for (Offload off : {Offload::experts, Offload::layers}) {
-      if (off == Offload::experts && !m.is_moe()) continue;
-      Workload p = w;
-      p.offload = off;
-      p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
-      try_layout(p);
-    }
-    if (!fits.empty()) return;
-  }
+  try_host_offloads(w, m, g, opts, try_layout, count_given);
+  if (!fits.empty()) return;
   if (!is_training(w.mode) && m.vision && m.vision->task == "generation" && w.offload == Offload::none) {
     for (Offload off : {Offload::model, Offload::sequential}) {
       for (bool tiling : {w.vae_tiling, true}) {
@@ -341,6 +348,9 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     for_each_layout(w, m, g, n, try_layout);
     if (!first_fit && fits.size() > before) first_fit = n;
   }
+  // Where more cards fit but one does not, llama.cpp's offloads to the host on that one card are plans too: the
+  // order asked weighs them (one card and the CPU often cost least per token of a mixture of experts).
+  if (!fits.empty() && !count_only && !single.fits) try_host_offloads(w, m, g, opts, try_layout, 0);
   if (fits.empty()) try_last_resorts(w, m, g, opts, fits, try_layout, count_only ? w.gpus : 0);
   if (fits.empty()) complete_single();
   Candidate chosen = fits.empty() ? nothing_fits(std::move(single), tight, nearest_miss, w, m, g, opts, offload_short, count_only, memo)

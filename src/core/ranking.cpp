@@ -73,7 +73,7 @@ double score(const Candidate& c, RankBy order) {
 }
 
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order,
-                            const RankOptions& opts, bool in_band) {
+                            const RankOptions& opts, bool in_band, bool others_fit) {
   // Written into one buffer with formats compiled ahead (fmt/compile.h): the planner writes one for every GPU.
   fmt::memory_buffer why;
   auto to = std::back_inserter(why);
@@ -97,15 +97,17 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
                    one_gpu, cap, p.offload == Offload::model ? "model" : "sequential",
                    p.offload == Offload::model ? "one component at a time" : "one block at a time (slow: the denoiser crosses PCIe every step)",
                    p.vae_tiling && !single.planned.vae_tiling ? " and the VAE decodes in tiles" : "");
-  } else if (p.offload == Offload::experts) {
-    fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB with every expert on it; llama.cpp keeps the "
-                                   "routed experts of {} layers in host memory (--n-cpu-moe {}) and runs them on the CPU ({:.1f} GB there, of which a "
-                                   "token reads only the experts it routes to)"),
-                   opts.max_gpus, one_gpu, cap, chosen.memory.cpu_moe_layers, chosen.memory.cpu_moe_layers, chosen.memory.host_weights / 1e9);
-  } else if (p.offload == Offload::layers) {
-    fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB with every layer on it; llama.cpp keeps {} "
-                                   "layers on it (-ngl {}) and runs the rest on the CPU from host memory (slow: {:.1f} GB read there each token)"),
-                   opts.max_gpus, one_gpu, cap, p.gpu_layers, p.gpu_layers, chosen.memory.host_weights / 1e9);
+  } else if (p.offload == Offload::experts || p.offload == Offload::layers) {
+    // llama.cpp's offloads to the host: the last resort, or chosen over more cards by the order asked.
+    if (!others_fit) fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: "), opts.max_gpus);
+    if (p.offload == Offload::experts)
+      fmt::format_to(to, FMT_COMPILE("one GPU needs {:.1f} GB of {:.1f} GB with every expert on it; llama.cpp keeps the routed experts of {} layers in host "
+                                     "memory (--n-cpu-moe {}) and runs them on the CPU ({:.1f} GB there, of which a token reads only the experts it routes to)"),
+                     one_gpu, cap, chosen.memory.cpu_moe_layers, chosen.memory.cpu_moe_layers, chosen.memory.host_weights / 1e9);
+    else
+      fmt::format_to(to, FMT_COMPILE("one GPU needs {:.1f} GB of {:.1f} GB with every layer on it; llama.cpp keeps {} layers on it (-ngl {}) and runs the "
+                                     "rest on the CPU from host memory (slow: {:.1f} GB read there each token)"),
+                     one_gpu, cap, p.gpu_layers, p.gpu_layers, chosen.memory.host_weights / 1e9);
   } else if (p.offload != Offload::none) {
     fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB; the optimizer states move to CPU memory (slow)"),
                    opts.max_gpus, one_gpu, cap);

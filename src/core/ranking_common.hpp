@@ -112,7 +112,8 @@ double pool_sequences(const MemoryEstimate& mem, const Workload& w, const ModelS
 // concurrency asked if more); the points no other beats on both. Empty for other workloads.
 std::vector<ServingPoint> serving_front(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
 // Why the planner chose this count and layout, in one line.
+// `others_fit`: some plan without CPU offload fits too (the offload was chosen over it, not for want of one).
 std::string describe_choice(const Candidate& chosen, const Candidate& single, std::size_t fitting, RankBy order, const RankOptions& o,
-                            bool in_band = false);
+                            bool in_band = false, bool others_fit = false);
 
 }  // namespace gpuadvise::ranking_detail
