@@ -41,6 +41,7 @@ struct FrontierPoint {
   std::string layout;
   std::optional<double> hours, usd;        // the completed job (with a job size)
   std::optional<double> value_usd;         // cost per unit of work (without one)
+  std::optional<double> rate;              // its work per second (the unit of value_usd), where known
 };
 
 // One point of a serving plan's throughput-interactivity front (method.md §8.3, `serving_front`): a layout on this

@@ -186,9 +186,10 @@ std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
       // A plan with the same hours and dollars as one kept is the same point (ZeRO-1 and ZeRO-2 often are).
       const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) { return k.hours == c->cost.wall_hours && k.usd == c->cost.total_usd; });
       if (dominated[i] || same) continue;
-      out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, c->cost.wall_hours, c->cost.total_usd, c->value_usd});
+      out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, c->cost.wall_hours, c->cost.total_usd, c->value_usd, work_rate(*c).per_second});
     } else if (out.empty() || out.back().gpus != c->gpus) {
-      out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd});  // without a job size: the best value at each count
+      // Without a job size: the best value at each count.
+      out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd, work_rate(*c).per_second});
     }
   }
   return out;

@@ -233,6 +233,15 @@ std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vecto
   return best;
 }
 
+// Without a job size, the fastest point of the rows' frontiers (each count's best value), with its row.
+std::pair<const FrontierPoint*, const Candidate*> fastest_rate_point(const std::vector<Candidate>& rows) {
+  std::pair<const FrontierPoint*, const Candidate*> best{nullptr, nullptr};
+  for (const auto& c : rows)
+    if (c.fits && !c.tight)
+      for (const auto& f : c.frontier)
+        if (!f.hours && f.rate && (!best.first || *f.rate > *best.first->rate)) best = {&f, &c};
+  return best;
+}
 
 }  // namespace
 
@@ -330,6 +339,13 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
       from_frontier = true;
       t = fmt::format("{} for the job on {} (its row shows {}; --rank-by time picks the fastest)", duration_text(*point->hours * 3600), point->layout,
                       opts.deadline_seconds ? "the cheapest plan that meets the deadline" : "the best value");
+    }
+    // Without one, the fastest plan the searches found by its rate, where clearly faster than any row's choice.
+    if (const auto [point, owner] = fastest_rate_point(r.rows); !from_frontier && !fastest->time.job_seconds && point && rate.per_second &&
+                                                                 *point->rate > 1.02 * *rate.per_second) {
+      fastest = owner;
+      from_frontier = true;
+      t = fmt::format("{:.0f} {} on {} (its row shows the best value; --rank-by time picks the fastest)", *point->rate, what, point->layout);
     }
     // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
     const bool host_bound = !from_frontier && fastest->time.bound == k_host_bound;

@@ -15,6 +15,7 @@ void write_frontier(JsonWriter& o, const std::vector<FrontierPoint>& frontier) {
     o.member("hours", f.hours);
     o.member("usd", f.usd);
     o.member("value_usd", f.value_usd);
+    o.member("rate", f.rate);  // work per second, in value.unit's work (tokens, images)
     o.end_object();
   }
   o.end_array();
