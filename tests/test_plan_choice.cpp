@@ -463,3 +463,14 @@ TEST_CASE("plan: under a deadline the row is the cheapest plan that meets it, an
       CHECK(rec["reason"].get<std::string>().find("its row shows the cheapest plan that meets the deadline") != std::string::npos);
     }
 }
+
+TEST_CASE("plan: the fastest line writes a rate under 10 a second with two significant digits", "[plan-choice][advice]") {
+  // FLUX.1-dev takes seconds an image on any card: its fastest line read "0 images/s".
+  const auto r = test::run({"--model", "flux-1-dev", "--mode", "inference"});
+  REQUIRE(r.code == 0);
+  const auto at = r.out.find("fastest:");
+  REQUIRE(at != std::string::npos);
+  const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+  CHECK(line.find(" 0 images/s") == std::string::npos);
+  CHECK(line.find("images/s") != std::string::npos);
+}

@@ -233,6 +233,10 @@ std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vecto
   return best;
 }
 
+// A rate as the fastest line writes it: whole units from 10 a second, else two significant digits (a FLUX image
+// takes seconds: 0.43 images/s, not 0).
+std::string rate_text(double per_second) { return per_second >= 10 ? fmt::format("{:.0f}", per_second) : fmt::format("{:.2g}", per_second); }
+
 // Without a job size, the fastest point of the rows' frontiers (each count's best value), with its row.
 std::pair<const FrontierPoint*, const Candidate*> fastest_rate_point(const std::vector<Candidate>& rows) {
   std::pair<const FrontierPoint*, const Candidate*> best{nullptr, nullptr};
@@ -329,7 +333,7 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
                                                                 : fmt::format("output tokens/s ({} sequence{} at once)", b, b == 1 ? "" : "s");
     std::string t = fastest->video && fastest->video->latency_ms ? fmt::format("{:.1f} ms per frame end to end on {}", *fastest->video->latency_ms, fastest->layout)
                     : fastest->time.job_seconds                   ? fmt::format("{} for the job on {}", duration_text(fastest->cost.wall_hours * 3600), fastest->layout)
-                                                                  : fmt::format("{:.0f} {} on {}", rate.per_second.value_or(0), what, fastest->layout);
+                                                                  : fmt::format("{} {} on {}", rate_text(rate.per_second.value_or(0)), what, fastest->layout);
     // With a job size, the fastest plan the searches found, which may be faster than any row's choice.
     bool from_frontier = false;
     // Clearly faster only (2 %, as pick_plan asks of more GPUs): 8 GPUs for 10 images save milliseconds of a
@@ -345,7 +349,7 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
                                                                  *point->rate > 1.02 * *rate.per_second) {
       fastest = owner;
       from_frontier = true;
-      t = fmt::format("{:.0f} {} on {} (its row shows the best value; --rank-by time picks the fastest)", *point->rate, what, point->layout);
+      t = fmt::format("{} {} on {} (its row shows the best value; --rank-by time picks the fastest)", rate_text(*point->rate), what, point->layout);
     }
     // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
     const bool host_bound = !from_frontier && fastest->time.bound == k_host_bound;
