@@ -59,10 +59,11 @@ struct MemoryEstimate {
   std::int64_t seq_len = 0;
   std::int64_t kv_heads_per_gpu = 0;
   double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping
-  // llama.cpp's partial offload (--offload layers): the weights and KV cache of the layers left in host memory,
-  // which the CPU runs (method.md §8.3); the GPU's shares above exclude them.
   double expert_weights = 0;  // inference: of weights, the routed experts' bytes on this GPU (MoE), which a step reads as it routes
+  // llama.cpp's offload (--offload layers or experts): the weights and KV cache left in host memory, which the CPU
+  // runs (method.md §8.3); the GPU's shares above exclude them.
   double host_weights = 0, host_kv_cache = 0;
+  double host_bytes() const { return host_weights + host_kv_cache; }
   double host_output = 0;  // of host_weights (--offload layers), the output layer (read whole each token, whatever experts a MoE routes to)
   std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl), or whose experts are (--offload experts), where some are in host memory
   std::int64_t cpu_moe_layers = 0;  // --offload experts: the layers whose routed experts are in host memory (llama.cpp's --n-cpu-moe)

@@ -18,6 +18,12 @@ inline bool runs_on_llamacpp(const Workload& w) {
   return w.effective_framework() == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
 }
 
+// Where llama.cpp's offloads to the host apply to a workload asked without one: its language-model inference beside a
+// GPU with a host of its own (an edge module's memory is the GPU's).
+inline bool host_offload_applies(const Workload& w, const ModelSpec& m, const GpuSpec& g) {
+  return !is_training(w.mode) && !m.vision && runs_on_llamacpp(w) && w.offload == Offload::none && g.segment != Segment::edge;
+}
+
 // Some of the model in host memory, run there by the CPU: whole layers past -ngl, or the routed experts of some layers.
 inline bool offloads_to_cpu(const Workload& w) { return w.offload == Offload::layers || w.offload == Offload::experts; }
 

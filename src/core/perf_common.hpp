@@ -32,6 +32,12 @@ inline double host_memory_bytes_per_s(const GpuSpec& gpu, double resident = 0) {
   return server_host(gpu, resident) ? coef::host_dram_server_bytes_per_s.value : coef::host_dram_desktop_bytes_per_s.value;
 }
 
+// What llama.cpp's CPU reads the weights it holds at: host_decode_bandwidth_share of the peak of the host that holds
+// them (method.md §8.3).
+inline double cpu_read_bytes_per_s(const GpuSpec& gpu, const MemoryEstimate& mem) {
+  return host_memory_bytes_per_s(gpu, mem.host_bytes()) * coef::host_decode_bandwidth_share.value;
+}
+
 // Bytes of memory traffic per trained parameter of one optimizer step (method.md §8.2), counted from what it reads
 // and writes in fp32: SGD reads the weight and its gradient and writes the weight (12); momentum adds its buffer,
 // read and written (20); AdamW with fp32 master weights reads master, gradient and both moments, writes them back

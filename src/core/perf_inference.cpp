@@ -35,6 +35,16 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
   return mem.weights - experts + experts * touched_expert_share(m, tokens);
 }
 
+// The bytes of llama.cpp's host-resident weights a forward of `tokens` reads on the CPU (method.md §8.3): with
+// --offload experts, the experts the tokens route to; with --offload layers, the CPU's layers as the GPU's are read
+// (of a MoE's, the experts touched) and the output layer whole.
+double host_weight_reads(const TimeBasis& in, double tokens) {
+  const auto& [w, m, gpu, mem] = in.io;
+  if (w.offload == Offload::experts) return mem.host_weights * touched_expert_share(m, tokens);
+  const double touched = mem.weights > 0 ? std::min(1.0, weights_read_bytes(in, tokens) / mem.weights) : 1.0;
+  return (mem.host_weights - mem.host_output) * touched + mem.host_output;
+}
+
 // A matmul share for the workload's compute precision: FP4 matmuls reach fp4_matmul_share of the share 8- and 16-bit
 // ones reach of their peak (method.md §8.3).
 double matmul_share(const TimeBasis& in, double share) { return share * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0); }
@@ -82,12 +92,7 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double tokens = prompt * b, host_bytes = mem.host_weights;
   double copies = 0, cpu_reads = 0;
   if (host_bytes > 0 && tokens >= 32) copies = std::ceil(tokens / 512.0) * host_bytes / host_to_device_bytes_per_s(gpu);
-  if (host_bytes > 0 && tokens < 32) {
-    const double touched = w.offload == Offload::experts ? touched_expert_share(m, tokens)
-                                                          : (mem.weights > 0 ? std::min(1.0, weights_read_bytes(in, tokens) / mem.weights) : 1.0);
-    const double read = w.offload == Offload::experts ? host_bytes * touched : (host_bytes - mem.host_output) * touched + mem.host_output;
-    cpu_reads = read / (host_memory_bytes_per_s(gpu, host_bytes + mem.host_kv_cache) * coef::host_decode_bandwidth_share.value);
-  }
+  if (host_bytes > 0 && tokens < 32) cpu_reads = host_weight_reads(in, tokens) / cpu_read_bytes_per_s(gpu, mem);
   const double secs = fw.prefill_fixed_s + overhead + copies + cpu_reads + std::max(flops / rate, reads(tokens));
   t.prefill_tokens_per_second = prompt * b / secs;
   // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
@@ -198,17 +203,11 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   // and of the KV cache, and the CPU the rest from host memory, one after the other, at host_decode_bandwidth_share of
   // the host's peak: of a MoE's experts, those the batch touches, as on the GPU.
   const double share = gpu_layer_share(w, m);
-  const double gpu_weights = weights_read_bytes(in, batch);
-  st.weights = gpu_weights / bw;
+  st.weights = weights_read_bytes(in, batch) / bw;
   st.kv = share * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
   // With --offload experts the CPU reads the experts the batch routes to in its layers, and nothing else.
-  if (mem.host_weights > 0) {
-    const double touched = mem.weights > 0 ? std::min(1.0, gpu_weights / mem.weights) : 1.0;
-    const double host_bytes = w.offload == Offload::experts
-                                  ? mem.host_weights * touched_expert_share(m, batch)
-                                  : (mem.host_weights - mem.host_output) * touched + mem.host_output + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token;
-    st.cpu_layers = host_bytes / (host_memory_bytes_per_s(gpu, mem.host_weights + mem.host_kv_cache) * coef::host_decode_bandwidth_share.value);
-  }
+  if (mem.host_weights > 0)
+    st.cpu_layers = (host_weight_reads(in, batch) + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) / cpu_read_bytes_per_s(gpu, mem);
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
     // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x). Attention data parallel
@@ -240,8 +239,7 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
 
 // What the CPU's share of a token costs with llama.cpp's layers past -ngl, or some layers' experts, in host memory.
 Note cpu_share_note(const Workload& w, const ModelSpec& m, const GpuSpec& gpu, const MemoryEstimate& mem, double cpu_s, double step) {
-  const double resident = mem.host_weights + mem.host_kv_cache;
-  const double host_rate = host_memory_bytes_per_s(gpu, resident) * coef::host_decode_bandwidth_share.value / 1e9;
+  const double resident = mem.host_bytes(), host_rate = cpu_read_bytes_per_s(gpu, mem) / 1e9;
   // A consumer card's host that must hold more than a desktop board does is a workstation or server socket.
   const std::string rate = fmt::format("{:.0f} GB/s", host_rate) +
                            (gpu.segment != Segment::edge && !server_host(gpu, 0) && server_host(gpu, resident)

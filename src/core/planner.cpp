@@ -175,9 +175,9 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   const std::size_t fitting = fits.size();
   // The job runs on one card: as asked, or with the savers the search applied there (no CPU offload).
   const bool one_card = std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.gpus == 1 && c.planned.offload == Offload::none; });
+  const bool without_offload = std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.planned.offload == Offload::none; });
   Candidate out = std::move(fits[static_cast<std::size_t>(best - fits.data())]);
   out.fits_single = (single.fits && !single.tight && w.gpus == 1) || one_card;
-  const bool without_offload = std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.planned.offload == Offload::none; });
   out.why = describe_choice(out, single, fitting, pick, opts, chosen.in_band, without_offload);
   // The cheapest plan may be one nobody would wait for: say how to trade money for time.
   if (count_without_layout(w) && !opts.deadline_seconds && out.cost.wall_hours > 30 * 24 && out.gpu->multi_node())
@@ -197,8 +197,7 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
 template <class TryLayout>
 void try_host_offloads(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, TryLayout&& try_layout,
                        std::int64_t count_given) {
-  if (is_training(w.mode) || m.vision || !runs_on_llamacpp(w) || w.offload != Offload::none || count_given > 1 || g.segment == Segment::edge || g.is_cpu())
-    return;
+  if (!host_offload_applies(w, m, g) || count_given > 1 || g.is_cpu()) return;  // a CPU instance's memory is the host's
   for (Offload off : {Offload::experts, Offload::layers}) {
     if (off == Offload::experts && !m.is_moe()) continue;
     Workload p = w;

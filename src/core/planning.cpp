@@ -29,7 +29,7 @@ std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
 // llama.cpp inference checked as given with every layer on one GPU, which does not hold them: the ranking's last
 // resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3), said so the answers read as one.
 std::string without_layer_offload(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct) {
-  if (is_training(w.mode) || m.vision || !runs_on_llamacpp(w) || w.offload != Offload::none || w.gpus != 1 || g.segment == Segment::edge) return {};
+  if (!host_offload_applies(w, m, g) || w.gpus != 1) return {};
   const std::int64_t n = most_gpu_layers(w, m, g, margin_pct);
   std::string s = fmt::format("as given, every layer on the GPU: --offload layers keeps {} of {} on it (-ngl {}) and runs the rest on the CPU from host memory "
                               "(slow; the ranking's last resort on one card)", n, m.layers, n);

@@ -24,7 +24,7 @@ double host_floor_cores(double ranks) { return 4.0 * ranks + 2.0; }
 // 16 B per trainable parameter (fp32 master weights, gradients, Adam moments) plus 2 B per parameter when the
 // 16-bit parameters move too, x1.5 for pinned buffers and fragmentation ([DS-MEM]).
 double offload_host_bytes(const Workload& p, const MemoryEstimate& mem) {
-  if (offloads_to_cpu(p)) return mem.host_weights + mem.host_kv_cache;  // llama.cpp's layers past -ngl, or experts (method.md §8.3)
+  if (offloads_to_cpu(p)) return mem.host_bytes();  // llama.cpp's layers past -ngl, or experts (method.md §8.3)
   const double per_param = p.offload == Offload::optimizer_params ? 2.0 * mem.params_total : 0.0;
   return (16.0 * mem.params_trainable + per_param) * 1.5;
 }
@@ -98,7 +98,7 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
   } else if (offloads_to_cpu(w)) {
     // llama.cpp's layers past -ngl, or some layers' experts, live in host memory (method.md §8.3), beside the GPU's
     // share it loaded.
-    s.host_ram_bytes = mem.weights + mem.host_weights + mem.host_kv_cache;
+    s.host_ram_bytes = mem.weights + mem.host_bytes();
     s.basis.push_back(Note(w.offload == Offload::experts
                           ? "host RAM: llama.cpp keeps the routed experts of the --n-cpu-moe layers in host memory, and loads the GPU's share through it"
                           : "host RAM: llama.cpp keeps the layers past -ngl (their weights and KV cache) in host memory, and loads the GPU's share through it"));

@@ -77,7 +77,7 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
     // llama.cpp splits layers over several GPUs by default (--split-mode layer): one card works at a time.
     // With --offload layers, -ngl keeps that many on the GPU and the CPU runs the rest (method.md §8.3).
     // With --offload experts, every layer is on the GPU but for the routed experts of the first --n-cpu-moe ones.
-    const std::int64_t cpu_moe = w.offload == Offload::experts ? std::max<std::int64_t>(0, m.layers - w.gpu_layers) : 0;
+    const std::int64_t cpu_moe = w.offload == Offload::experts ? c.memory.cpu_moe_layers : 0;
     h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl {}{}{}{}", m.id, c.memory.seq_len, w.offload == Offload::layers && w.gpu_layers > 0 ? w.gpu_layers : 999,
                            cpu_moe > 0 ? fmt::format(" --n-cpu-moe {}", cpu_moe) : "", w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
                            w.gpus > 1 ? " --split-mode layer" : "");
