@@ -45,7 +45,11 @@ inline constexpr Coefficient grouped_conv_efficiency{
     "detectron2's two ResNeXt-101-32x8d training rows", "§12.3"};
 inline constexpr Coefficient miopen_conv{
     "miopen_conv", 0.12, "MIOpen's convolution rate per cuDNN's", Basis::fitted,
-    "solved on milabench's ResNet-50 MI325X/H100 row (0.68); held out: its ConvNeXt-Large and RegNetY-128GF rows", "§12.3"};
+    "solved on milabench's ResNet-50 MI325X/H100 row (0.68); held out: its RegNetY-128GF row", "§12.3"};
+inline constexpr Coefficient miopen_depthwise_share{
+    "miopen_depthwise_share", 0.014, "share of the streaming bandwidth rate MIOpen's 7x7 depthwise convolutions reach", Basis::fitted,
+    "solved on milabench's ConvNeXt-Large MI325X/H100 training row (0.48); the kernels behind it: ROCm/rocm-libraries#9168 (no 7x7 depthwise instance: the naive forward solver and the naive backward-data solver, ~2.8 and ~7.4 ms at 192 channels of 56x56 against ~0.11 ms for a depthwise kernel), #12039 (the implicit-GEMM fallback at 11-17 GB/s of 213.9 achievable on gfx1151)",
+    "§12.3"};
 inline constexpr Coefficient denoiser_share{
     "denoiser_share", 0.8, "share of the dense tensor peak", Basis::fitted,
     "a denoiser's convolutions and projections (UNet or diffusion transformer) at full occupancy: diffusers' SD 1.5 fp16 benchmark (A100, V100, RTX 3090, RTX 4090 at batch 1, 4 and 16, eager and compiled), fal.ai's SD 1.5 A100 rows and the SDXL A100 rows of Hugging Face's and PyTorch's blogs (fitted with the eight below; held out: 33 rows of seven other sources)",
@@ -300,10 +304,10 @@ inline constexpr Coefficient detection_global_batch{
     "detection_global_batch", 16, "images per optimizer step", Basis::published,
     "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 85> all{
+inline constexpr std::array<const Coefficient*, 86> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,
-    &miopen_conv,          &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
+    &miopen_conv,          &miopen_depthwise_share, &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
     &transformer_layer_passes, &element_pass_ops,     &eager_op_host_s,             &eager_op_gpu_s,              &compiled_pass_share,         &two_stage_postprocess_s,     &nms_postprocess_s,
     &small_batch_overhead_s, &prefill_share,           &decode_bandwidth_share,
     &decode_compute_share, &fp4_matmul_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,

@@ -29,6 +29,9 @@ struct FamilyEfficiency {
   // that the vendor's convolution library reaches; 1 for cuDNN.
   double conv_library = 1.0;
   const char* conv_basis = "cuDNN: the calibration rows of method.md §12.3";
+  // Depthwise 7x7 convolutions (ConvNeXt): the share of the streaming rate they reach; 1 for cuDNN, whose kernels
+  // stream the map (memory-bound), less for MIOpen, which had no kernel for them (method.md §12.3).
+  double depthwise_library = 1.0;
 };
 
 const FamilyEfficiency& family_efficiency(GpuFamily f);

@@ -45,6 +45,13 @@ inline SwinShape swin_shape(const std::string& backbone) {
   return {backbone == "swin-b" ? 128.0 : 96.0, backbone == "swin-t" ? std::array<double, 4>{2, 2, 6, 2} : std::array<double, 4>{2, 2, 18, 2}};
 }
 
+// ConvNeXt (Liu et al. 2022): the first stage's width (T 96, B 128, L 192) and the blocks per stage (3-3-9-3 for T,
+// 3-3-27-3 for B and L).
+inline SwinShape convnext_shape(const std::string& backbone) {
+  const bool tiny = backbone == "convnext-t";
+  return {tiny ? 96.0 : backbone == "convnext-l" ? 192.0 : 128.0, tiny ? std::array<double, 4>{3, 3, 9, 3} : std::array<double, 4>{3, 3, 27, 3}};
+}
+
 // Layer-by-layer count for the YOLO families (method.md §12.5).
 YoloCounts yolo_counts(const VisionArch& a, double width, double height);
 

@@ -60,12 +60,13 @@ namespace {
 // MIOpen's convolutions reach this share of the rate cuDNN's reach on the same tensor peak (method.md §12.3).
 // Solved so that the vision time model gives milabench's measured MI325X/H100 ratio on ResNet-50 training (0.68:
 // 2,288 vs 3,378 images/s, AMP fp16, channels_last, batch 128, synthetic data; config/scaling/MI325.yaml and
-// H100.yaml, torch 2.5.1+rocm6.2 and 2.6.0+cu126). Held out: the same source's ConvNeXt-Large (0.48) and
-// RegNetY-128GF (0.745) rows.
+// H100.yaml, torch 2.5.1+rocm6.2 and 2.6.0+cu126). Held out: the same source's RegNetY-128GF row (0.745). Its
+// ConvNeXt-Large row (0.48) sets MIOpen's depthwise share (coefficients.hpp: no 7x7 depthwise kernel).
 constexpr double k_miopen_conv = coef::miopen_conv.value;
 constexpr const char* k_miopen_basis =
     "solved on milabench's ResNet-50 training row: MI325X 2,288 vs H100 3,378 images/s (0.68; AMP fp16, channels_last, batch 128); "
-    "held out: ConvNeXt-Large 0.48, RegNetY-128GF 0.745 in the same source";
+    "held out: RegNetY-128GF 0.745 in the same source";
+constexpr double k_miopen_depthwise = coef::miopen_depthwise_share.value;
 
 // The coefficient table (method.md §8.2). matmul_efficiency: share of the dense 16-bit tensor peak reached by
 // training's projection matmuls (the elementwise traffic, attention and loss are timed beside them, so this is
@@ -80,10 +81,10 @@ constexpr std::array<FamilyEfficiency, 14> k_families{{
     {GpuFamily::blackwell, 0.48, 0.8, "solved so that the time model gives the measured B200/H100 per-GPU speed-up (2.2x with this share): 2.12x (NeMo 25.11 Llama3 8B FP8, 30,624 vs 14,451 tokens/s/GPU) and 2.16x (MLPerf Training v4.1 Llama 2 70B LoRA, 12.96 vs 27.93 min on 8 GPUs)"},
     {GpuFamily::blackwell_rtx, 0.80, 0.8, "as Ada: the same GeForce-class tensor cores (fp32 accumulate at half rate); held out: llm.q full training: RTX 5090 1.38x RTX 4090 at the same micro-batch (peak ratio 1.27), RTX PRO 6000 0.57x H100 on Qwen2.5-7B (peak ratio 0.51)"},
     {GpuFamily::cdna3, 0.34, 0.8, "solved so that the time model gives the measured MI300X/H100 ratio on the workload (0.955, Llama 2 70B LoRA FP8, 8 GPUs): MLPerf Training Llama 2 70B LoRA on 8 GPUs, 29.25 min (MI300X, v5.0) vs 27.93 min (H100, v4.1)", 0.35,
-     k_miopen_conv, k_miopen_basis},
+     k_miopen_conv, k_miopen_basis, k_miopen_depthwise},
     {GpuFamily::cdna4, 0.36, 0.8, "solved so that the time model gives the measured MI355X/B200 ratio on the workload (0.873): MLPerf Training v5.1 Llama 2 70B LoRA FP8 on 8 GPUs, 10.18 min (MI355X) vs 8.89 min (B200), over the peak ratio 1.12", 0.35,
-     k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3 (no CNN row)"},
-    {GpuFamily::rdna3, 0.34, 0.8, "prior, as CDNA 3 (no calibration row)", 0.35, k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3"},
+     k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3 (no CNN row)", k_miopen_depthwise},
+    {GpuFamily::rdna3, 0.34, 0.8, "prior, as CDNA 3 (no calibration row)", 0.35, k_miopen_conv, "prior: the same MIOpen convolutions as CDNA 3", k_miopen_depthwise},
     {GpuFamily::gaudi3, 0.40, 0.8, "vendor projection, no measurement: Intel's launch claim of 1.5x H100 time-to-train (Llama 2 7B/13B, GPT-3 175B); Intel's performance page lists Gaudi 3 inference only. Gaudi 2 reaches about 0.6 of its bf16 peak (Databricks MPT-7B, 260 TFLOP/s; Intel Llama 3.1 8B FP8 4,680 tokens/s/card); held out in serving: Intel's Gaudi 3 table (SynapseAI 1.18, 12 FP8 rows of Llama 3.1 8B and 70B on 1, 2 and 8 cards) within 11 % at the median, 27 % at the 90th percentile (tests/data/gaudi3_serving_time.jsonl)"},
     // CPU instances (method.md §16): oneDNN's AMX bf16 GEMM reached 42.9 TFLOP/s on 188 threads (94 cores) of a
     // Sapphire Rapids pair (uxlfoundation/oneDNN#1992, benchdnn 4096x5120:5120x15360), 0.19 of 94 x 1024 x 2.4 GHz;

@@ -124,6 +124,61 @@ double swin_seconds_per_image(const Workload& w, const VisionArch& a, const GpuS
   return compute + traffic;
 }
 
+// A ConvNeXt classifier's seconds per image from the hardware up (method.md §12.3), from the kernels timm's
+// ConvNeXtBlock runs (conv_mlp=False: the MLP is two nn.Linear on the channels-last view of the map):
+//   each pointwise projection (d -> 4d, 4d -> d) is one matmul kernel: the longer of its FLOPs at the family's
+//   matmul share and its own input and output (5 elements per channel) at the streaming share: a roofline, not a sum;
+//   the 7x7 depthwise convolution reads and writes the map (2 x 49 FLOPs per element on CUDA cores, under any GPU's
+//   ridge: memory-bound) at the convolution library's share of that rate (method.md §12.3, depthwise_library);
+//   the elementwise kernels beside them, per channel. Under autocast the layer scale is an fp32 parameter, so
+//   gamma * x is fp32 and the residual stream with it: the block's input cast to 16 bits for the depthwise conv
+//   (read 4, write 2), its map cast to fp32 for the LayerNorm (2, 4), the LayerNorm in fp32 (4, 4), its output cast
+//   to 16 bits for fc1 (4, 2), GELU over 4d (8, 8), the layer scale (2, 4) and the residual add (4 + 4, 4): 60 bytes.
+//   In one precision throughout (fp32, TF32, or 16-bit weights without autocast) there are no casts:
+//   LayerNorm 2, GELU 8, layer scale 2 and add 3 accesses: 15 per channel. torch.compile fuses the casts into the
+//   LayerNorm (read 2, write 2) and the layer scale, add and the next block's cast into one kernel (2 + 4 in,
+//   4 + 2 out): 32 bytes under autocast; 12 accesses in one precision. TensorRT runs GELU, the layer scale and the
+//   add in the matmuls' epilogues and the LayerNorm as one kernel: 2 accesses, and the shortcut's read: 3.
+// The stem, the downsampling convolutions and the head run at the convolution rate (§12.3), their LayerNorms as
+// the block's. A training step runs the FLOPs three times and moves the bytes three times (as the ViT's).
+// `flops`: the step's FLOPs per image.
+double convnext_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak, double W, double H, double flops, bool training,
+                                  TimeEstimate& t) {
+  const auto [base, depths] = convnext_shape(a.backbone);
+  const bool trt = w.framework == Framework::tensorrt;
+  const bool one_precision = w.precision == Precision::fp32 || w.precision == Precision::tf32 || w.effective_master_weights() != MasterWeights::fp32 || trt;
+  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+  // Bytes per channel element: the kernels beside the matmuls, the LayerNorm chain alone (stem, downsampling).
+  const double beside = one_precision ? (trt ? 3.0 : w.compile ? 12.0 : 15.0) * act_b : (w.compile ? 32.0 : 60.0);
+  const double norm = one_precision ? 2.0 * act_b : (w.compile ? 4.0 : 20.0);
+  const double passes = training ? 3.0 : 1.0;
+  const FamilyEfficiency& fam = family_efficiency(gpu_family(gpu));
+  const double mm_rate = peak * fam.matmul_efficiency, conv_rate = peak * k_conv_tensor_share * fam.conv_library;
+  const double bw = gpu.bandwidth_gb_per_s ? *gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value : 0.0;
+  double matmuls = 0, block_flops = 0, depthwise = 0, elementwise = 0;
+  const double px = W * H;
+  elementwise += norm * base * px / 16.0;  // the stem's LayerNorm
+  for (std::size_t i = 0; i < depths.size(); ++i) {
+    const double d = base * std::pow(2.0, static_cast<double>(i)), p = px / std::pow(4.0 * std::pow(2.0, static_cast<double>(i)), 2.0);
+    if (i > 0) elementwise += norm * (d / 2.0) * 4.0 * p;  // the downsampling LayerNorm over the previous stage's map
+    const double gemm_flops = 2.0 * 4.0 * d * d * p, gemm_bytes = 5.0 * d * p * act_b;
+    matmuls += depths[i] * 2.0 * (bw > 0 ? std::max(gemm_flops / mm_rate, gemm_bytes / bw) : gemm_flops / mm_rate);
+    block_flops += depths[i] * (2.0 * gemm_flops + 2.0 * 49.0 * d * p);
+    depthwise += depths[i] * 2.0 * d * p * act_b;
+    elementwise += depths[i] * beside * d * p;
+  }
+  const double rest = std::max(0.0, flops - passes * block_flops) / conv_rate;
+  const double depthwise_secs = bw > 0 ? passes * depthwise / fam.depthwise_library / bw : 0.0;
+  const double memory = depthwise_secs + (bw > 0 ? passes * elementwise / bw : 0.0);
+  const double secs = passes * matmuls + rest + memory;
+  if (memory > passes * matmuls + rest) t.bound = "memory bandwidth (depthwise convolutions, norms and activations)";
+  if (fam.depthwise_library < 1.0 && bw > 0)
+    t.notes.push_back(Note::format("the 7x7 depthwise convolutions run at {:.1f}% of the streaming rate here, {:.0f}% of the time: MIOpen had no "
+                                   "kernel for them (its naive solvers, ROCm/rocm-libraries#9168; method.md §12.3)",
+                                   100.0 * fam.depthwise_library, 100.0 * depthwise_secs / secs));
+  return secs;
+}
+
 // Seconds of weight traffic per micro-batch of a training step (method.md §12.3). The optimizer step is memory
 // traffic, as in §8.2 (optimizer_step_bytes: AdamW with fp32 weights 30 bytes per trained parameter, SGD with momentum 20, at
 // 80 % of peak bandwidth), once per optimizer step. Mixed precision with fp32 weights (PyTorch autocast) adds,
@@ -187,7 +242,9 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   const bool vit_layers = a.backbone == "vit" && ps.compute_key != "fp32" && !w.mfu;
   // A Swin classifier is timed layer by layer too; as a detector's backbone it stays on the convolution model.
   const bool swin_layers = a.backbone.rfind("swin", 0) == 0 && a.task == "classification" && ps.compute_key != "fp32" && !w.mfu;
-  const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit" && !swin_layers;
+  // A ConvNeXt classifier likewise (its MLP is matmuls on the channels-last view, not convolutions).
+  const bool convnext_layers = a.backbone.rfind("convnext", 0) == 0 && a.task == "classification" && ps.compute_key != "fp32" && !w.mfu;
+  const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit" && !swin_layers && !convnext_layers;
   // The vendor's convolution library (efficiency.cpp: MIOpen reaches a smaller share than cuDNN) scales the
   // convolution rate; ViTs are matmuls and keep the family's matmul share.
   const double conv_library = family_efficiency(gpu_family(gpu)).conv_library;
@@ -196,13 +253,14 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
-  double secs = vit_layers    ? b * vit_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t)
-                : swin_layers ? b * swin_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t)
-                              : b * flops / (*peak * util);
-  if (vit_layers || swin_layers) util = b * flops / (*peak * secs);  // the share the layers reach
+  double secs = vit_layers        ? b * vit_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t)
+                : swin_layers     ? b * swin_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t)
+                : convnext_layers ? b * convnext_seconds_per_image(w, a, gpu, *peak, W, H, flops, training, t)
+                                  : b * flops / (*peak * util);
+  if (vit_layers || swin_layers || convnext_layers) util = b * flops / (*peak * secs);  // the share the layers reach
   const auto cuda_peak = gpu.peak_flops("fp32");
   if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
-  if (a.backbone != "vit" && !swin_layers && gpu.bandwidth_gb_per_s) {
+  if (a.backbone != "vit" && !swin_layers && !convnext_layers && gpu.bandwidth_gb_per_s) {
     const double t_bw = feature_map_seconds(w, a, gpu, W, H, training, tensor_convs, b);
     if (tensor_convs && !w.mfu) {
       // On tensor cores the traffic adds to the convolutions (they do not overlap: separate kernels).

@@ -148,26 +148,25 @@ void swin_backbone(Tally& t) {
 }
 
 // ConvNeXt (Liu et al. 2022): stem 4x4 stride 4, stages at strides 4..32 with dims (96..768) for T and
-// (128..1024) for B, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
+// (128..1024) for B, (192..1536) for L, depths 3-3-9-3 and 3-3-27-3; a block is a 7x7 depthwise conv, LayerNorm, 1x1 to 4d,
 // GELU, 1x1 back to d and a layer scale.
 void convnext_backbone(Tally& t) {
   const VisionArch& a = t.a;
   const double px = t.px, C = t.C;
   double &params = t.params, &macs = t.macs, &saved = t.saved, &saved_fp32 = t.saved_fp32;
   std::vector<double>& stage_out = t.stage_out;
-  const bool tiny = a.backbone == "convnext-t";
-  const double base = tiny ? 96.0 : 128.0;
-  const double depths[] = {3, 3, tiny ? 9.0 : 27.0, 3};
+  const auto [base, depths] = convnext_shape(a.backbone);
   params += 48.0 * base;
   macs += 48.0 * base * px / 16.0;
   for (int i = 0; i < 4; ++i) {
     const double d = base * std::pow(2.0, i), p = px / std::pow(4.0 * std::pow(2.0, i), 2.0);
-    params += depths[i] * (49.0 * d + 8.0 * d * d + 8.0 * d) + (i > 0 ? 4.0 * (d / 2) * d : 0.0);
-    macs += depths[i] * (49.0 * d + 8.0 * d * d) * p + (i > 0 ? 4.0 * (d / 2) * d * p : 0.0);
+    const double n = depths[static_cast<std::size_t>(i)];
+    params += n * (49.0 * d + 8.0 * d * d + 8.0 * d) + (i > 0 ? 4.0 * (d / 2) * d : 0.0);
+    macs += n * (49.0 * d + 8.0 * d * d) * p + (i > 0 ? 4.0 * (d / 2) * d * p : 0.0);
     // Depthwise input, LayerNorm input, 1x1 inputs (d and 4d), GELU input, layer-scale input; the
     // LayerNorm output stays fp32 under autocast.
-    saved += depths[i] * (3.0 * d + 8.0 * d) * p;
-    saved_fp32 += depths[i] * d * p;
+    saved += n * (3.0 * d + 8.0 * d) * p;
+    saved_fp32 += n * d * p;
     stage_out[static_cast<std::size_t>(i)] = d;
   }
   if (a.task == "classification") params += 8.0 * base * C;
@@ -299,7 +298,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   if (bottleneck_family(a.backbone)) resnet_backbone(t);
   else if (a.backbone == "vit") vit_backbone(t);
   else if (a.backbone.rfind("swin", 0) == 0) swin_backbone(t);
-  else if (a.backbone == "convnext-t" || a.backbone == "convnext-b") convnext_backbone(t);
+  else if (a.backbone.rfind("convnext", 0) == 0) convnext_backbone(t);
   else if (a.backbone == "efficientnet-b0" || a.backbone == "efficientnet-b4") efficientnet_backbone(t);
   else if (a.backbone == "mit-b0" || a.backbone == "mit-b5") mit_backbone(t);
   else if (a.backbone == "unet2d") unet_backbone(t);

@@ -226,7 +226,7 @@ VisionArch parse_vision(const json& j, const std::string& where) {
   };
   a.task = one_of("task", {"classification", "detection", "instance-segmentation", "keypoints", "panoptic", "segmentation", "generation"});
   a.backbone = one_of("backbone", {"resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext101-32x8d", "resnext101-32x4d",
-                                   "resnext101-64x4d", "resnext152-32x8d", "vit", "swin-t", "swin-s", "swin-b", "convnext-t", "convnext-b", "efficientnet-b0",
+                                   "resnext101-64x4d", "resnext152-32x8d", "vit", "swin-t", "swin-s", "swin-b", "convnext-t", "convnext-b", "convnext-l", "efficientnet-b0",
                                    "efficientnet-b4", "mit-b0", "mit-b5", "unet2d", "cspdarknet", "generic", "unet", "dit"});
   a.neck = o.has("neck") ? one_of("neck", {"none", "fpn", "c4", "dc5", "dilated8"}) : "none";
   a.head = o.has("head") ? one_of("head", {"cls", "rpn", "rpn-box", "fast-box", "retinanet", "detr", "mask", "keypoint", "panoptic", "yolo", "seg"}) : "cls";

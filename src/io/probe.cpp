@@ -42,7 +42,7 @@ std::string timm_name(const ModelSpec& m) {
   static const std::pair<const char*, const char*> names[] = {
       {"resnet-18", "resnet18"},         {"resnet-34", "resnet34"},         {"resnet-50", "resnet50"},     {"resnet-101", "resnet101"},
       {"resnet-152", "resnet152"},       {"vit-b-16", "vit_base_patch16_224"}, {"vit-l-16", "vit_large_patch16_224"},
-      {"vit-h-14", "vit_huge_patch14_224"}, {"convnext-tiny", "convnext_tiny"}, {"convnext-base", "convnext_base"},
+      {"vit-h-14", "vit_huge_patch14_224"}, {"convnext-tiny", "convnext_tiny"}, {"convnext-base", "convnext_base"}, {"convnext-large", "convnext_large"},
       {"efficientnet-b0", "efficientnet_b0"}, {"efficientnet-b4", "efficientnet_b4"}, {"swin-t", "swin_tiny_patch4_window7_224"},
       {"swin-b", "swin_base_patch4_window7_224"}};
   for (const auto& [id, name] : names)
