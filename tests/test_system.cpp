@@ -102,6 +102,17 @@ TEST_CASE("system: the data loaders a vision plan needs follow its images per se
   REQUIRE(s.notes.size() == 1);
   CHECK(s.notes.front().text().find("the host cannot feed 4807 images/s per GPU") != std::string::npos);
   CHECK(s.notes.front().text().find("enough for about 4560") != std::string::npos);
+  // The decoding it names runs on this accelerator's stack: DALI here, rocJPEG on an AMD GPU (ResNet-50 inference on
+  // an MI300X, past 9,000 images/s), never NVIDIA's library on another vendor's card.
+  CHECK(s.notes.front().text().find("NVIDIA DALI with nvJPEG") != std::string::npos);
+  const GpuSpec& mi300x = *test::gpus().find("mi300x-192gb");
+  const Workload serve = test::wl({{"model", "resnet-50"}, {"mode", "inference"}, {"batch", "256"}});
+  const MemoryEstimate mmi = estimate_memory(serve, m, &mi300x);
+  const TimeEstimate tmi = estimate_time(serve, m, mi300x, mmi);
+  const SystemNeeds smi = system_needs(serve, m, mi300x, mmi, &tmi);
+  REQUIRE(smi.notes.size() == 1);
+  CHECK(smi.notes.front().text().find("AMD rocAL with rocJPEG") != std::string::npos);
+  CHECK(smi.notes.front().text().find("NVIDIA") == std::string::npos);
   // At a rate the host feeds, no note, and training keeps FFCV's 10 logical CPUs per GPU as its floor: a T4.
   const GpuSpec& t4 = *test::gpus().find("t4-16gb");
   const Workload slow = test::wl({{"model", "resnet-50"}, {"mode", "train"}, {"batch", "64"}, {"precision", "fp16"}});

@@ -62,11 +62,16 @@ void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   s.basis.push_back(Note::format("host RAM: + {:.1f} GB per node of prefetched batches (2 per data-loader worker, {:.0f} workers per GPU, and one pinned "
                                  "per GPU; PyTorch DataLoader's prefetch_factor), {} decoded float32 images each",
                                  prefetched / k_gb, std::max(1.0, workers), w.batch));
+  // Decoding on the accelerator, by its own stack: NVIDIA DALI with nvJPEG (CUDA), AMD's rocAL with rocJPEG on the
+  // GPU's JPEG engines (ROCm), Intel Gaudi's media loader on its hardware decoders (habana_media_loader).
+  const char* gpu_decode = g.stack == "rocm"        ? "AMD rocAL with rocJPEG"
+                           : g.stack == "synapseai" ? "Intel Gaudi's habana_media_loader"
+                                                    : "NVIDIA DALI with nvJPEG";
   if (workers > host && g.segment != Segment::edge)
     s.notes.push_back(Note::format("the host cannot feed {:.0f} images/s per GPU: decoding and augmenting JPEGs on the CPU takes {:.0f} data-loader workers "
                                    "per GPU at about {:.0f} images/s each, where a typical host has {:.0f} logical CPUs per GPU, enough for about {:.0f}; "
-                                   "decode on the GPU (NVIDIA DALI with nvJPEG) or pre-decode the data set (FFCV) to reach the GPU's rate",
-                                   images, workers, rate, host, host * rate));
+                                   "decode on the GPU ({}) or pre-decode the data set (FFCV) to reach the GPU's rate",
+                                   images, workers, rate, host, host * rate, gpu_decode));
 }
 
 // Host memory per node: what the ranks hold on the host while they load the model (or offload to it).
