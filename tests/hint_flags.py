@@ -27,6 +27,8 @@ def value_ok(kind, value):
         return bool(value.split()) and all(word in kind["words"] for word in value.split())
     if kind == "int":
         return bool(re.fullmatch(r"[1-9][0-9]*", value)) or bool(SHELL_VAR.match(value))
+    if kind == "number_list":
+        return bool(re.fullmatch(r"[0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)+", value))
     if kind == "fraction":
         try:
             return 0.0 < float(value) <= 1.0
@@ -150,6 +152,7 @@ def self_test():
         "vllm serve org/model --max-model-len 4096  # --max-num-seqs 64",  # a comment swallows a flag
         "vllm serve --max-model-len 4096",  # no model
         "llama-server -m model.gguf --split-mode column",  # not a documented choice
+        "llama-server -m model.gguf --split-mode layer --tensor-split 3:1",  # not comma-separated proportions
         "python -m sglang.launch_server --model-path org/model --dist-init-addr head",  # no port
         "torchrun --nproc_per_node 8 train.py --optim adamw_fast",  # not an HF optimizer
         "torchrun --nproc_per_node 8 --deepspeed ds.json",  # no script
@@ -208,6 +211,14 @@ def main():
                 "megatron" if "--tp" in layout else "hf", "--gpu", "h100-sxm-80gb", *layout]
         check_hints(run(args).get("launch_hints") or {}, f"[{' '.join(args)}]", failures, counts)
         commands += 1
+    # llama.cpp's expert offload over several GPUs: the layer split balanced by bytes (--tensor-split) must be seen.
+    args = ["estimate", "--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m",
+            "--gpu", "rtx-3090-24gb", "--gpus", "4", "--offload", "experts"]
+    split = run(args).get("launch_hints") or {}
+    check_hints(split, f"[{' '.join(args)}]", failures, counts)
+    commands += 1
+    if "--tensor-split" not in (split.get("server") or ""):
+        failures.append(f"[{' '.join(args)}]: no --tensor-split in the llama-server hint of an expert offload over 4 GPUs")
     # Both of llama.cpp's offloads must have been planned, or their flags went unchecked.
     for kind in ("layers", "experts"):
         if kind not in offloads:

@@ -82,13 +82,13 @@ TEST_CASE("layer and expert offload: asked of an engine, model or layout they do
   const std::vector<Refusal> cases{
       {"llama-3.1-70b", "inference", "vllm", {"--offload", "layers"}, "layers is llama.cpp's partial offload"},
       {"llama-3.1-8b", "lora", "llamacpp", {"--offload", "layers"}, "valid here: none, optimizer, optimizer+params"},
-      {"llama-3.1-70b", "inference", "llamacpp", {"--offload", "layers", "--gpus", "2"}, "(--gpus 1)"},
+      {"llama-3.1-70b", "inference", "llamacpp", {"--offload", "layers", "--gpus", "2", "--tp", "2"}, "runs with llama.cpp's layer split in one machine"},
       {"llama-3.1-70b", "inference", "llamacpp", {"--gpu-layers", "40"}, "--gpu-layers: applies with --offload layers"},
       {"llama-3.1-70b", "inference", "llamacpp", {"--offload", "layers", "--gpu-layers", "81"}, "valid: 1-80"},
-      // Expert offload (--n-cpu-moe) needs routed experts, llama.cpp and one GPU.
+      // Expert offload (--n-cpu-moe) needs routed experts, llama.cpp and its layer split in one machine.
       {"llama-3.1-8b", "inference", "llamacpp", {"--offload", "experts"}, "llama-3.1-8b has no routed experts); valid here: none, layers"},
       {"gpt-oss-120b", "inference", "vllm", {"--offload", "experts"}, "experts is llama.cpp's --n-cpu-moe"},
-      {"gpt-oss-120b", "inference", "llamacpp", {"--offload", "experts", "--gpus", "2"}, "(--gpus 1)"},
+      {"gpt-oss-120b", "inference", "llamacpp", {"--offload", "experts", "--gpus", "4", "--pp", "2", "--tp", "2"}, "(--gpus N alone, its --split-mode layer"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args{"estimate", "--model", c.model, "--mode", c.mode, "--framework", c.engine, "--gpu", "rtx-4090-24gb"};

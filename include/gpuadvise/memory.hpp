@@ -67,6 +67,8 @@ struct MemoryEstimate {
   double host_output = 0;  // of host_weights (--offload layers), the output layer (read whole each token, whatever experts a MoE routes to)
   std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl), or whose experts are (--offload experts), where some are in host memory
   std::int64_t cpu_moe_layers = 0;  // --offload experts: the layers whose routed experts are in host memory (llama.cpp's --n-cpu-moe)
+  // --offload experts over several GPUs: the layers each GPU holds, in order, balanced by bytes (llama.cpp's -ts)
+  std::vector<std::int64_t> layer_split;
   std::optional<VllmPool> vllm;
   std::vector<ExplainLine> explain;
   Notes notes;

@@ -282,20 +282,20 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if ((w.offload == Offload::optimizer || w.offload == Offload::optimizer_params) && (generation || m.vision))
     throw InputError(w.where("offload") + ": " + to_string(w.offload) + " is ZeRO optimizer offload for language-model training (valid for " + m.id +
                      (generation && !is_training(w.mode) ? ": none, model, sequential)" : ": none)"));
-  // llama.cpp's partial offload (-ngl; method.md §8.3): its layers beyond --gpu-layers in host memory, on one GPU.
+  // llama.cpp's partial offload (-ngl; method.md §8.3): its layers beyond --gpu-layers in host memory.
   if (w.offload == Offload::layers && (!runs_on_llamacpp(w) || is_training(w.mode) || m.vision))
     throw InputError(w.where("offload") + ": layers is llama.cpp's partial offload for language-model inference (--framework llamacpp or a GGUF "
                      "--precision); valid here: " + (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params" : "none"));
-  if (w.offload == Offload::layers && w.gpus > 1)
-    throw InputError(w.where("offload") + ": layers keeps some layers on one GPU and the rest on the CPU (--gpus 1); over several GPUs llama.cpp "
-                     "splits the layers between them (--offload none)");
+  // Over several GPUs, llama.cpp's offloads run with its layer split (one machine, --split-mode layer: --gpus N, no
+  // --tp); its row split beside host memory is not modelled.
+  if (offloads_to_cpu(w) && w.gpus > 1 && (w.tp > 1 || w.nodes > 1 || w.pp != w.gpus))
+    throw InputError(w.where("offload") + ": " + to_string(w.offload) + " over several GPUs runs with llama.cpp's layer split in one machine "
+                     "(--gpus N alone, its --split-mode layer; not --tp, --nodes or another --pp)");
   // llama.cpp's expert offload (--n-cpu-moe; method.md §8.3): the routed experts of some layers in host memory.
   if (w.offload == Offload::experts && (!runs_on_llamacpp(w) || is_training(w.mode) || m.vision || !m.is_moe()))
     throw InputError(w.where("offload") + ": experts is llama.cpp's --n-cpu-moe, for a mixture of experts' inference (--framework llamacpp or a GGUF "
                      "--precision" + (m.is_moe() ? std::string(")") : "; " + m.id + " has no routed experts)") + "; valid here: " +
                      (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params" : runs_on_llamacpp(w) && !m.vision ? "none, layers" : "none"));
-  if (w.offload == Offload::experts && w.gpus > 1)
-    throw InputError(w.where("offload") + ": experts keeps the attention and some experts on one GPU and the other experts on the CPU (--gpus 1)");
   if (w.gpu_layers > 0 && w.offload != Offload::layers && w.offload != Offload::experts)
     throw InputError(w.where("gpu_layers") + ": applies with --offload layers (llama.cpp's -ngl) or --offload experts (the layers whose experts stay on the GPU)");
   if (w.gpu_layers > m.layers)

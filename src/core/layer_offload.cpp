@@ -23,4 +23,27 @@ std::int64_t most_gpu_layers(Workload w, const ModelSpec& m, const GpuSpec& g, d
   return lo;
 }
 
+std::vector<std::int64_t> balanced_layer_split(double rest, double experts, std::int64_t layers, std::int64_t first_expert_layer, std::int64_t gpus) {
+  auto bytes = [&](std::int64_t i) { return rest + (i >= first_expert_layer ? experts : 0.0); };
+  double total = 0;
+  for (std::int64_t i = 0; i < layers; ++i) total += bytes(i);
+  const double share = total / static_cast<double>(gpus);
+  std::vector<std::int64_t> split;
+  std::int64_t held = 0;
+  double carried = 0;
+  for (std::int64_t i = 0; i < layers; ++i) {
+    const bool full = static_cast<std::int64_t>(split.size()) < gpus - 1 && held > 0 && layers - i >= gpus - static_cast<std::int64_t>(split.size()) - 1 &&
+                      carried + bytes(i) / 2.0 > share * static_cast<double>(split.size() + 1);
+    if (full) {
+      split.push_back(held);
+      held = 0;
+    }
+    carried += bytes(i);
+    ++held;
+  }
+  split.push_back(held);
+  while (static_cast<std::int64_t>(split.size()) < gpus) split.push_back(0);
+  return split;
+}
+
 }  // namespace gpuadvise

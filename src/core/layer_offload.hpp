@@ -3,6 +3,7 @@
 // with their routed experts (--offload experts, its --n-cpu-moe for the rest).
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "gpuadvise/gpu.hpp"
 #include "gpuadvise/model.hpp"
@@ -50,6 +51,12 @@ inline double gpu_expert_share(const Workload& w, const ModelSpec& m) {
 inline double gpu_layer_share(const Workload& w, const ModelSpec& m) {
   return w.offload == Offload::layers && w.gpu_layers > 0 ? std::min(1.0, static_cast<double>(w.gpu_layers) / static_cast<double>(m.layers)) : 1.0;
 }
+
+// llama.cpp's layer split over `gpus` GPUs balanced by bytes (its -ts, as --fit sets it): the layers each holds, in
+// order, where a layer keeps `rest` bytes on its GPU and, from `first_expert_layer` on, `experts` more (the earlier
+// layers' routed experts are in host memory). Each GPU takes layers until the next would carry it past its share of
+// the total by more than half that layer; the last takes what is left.
+std::vector<std::int64_t> balanced_layer_split(double rest, double experts, std::int64_t layers, std::int64_t first_expert_layer, std::int64_t gpus);
 
 // The most of the model's layers (--offload layers) or expert layers (--offload experts) one GPU holds with
 // `min_headroom_pct` of its memory free (the device peak grows with each layer kept on it), at least 1: the one that

@@ -350,35 +350,48 @@ void assemble_tensors(const MemBasis& in, const WeightBytes& wb, const std::stri
 
 // llama.cpp's partial offload (-ngl N; method.md §8.3): the weights and KV cache of the layers past N stay in host
 // memory, where the CPU runs them, and so does the output layer (it moves to the GPU only past the last layer, -ngl
-// L + 1; a tied model's output is the token embedding, always in host memory): the CPU reads it each token.
+// L + 1; a tied model's output is the token embedding, always in host memory): the CPU reads it each token. Over
+// several GPUs (its layer split, p stages) the N layers split evenly over them: each holds N/p, the host the rest
+// of all p stages' layers (per-GPU figures times p).
 void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e) {
   const double share = gpu_layer_share(in.w, in.m);
   const double head = in.pc.head * wb.emb_bits / 8.0, tied = in.m.tied_embeddings ? in.pc.embedding * wb.emb_bits / 8.0 : 0.0;
   const double layers = std::max(0.0, e.weights - head);
   e.host_output = head + tied;
-  e.host_weights = layers * (1.0 - share) + e.host_output;
-  e.host_kv_cache = e.kv_cache * (1.0 - share);
+  e.host_weights = layers * in.pp * (1.0 - share) + e.host_output;
+  e.host_kv_cache = e.kv_cache * in.pp * (1.0 - share);
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
   e.weights = layers * share;
   e.expert_weights *= share;
   e.kv_cache *= share;
-  e.notes.push_back(Note::format("llama.cpp -ngl {}: {} of {} layers on the GPU; {:.1f} GB of weights (the output layer's among them) and {:.1f} GB of KV "
+  e.notes.push_back(Note::format("llama.cpp -ngl {}: {} of {} layers on the {}; {:.1f} GB of weights (the output layer's among them) and {:.1f} GB of KV "
                                  "cache stay in host memory, where the CPU runs the other layers",
-                                 in.w.gpu_layers, e.gpu_layers, in.m.layers, e.host_weights / 1e9, e.host_kv_cache / 1e9));
+                                 in.w.gpu_layers, e.gpu_layers, in.m.layers, in.w.gpus > 1 ? fmt::format("{} GPUs", in.w.gpus) : "GPU",
+                                 e.host_weights / 1e9, e.host_kv_cache / 1e9));
 }
 
 // llama.cpp's expert offload (--n-cpu-moe K; method.md §8.3): the routed experts of its first K layers stay in host
 // memory and the CPU runs them; the attention, the shared experts, the output layer and the whole KV cache stay on
-// the GPU (-ngl past the last layer).
+// the GPU (-ngl past the last layer). Over several GPUs (its layer split, p stages) the layers balance over them by
+// bytes (llama.cpp's -ts, or its --fit): each GPU keeps the same share of its stage's experts, the host the rest of
+// all p stages' (per-GPU figures times p).
 void offload_experts(const MemBasis& in, MemoryEstimate& e) {
-  e.host_weights = e.expert_weights * (1.0 - gpu_expert_share(in.w, in.m));
-  e.expert_weights -= e.host_weights;
+  const double moved = e.expert_weights * (1.0 - gpu_expert_share(in.w, in.m));
+  if (in.w.gpus > 1) {
+    // The split that balances them: a MoE layer's routed experts, and the rest of the stages' weights per layer.
+    const std::int64_t moe = std::max<std::int64_t>(1, in.m.layers - in.m.dense_layers);
+    const double experts = e.expert_weights * in.pp / static_cast<double>(moe), rest = (e.weights - e.expert_weights) * in.pp / d(in.m.layers);
+    e.layer_split = balanced_layer_split(rest, experts, in.m.layers, std::max(cpu_moe_layers(in.w, in.m), in.m.dense_layers), in.w.gpus);
+  }
+  e.host_weights = moved * in.pp;
+  e.expert_weights -= moved;
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
   e.cpu_moe_layers = cpu_moe_layers(in.w, in.m);
-  e.weights -= e.host_weights;
+  e.weights -= moved;
   e.notes.push_back(Note::format("llama.cpp --n-cpu-moe {}: the routed experts of {} of {} layers stay in host memory ({:.1f} GB), where the CPU runs them; "
-                                 "the attention, the other experts and the KV cache are on the GPU",
-                                 e.cpu_moe_layers, e.cpu_moe_layers, in.m.layers, e.host_weights / 1e9));
+                                 "the attention, the other experts and the KV cache are on the {}",
+                                 e.cpu_moe_layers, e.cpu_moe_layers, in.m.layers, e.host_weights / 1e9,
+                                 in.w.gpus > 1 ? fmt::format("{} GPUs, balanced by bytes (-ts)", in.w.gpus) : "GPU"));
 }
 
 }  // namespace

@@ -205,9 +205,10 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   const double share = gpu_layer_share(w, m);
   st.weights = weights_read_bytes(in, batch) / bw;
   st.kv = share * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
-  // With --offload experts the CPU reads the experts the batch routes to in its layers, and nothing else.
+  // With --offload experts the CPU reads the experts the batch routes to in its layers, and nothing else. Over several
+  // GPUs (the layer split) the CPU's layers are all stages' (kv_bytes_per_token is one stage's): once per token.
   if (mem.host_weights > 0)
-    st.cpu_layers = (host_weight_reads(in, batch) + (1.0 - share) * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) / cpu_read_bytes_per_s(gpu, mem);
+    st.cpu_layers = (host_weight_reads(in, batch) + (1.0 - share) * in.pp * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) / cpu_read_bytes_per_s(gpu, mem);
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
     // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x). Attention data parallel
@@ -301,7 +302,9 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       // boundaries (a point-to-point send of b·h 16-bit values, ~20 µs latency inside a node, more across).
       const LinkPlan links = plan_links(gpu, w);
       const double hop = (w.nodes > 1 ? coef::pp_hop_latency_network_s.value : coef::pp_hop_latency_node_s.value) + (links.pp_bytes_per_s > 0 ? mb * d(m.hidden) * 2.0 / links.pp_bytes_per_s : 0.0);
-      tpot = pp * step + (pp - 1.0) * hop;
+      // The CPU's share of a token (llama.cpp's layers past -ngl or experts in host memory) is once per token, not
+      // once per stage.
+      tpot = pp * (step - st.cpu_layers) + st.cpu_layers + (pp - 1.0) * hop;
       t.notes.push_back(micro > 1 ? Note::format("pipeline parallel {}: the {} sequences in flight run as {:.0f} micro-batches, one in each stage at a time; "
                                                  "each token passes the stages one after another",
                                                  w.pp, w.batch, micro)
@@ -330,7 +333,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     t.bandwidth_efficiency = eta_mem;
     const double t_main = step - st.host - st.tp - st.moe - st.cpu_layers;  // the projections and the KV reads
     const double biggest = std::max({t_main, st.host, st.tp, st.moe, st.cpu_layers});
-    if (st.cpu_layers > 0) t.notes.push_back(cpu_share_note(w, m, gpu, mem, st.cpu_layers, step));
+    if (st.cpu_layers > 0) t.notes.push_back(cpu_share_note(w, m, gpu, mem, st.cpu_layers, decode_tpot));
     t.bound = biggest == t_main ? (st.compute > st.weights && st.compute > st.kv ? "compute" : "memory bandwidth")
               : biggest == st.cpu_layers ? (w.offload == Offload::experts ? "the CPU's experts in host memory" : "the CPU's layers in host memory")
               : biggest == st.moe ? "MoE kernels' fixed cost"

@@ -189,21 +189,30 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   out.frontier = std::move(frontier);
   return out;
 }
-// llama.cpp on one GPU (method.md §8.3): the layers past -ngl in host memory, run by the CPU, as many kept on the GPU
-// as leave the margin asked free; a mixture of experts may instead keep every layer there but some layers' routed
-// experts, which the CPU runs (--n-cpu-moe), a token then reading only the experts it routes to in host memory.
-// Both are tried, for the order asked to choose between them and any layout of more cards. An edge module's host
-// memory is the GPU's own.
+// llama.cpp with host memory beside its GPUs (method.md §8.3): the layers past -ngl in host memory, run by the CPU,
+// as many kept on the GPUs as leave the margin asked free; a mixture of experts may instead keep every layer there
+// but some layers' routed experts, which the CPU runs (--n-cpu-moe), a token then reading only the experts it routes
+// to in host memory. Both are tried on one card and on llama.cpp's layer split over 2, 4, ... cards of one machine
+// (the count given, where one is), for the order asked to choose among them and any layout of more cards; a count
+// that holds the whole model needs no host memory and is left to the plain layouts. An edge module's host memory is
+// the GPU's own.
 template <class TryLayout>
 void try_host_offloads(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, TryLayout&& try_layout,
                        std::int64_t count_given) {
-  if (!host_offload_applies(w, m, g) || count_given > 1 || g.is_cpu()) return;  // a CPU instance's memory is the host's
-  for (Offload off : {Offload::experts, Offload::layers}) {
-    if (off == Offload::experts && !m.is_moe()) continue;
-    Workload p = w;
-    p.offload = off;
-    p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
-    try_layout(p);
+  if (!host_offload_applies(w, m, g) || g.is_cpu()) return;  // a CPU instance's memory is the host's
+  const std::int64_t machine = std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
+  const std::int64_t from = count_given ? count_given : 1, to = count_given ? (count_given <= g.gpus_per_node() ? count_given : 0) : machine;
+  for (std::int64_t n = from; n <= to && n <= m.layers; n *= 2) {
+    for (Offload off : {Offload::experts, Offload::layers}) {
+      if (off == Offload::experts && !m.is_moe()) continue;
+      Workload p = w;
+      p.offload = off;
+      p.gpus = p.pp = n;
+      p.tp = p.nodes = 1;
+      p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
+      if (n > 1 && (off == Offload::layers ? p.gpu_layers >= m.layers : cpu_moe_layers(p, m) == 0)) continue;
+      try_layout(p);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gpuadvise/escape.hpp"
 
@@ -78,9 +79,11 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
     // With --offload layers, -ngl keeps that many on the GPU and the CPU runs the rest (method.md §8.3).
     // With --offload experts, every layer is on the GPU but for the routed experts of the first --n-cpu-moe ones.
     const std::int64_t cpu_moe = w.offload == Offload::experts ? c.memory.cpu_moe_layers : 0;
-    h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl {}{}{}{}", m.id, c.memory.seq_len, w.offload == Offload::layers && w.gpu_layers > 0 ? w.gpu_layers : 999,
+    // Over several GPUs with some layers' experts on the CPU, the layers each GPU holds balance its bytes (-ts).
+    const bool balanced = cpu_moe > 0 && c.memory.layer_split.size() > 1;
+    h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl {}{}{}{}{}", m.id, c.memory.seq_len, w.offload == Offload::layers && w.gpu_layers > 0 ? w.gpu_layers : 999,
                            cpu_moe > 0 ? fmt::format(" --n-cpu-moe {}", cpu_moe) : "", w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
-                           w.gpus > 1 ? " --split-mode layer" : "");
+                           w.gpus > 1 ? " --split-mode layer" : "", balanced ? fmt::format(" --tensor-split {}", fmt::join(c.memory.layer_split, ",")) : "");
     h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
     return;
   }
