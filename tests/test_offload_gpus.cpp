@@ -78,6 +78,10 @@ TEST_CASE("expert offload over several GPUs: the planner weighs 1, 2 and 4 cards
   CHECK(parts == 4);
   CHECK(total == 94);
   CHECK(first > k4);
+  // JSON carries the same split.
+  const auto& split_json = fastest["memory"]["host_offload"]["layers_per_gpu"];
+  REQUIRE(split_json.size() == 4);
+  CHECK(split_json[0].get<int>() == first);
 }
 
 TEST_CASE("expert offload: the layer split balanced by bytes, worked by hand", "[offload][llamacpp]") {

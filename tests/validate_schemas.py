@@ -53,6 +53,8 @@ CASES = [
                               "--gpu", "rtx-4090-24gb"]),
     ("rank.schema.json", ["--model", "llama-3.1-70b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--max-gpus", "1",
                           "--only", "rtx-4090-24gb", "--only", "rtx-3090-24gb"]),
+    ("rank.schema.json", ["--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--max-gpus", "4",
+                          "--only", "rtx-3090-24gb", "--rank-by", "time"]),
     ("calibrate.schema.json", ["calibrate", "PROBE_RESULT"]),
     ("models.schema.json", ["models"]),
     ("sweep.schema.json", ["sweep", "--model", "llama-3.1-8b", "--mode", "lora", "--vary", "seq-len", "--from", "1024", "--to", "32768", "--gpu", "rtx-4090-24gb", "--gpu", "h100-sxm-80gb"]),

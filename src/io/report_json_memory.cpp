@@ -30,6 +30,8 @@ void write_memory(JsonWriter& o, const MemoryEstimate& mem, bool explain) {
     o.begin_object();
     o.member("gpu_layers", mem.gpu_layers);
     o.member("cpu_moe_layers", mem.cpu_moe_layers);
+    // Over several GPUs with some layers' experts on the host: the layers each GPU holds (llama.cpp's --tensor-split).
+    if (!mem.layer_split.empty()) o.member("layers_per_gpu", mem.layer_split);
     o.member("weights_bytes", bytes_int(mem.host_weights));
     o.member("kv_cache_bytes", bytes_int(mem.host_kv_cache));
     o.end_object();
