@@ -92,3 +92,27 @@ TEST_CASE("expert offload: the layer split balanced by bytes, worked by hand", "
   // Without experts on the host the layers split evenly.
   CHECK(gpuadvise::balanced_layer_split(1.0, 9.0, 12, 0, 4) == std::vector<std::int64_t>{3, 3, 3, 3});
 }
+
+TEST_CASE("expert offload: check plans llama.cpp's count at the ranking's margin, whether it names the offload or plans it", "[offload][llamacpp][check]") {
+  // The ranking keeps --n-cpu-moe at 5 % free; check asserts no margin of its own unless asked, but the count it plans
+  // is the same one: named (--offload experts), planned on one card (--max-gpus 2: one card and the CPU is the best
+  // value) or on the four cards given.
+  const std::vector<std::string> model{"--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin() + 1, model.begin(), model.end());
+    const auto r = test::run(args);
+    REQUIRE(r.code == 0);
+    return r.out;
+  };
+  auto ranked = [&](const char* gpus_flag, const char* n) {
+    const auto r = test::run({"--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--only",
+                              "rtx-3090-24gb", gpus_flag, n, "--format", "json"});
+    REQUIRE(r.code == 0);
+    return r.json()["ranking"][0]["memory"]["host_offload"]["cpu_moe_layers"].get<int>();
+  };
+  const std::string one = "(--n-cpu-moe " + std::to_string(ranked("--max-gpus", "2")) + ")";
+  CHECK(run({"check", "--gpu", "rtx-3090-24gb", "--offload", "experts"}).find(one) != std::string::npos);
+  CHECK(run({"check", "--gpu", "rtx-3090-24gb", "--max-gpus", "2"}).find(one) != std::string::npos);
+  const std::string four = "(--n-cpu-moe " + std::to_string(ranked("--gpus", "4")) + ")";
+  CHECK(run({"check", "--gpu", "rtx-3090-24gb", "--gpus", "4"}).find(four) != std::string::npos);
+}

@@ -33,6 +33,9 @@ struct RankOptions {
   std::optional<double> deadline_seconds; // drop GPUs whose job takes longer
   std::optional<double> budget_usd;       // drop GPUs whose job costs more
   double min_headroom_pct = 5;            // a plan with less free memory per GPU is tight, not a fit
+  // The margin llama.cpp's offload counts (-ngl, --n-cpu-moe) leave free where the planner settles them: check's own
+  // (5 % unless --min-headroom), which plans at no margin of its own; unset, min_headroom_pct.
+  std::optional<double> offload_margin_pct;
 };
 
 // One point of a GPU's cost-time frontier: a plan that no other plan beats on both time and cost.

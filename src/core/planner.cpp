@@ -209,7 +209,7 @@ void try_host_offloads(const Workload& w, const ModelSpec& m, const GpuSpec& g, 
       p.offload = off;
       p.gpus = p.pp = n;
       p.tp = p.nodes = 1;
-      p.gpu_layers = most_gpu_layers(p, m, g, opts.min_headroom_pct);
+      p.gpu_layers = most_gpu_layers(p, m, g, opts.offload_margin_pct.value_or(opts.min_headroom_pct));
       if (n > 1 && (off == Offload::layers ? p.gpu_layers >= m.layers : cpu_moe_layers(p, m) == 0)) continue;
       try_layout(p);
     }

@@ -57,6 +57,8 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   opts.cost = cost;
   opts.max_gpus = a.max_gpus.value_or(1);
   opts.min_headroom_pct = a.min_headroom_pct.value_or(0);  // the check asserts its own margin below
+  opts.offload_margin_pct = margin;                         // llama.cpp's counts as the ranking keeps them
+
   const bool planned = (w.gpus == 1 && opts.max_gpus > 1) || count_without_layout(w);  // the planner's savers and layouts, else as given
   Candidate c = planned ? plan(w, m, g, opts, RankBy::value) : evaluate(w, m, g, cost);
   ranking_detail::withhold_unfit(c);  // a plan that does not fit has no cost or hours to check
