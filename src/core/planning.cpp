@@ -26,13 +26,16 @@ std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
   return "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
          "a plan needs it)";
 }
-// llama.cpp inference checked as given with every layer on one GPU, which does not hold them: the ranking's last
-// resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3), said so the answers read as one.
+// llama.cpp inference checked as given with every layer on one GPU, or on its layer split over several, which do
+// not hold them: the ranking's last resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3),
+// said so the answers read as one.
 std::string without_layer_offload(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct) {
-  if (!host_offload_applies(w, m, g) || w.gpus != 1) return {};
+  const bool layer_split = w.gpus == 1 || (w.pp == w.gpus && w.tp == 1 && w.nodes <= 1);
+  if (!host_offload_applies(w, m, g) || !layer_split) return {};
   const std::int64_t n = most_gpu_layers(w, m, g, margin_pct);
-  std::string s = fmt::format("as given, every layer on the GPU: --offload layers keeps {} of {} on it (-ngl {}) and runs the rest on the CPU from host memory "
-                              "(slow; the ranking's last resort on one card)", n, m.layers, n);
+  const std::string on = w.gpus > 1 ? fmt::format("{} GPUs", w.gpus) : "GPU";
+  std::string s = fmt::format("as given, every layer on the {}: --offload layers keeps {} of {} on {} (-ngl {}) and runs the rest on the CPU from host memory "
+                              "(slow; the ranking's last resort)", on, n, m.layers, w.gpus > 1 ? "them" : "it", n);
   if (m.is_moe()) {
     // A mixture of experts may keep every layer but some layers' experts on the GPU (--n-cpu-moe), the other last resort.
     Workload e = w;
