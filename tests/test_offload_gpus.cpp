@@ -115,4 +115,11 @@ TEST_CASE("expert offload: check plans llama.cpp's count at the ranking's margin
   CHECK(run({"check", "--gpu", "rtx-3090-24gb", "--max-gpus", "2"}).find(one) != std::string::npos);
   const std::string four = "(--n-cpu-moe " + std::to_string(ranked("--gpus", "4")) + ")";
   CHECK(run({"check", "--gpu", "rtx-3090-24gb", "--gpus", "4"}).find(four) != std::string::npos);
+  // The layer split as given (--pp 4), every layer on the four cards, does not fit: check fails and names the same count.
+  std::vector<std::string> as_given{"check", "--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m",
+                                    "--gpu", "rtx-3090-24gb", "--gpus", "4", "--pp", "4"};
+  const auto r = test::run(as_given);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("every layer on the 4 GPUs") != std::string::npos);
+  CHECK(r.out.find(four) != std::string::npos);
 }
