@@ -286,6 +286,9 @@ TEST_CASE("advice: TensorRT pipelines rank NVIDIA GPUs only", "[advice]") {
   for (const auto& r : j["ranking"])
     if (r["fits"] == true) CHECK(cat.find(r["gpu"].get<std::string>())->stack == "cuda");
   CHECK(row(j, "mi300x-192gb")["supported"] == false);
+  // llama.cpp (and the ExLlama kernels) have no Intel Gaudi backend: Gaudi 3 is not supported there, as vLLM supports it.
+  CHECK(row(rank_json({"--model", "llama-3.1-8b", "--mode", "inference", "--framework", "llamacpp"}), "gaudi3-128gb")["supported"] == false);
+  CHECK(row(rank_json({"--model", "llama-3.1-8b", "--mode", "inference", "--framework", "vllm"}), "gaudi3-128gb")["supported"] == true);
 }
 
 TEST_CASE("advice: a provider keeps the GPUs it rents and says when their price is unknown", "[advice]") {

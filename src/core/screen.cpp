@@ -27,6 +27,15 @@ bool ranking_detail::layout_supported(const Workload& w, const ModelSpec& m, con
   if ((fw == Framework::torchtitan || fw == Framework::torchtune) && is_training(w.mode) && w.sharding == Sharding::zero1 && w.gpus > 1)
     refuse("torchtitan and torchtune shard with FSDP2 only: ZeRO-3 (--sharding zero3), or ZeRO-2 with reshard_after_forward off (--sharding zero2); no ZeRO-1");
   if ((fw == Framework::tensorrt || fw == Framework::trtllm) && g.stack != "cuda") refuse("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
+  // llama.cpp's backends (CPU, CUDA, HIP, Metal, Vulkan, SYCL, MUSA, CANN, OpenCL, ...) have none for Intel Gaudi, and
+  // the ExLlama kernels and AutoAWQ build for CUDA and ROCm only.
+  const bool gguf = fw == Framework::llamacpp || (!w.framework && is_gguf(w.precision));
+  if (g.stack == "synapseai" && gguf)
+    refuse("llama.cpp has no Intel Gaudi backend (CPU, CUDA, HIP, Metal, Vulkan, SYCL, MUSA, CANN, OpenCL): vLLM or Hugging Face (Optimum Habana) "
+           "serve on Gaudi");
+  if (g.stack == "synapseai" && (fw == Framework::exllama || fw == Framework::exllamav2 || fw == Framework::autoawq))
+    refuse(Note::format("{}'s kernels build for CUDA and ROCm only, not Intel Gaudi: vLLM or Hugging Face (Optimum Habana) serve on Gaudi",
+                        fw == Framework::autoawq ? "AutoAWQ" : fw == Framework::exllama ? "ExLlama" : "ExLlamaV2"));
   return supported;
 }
 
