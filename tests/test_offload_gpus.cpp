@@ -122,4 +122,10 @@ TEST_CASE("expert offload: check plans llama.cpp's count at the ranking's margin
   CHECK(r.code == 1);
   CHECK(r.out.find("every layer on the 4 GPUs") != std::string::npos);
   CHECK(r.out.find(four) != std::string::npos);
+  // estimate says the same where the cards given do not hold the model.
+  as_given[0] = "estimate";
+  const auto e = test::run(as_given);
+  CHECK(e.code == 0);
+  CHECK(e.out.find("does not fit") != std::string::npos);
+  CHECK(e.out.find(four) != std::string::npos);
 }

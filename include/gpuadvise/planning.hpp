@@ -67,6 +67,11 @@ FitResult fit_max(const Workload& w, const ModelSpec& m, const GpuSpec& g, Maxim
 // `min_headroom_pct` (method.md §8.3), which fit and sweep hold while the value they vary grows; the workload's own
 // --gpu-layers where given, 0 without those offloads.
 std::int64_t held_gpu_layers(const Workload& w, const ModelSpec& m, const GpuSpec& g, double min_headroom_pct = 5);
+
+// llama.cpp inference with every layer on one GPU, or on its layer split over several, that do not hold them: what
+// each of its offloads keeps there at `margin_pct` free (-ngl, --n-cpu-moe), the sentence check and estimate print;
+// empty where no offload applies (method.md §8.3).
+std::string llamacpp_offload_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct = 5);
 std::string to_string(Maximize m);
 
 

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "commands.hpp"
+#include "gpuadvise/planning.hpp"
 #include "gpuadvise/bounds.hpp"
 #include "gpuadvise/catalog.hpp"
 #include "gpuadvise/error.hpp"
@@ -67,8 +68,12 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
   std::optional<Candidate> cand;
   MemoryEstimate mem;
   if (w.gpu) {
-    cand = evaluate(w, model, gpu_for(*w.gpu, cat), cost_options(flags.cf, cat, ctx.in));
+    const GpuSpec& g = gpu_for(*w.gpu, cat);
+    cand = evaluate(w, model, g, cost_options(flags.cf, cat, ctx.in));
     cand->fits_single = cand->fits;
+    // llama.cpp with every layer on cards that do not hold them: what its offloads keep there, as check says.
+    if (!cand->fits && cand->supported)
+      if (std::string hint = llamacpp_offload_hint(w, model, g); !hint.empty()) cand->notes.push_back(hint);
     mem = cand->memory;
     withhold_job(*cand);  // its rates stay (the contract's keys), said to be hypothetical
   } else {

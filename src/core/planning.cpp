@@ -26,10 +26,12 @@ std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
   return "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
          "a plan needs it)";
 }
-// llama.cpp inference checked as given with every layer on one GPU, or on its layer split over several, which do
-// not hold them: the ranking's last resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3),
-// said so the answers read as one.
-std::string without_layer_offload(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct) {
+}  // namespace
+
+// llama.cpp inference as given with every layer on one GPU, or on its layer split over several, which do not hold
+// them: the ranking's last resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3), said so the
+// answers read as one.
+std::string llamacpp_offload_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct) {
   const bool layer_split = w.gpus == 1 || (w.pp == w.gpus && w.tp == 1 && w.nodes <= 1);
   if (!host_offload_applies(w, m, g) || !layer_split) return {};
   const std::int64_t n = most_gpu_layers(w, m, g, margin_pct);
@@ -45,7 +47,6 @@ std::string without_layer_offload(const Workload& w, const ModelSpec& m, const G
   }
   return s;
 }
-}  // namespace
 
 CheckResult check_workload(const Workload& given, const std::string& label, const ModelSpec& m, const GpuSpec& g,
                            const CheckAssertions& a, const CostOptions& cost) {
@@ -79,7 +80,7 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
                              : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
   if (!c.fits && !planned) {
     if (std::string s = without_checkpointing(w, m); !s.empty()) r.notes.push_back(who + ": " + s);
-    if (std::string s = without_layer_offload(w, m, g, margin); !s.empty()) r.notes.push_back(who + ": " + s);
+    if (std::string s = llamacpp_offload_hint(w, m, g, margin); !s.empty()) r.notes.push_back(who + ": " + s);
   }
   if (a.min_headroom_pct && c.fits && !c.memory.vllm) {  // vLLM takes its share by design: its pool decides
     const double pct = 100.0 * c.headroom_bytes / cap;
