@@ -35,11 +35,13 @@ TEST_CASE("expert offload over two GPUs: the host holds the same experts as besi
 }
 
 TEST_CASE("expert offload over two GPUs: the CPU's share of a token is paid once, not once per stage", "[offload][llamacpp][moe]") {
-  // The layer split runs the stages one after another and the CPU's experts once: at the same --n-cpu-moe a token
-  // costs what it costs beside one card, plus one boundary (20 us) and the model's bound on uneven stages (each stage
-  // read as the largest, which holds the output layer: 1.158 GB at 0.8 x 936 GB/s = 1.547 ms), not the CPU's 20 ms again.
+  // The layer split runs the stages one after another, each reading its own weights (the output layer on the last
+  // one only), and the CPU's experts once: at the same --n-cpu-moe a token costs what it costs beside one card plus one
+  // stage boundary (20 us), not the CPU's 20 ms again, nor the output layer's 1.158 GB on both stages (1.547 ms at
+  // 0.8 x 936 GB/s).
   const double one = at(1, 12)["time"]["tpot_seconds"].get<double>(), two = at(2, 12)["time"]["tpot_seconds"].get<double>();
-  CHECK(two - one == Approx(k_head_bytes / (0.8 * 936e9) + 20e-6).epsilon(0.01));
+  CHECK(two - one == Approx(20e-6).epsilon(0.01));
+  CHECK(two - one < k_head_bytes / (0.8 * 936e9) / 10.0);
 }
 
 TEST_CASE("expert offload over several GPUs: the planner weighs 1, 2 and 4 cards, and the hint balances the split by bytes", "[offload][llamacpp][moe]") {

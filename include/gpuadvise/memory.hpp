@@ -60,6 +60,10 @@ struct MemoryEstimate {
   std::int64_t kv_heads_per_gpu = 0;
   double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping
   double expert_weights = 0;  // inference: of weights, the routed experts' bytes on this GPU (MoE), which a step reads as it routes
+  // Pipeline stages (pp > 1): weights is the largest stage's, embeddings or output layer with it; pp times it counts
+  // those edge bytes on every stage. The bytes counted so beyond the stages' own: a plain pipeline's token, which
+  // passes each stage once, does not read them (method.md §8.3).
+  double pipeline_edge_excess = 0;
   // llama.cpp's offload (--offload layers or experts): the weights and KV cache left in host memory, which the CPU
   // runs (method.md §8.3); the GPU's shares above exclude them.
   double host_weights = 0, host_kv_cache = 0;

@@ -362,6 +362,7 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
   e.host_kv_cache = e.kv_cache * in.pp * (1.0 - share);
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
   e.weights = layers * share;
+  e.pipeline_edge_excess = 0;  // the output layer is in host memory: every stage holds layers alone
   e.expert_weights *= share;
   e.kv_cache *= share;
   e.notes.push_back(Note::format("llama.cpp -ngl {}: {} of {} layers on the {}; {:.1f} GB of weights (the output layer's among them) and {:.1f} GB of KV "

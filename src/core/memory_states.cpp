@@ -50,6 +50,9 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
     expert_bytes_per_gpu = experts / mp;
   }
 
+  // Every stage counted as the largest holds an edge: pp of them where the pipeline holds the embeddings and the head
+  // once each.
+  if (pp > 1 && !w.attention_dp) e.pipeline_edge_excess = std::max(0.0, (d(w.pp) * edge_bytes - embed_bytes - head_bytes) / tp);
   return {base_bits, emb_bits, weight_bytes_per_gpu, expert_bytes_per_gpu};
 }
 

@@ -305,6 +305,9 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
       // The CPU's share of a token (llama.cpp's layers past -ngl or experts in host memory) is once per token, not
       // once per stage.
       tpot = pp * (step - st.cpu_layers) + st.cpu_layers + (pp - 1.0) * hop;
+      // A plain pipeline's token passes each stage once: the output layer (and embeddings) are read on their own stage,
+      // not on every stage as pp times the largest would count them, where the stages wait on their weights.
+      if (micro == 1.0 && st.weights > st.compute) tpot -= std::min(mem.pipeline_edge_excess / bw / eta_mem, pp * (st.weights - st.compute));
       t.notes.push_back(micro > 1 ? Note::format("pipeline parallel {}: the {} sequences in flight run as {:.0f} micro-batches, one in each stage at a time; "
                                                  "each token passes the stages one after another",
                                                  w.pp, w.batch, micro)
