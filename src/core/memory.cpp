@@ -379,9 +379,11 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
 void offload_experts(const MemBasis& in, MemoryEstimate& e) {
   const double moved = e.expert_weights * (1.0 - gpu_expert_share(in.w, in.m));
   if (in.w.gpus > 1) {
-    // The split that balances them: a MoE layer's routed experts, and the rest of the stages' weights per layer.
+    // The split that balances them: a MoE layer's routed experts, and the rest of the stages' weights (the output
+    // layer once, not on every stage as the largest stage counts it) per layer.
     const std::int64_t moe = std::max<std::int64_t>(1, in.m.layers - in.m.dense_layers);
-    const double experts = e.expert_weights * in.pp / static_cast<double>(moe), rest = (e.weights - e.expert_weights) * in.pp / d(in.m.layers);
+    const double experts = e.expert_weights * in.pp / static_cast<double>(moe),
+                 rest = std::max(0.0, (e.weights - e.expert_weights) * in.pp - e.pipeline_edge_excess) / d(in.m.layers);
     e.layer_split = balanced_layer_split(rest, experts, in.m.layers, std::max(cpu_moe_layers(in.w, in.m), in.m.dense_layers), in.w.gpus);
   }
   e.host_weights = moved * in.pp;
