@@ -124,6 +124,20 @@ TEST_CASE("expert offload: check plans llama.cpp's count at the ranking's margin
   CHECK(r.code == 1);
   CHECK(r.out.find("every layer on the 4 GPUs") != std::string::npos);
   CHECK(r.out.find(four) != std::string::npos);
+  // sweep over the count plans each count as the ranking does: the same --n-cpu-moe at one and at four cards.
+  const auto sw = test::run({"sweep", "--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--gpu",
+                             "rtx-3090-24gb", "--vary", "gpus", "--from", "1", "--to", "4"});
+  REQUIRE(sw.code == 0);
+  CHECK(sw.out.find("device peak") != std::string::npos);
+  const auto swj = test::run({"sweep", "--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m", "--gpu",
+                              "rtx-3090-24gb", "--vary", "gpus", "--from", "1", "--to", "4", "--format", "json"});
+  REQUIRE(swj.code == 0);
+  const auto points = swj.json()["points"];
+  REQUIRE(points.size() == 3);
+  std::string layouts;
+  for (const auto& point : points) layouts += point["gpus"][0]["layout"].get<std::string>() + "\n";
+  CHECK(layouts.find(one) != std::string::npos);
+  CHECK(layouts.find(four) != std::string::npos);
   // estimate says the same where the cards given do not hold the model.
   as_given[0] = "estimate";
   const auto e = test::run(as_given);
