@@ -67,6 +67,7 @@ struct MemoryEstimate {
   // llama.cpp's offload (--offload layers or experts): the weights and KV cache left in host memory, which the CPU
   // runs (method.md §8.3); the GPU's shares above exclude them.
   double host_weights = 0, host_kv_cache = 0;
+  double host_kv_bytes_per_token = 0;  // --offload layers: of each token's KV cache, the bytes of the CPU's layers
   double host_bytes() const { return host_weights + host_kv_cache; }
   double host_output = 0;  // of host_weights (--offload layers), the output layer (read whole each token, whatever experts a MoE routes to)
   std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl), or whose experts are (--offload experts), where some are in host memory

@@ -360,6 +360,7 @@ void offload_layers(const MemBasis& in, const WeightBytes& wb, MemoryEstimate& e
   e.host_output = head + tied;
   e.host_weights = layers * in.pp * (1.0 - share) + e.host_output;
   e.host_kv_cache = e.kv_cache * in.pp * (1.0 - share);
+  e.host_kv_bytes_per_token = e.kv_bytes_per_token * in.pp * (1.0 - share);
   e.gpu_layers = std::min(in.w.gpu_layers, in.m.layers);
   e.weights = layers * share;
   e.pipeline_edge_excess = 0;  // the output layer is in host memory: every stage holds layers alone

@@ -27,8 +27,8 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
   // modules_to_not_convert), whatever engine reads it.
   const bool mxfp4 = !training && w.precision == Precision::fp4 && in.m.checkpoint_format == "mxfp4" && pc.routed_experts > 0;
   const double expert_bits = mxfp4 ? 4.0 + 8.0 / 32.0 : base_bits, rest_bits = mxfp4 ? 16.0 : base_bits;
-  const double local_experts = pc.routed_experts - expert_elsewhere;
-  double linear_bytes = local_experts * expert_bits / 8.0 + (pc.linear - pc.routed_experts) * rest_bits / 8.0;
+  const double local_expert_bytes = (pc.routed_experts - expert_elsewhere) * expert_bits / 8.0;
+  double linear_bytes = local_expert_bytes + (pc.linear - pc.routed_experts) * rest_bits / 8.0;
   double emb_bits = (quant_base && !is_gguf(w.precision)) ? 16.0 : base_bits;
   if (w.precision == Precision::fp32 || w.precision == Precision::tf32) emb_bits = 32.0;
   double embed_bytes = pc.embedding * emb_bits / 8.0;
@@ -41,7 +41,7 @@ WeightBytes weight_bytes(const MemBasis& in, MemoryEstimate& e) {
   // Per GPU: layers split over tp·pp; embeddings on the first stage, head on the last, vocab split over tp.
   const double edge_bytes = pp > 1 ? std::max(embed_bytes, head_bytes) : embed_bytes + head_bytes;
   double weight_bytes_per_gpu = (linear_bytes + other_bytes) / mp + edge_bytes / tp;
-  double expert_bytes_per_gpu = local_experts * expert_bits / 8.0 / mp;
+  double expert_bytes_per_gpu = local_expert_bytes / mp;
   if (w.attention_dp && !training) {
     // Attention data parallel (method.md §6.2): every GPU of the tp group keeps the attention, the dense layers,
     // the embeddings and the head whole for its own sequences; only the routed experts split over the group.

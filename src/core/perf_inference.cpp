@@ -206,9 +206,9 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   st.weights = weights_read_bytes(in, batch) / bw;
   st.kv = share * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
   // With --offload experts the CPU reads the experts the batch routes to in its layers, and nothing else. Over several
-  // GPUs (the layer split) the CPU's layers are all stages' (kv_bytes_per_token is one stage's): once per token.
+  // GPUs (the layer split) the CPU's layers are all stages': once per token.
   if (mem.host_weights > 0)
-    st.cpu_layers = (host_weight_reads(in, batch) + (1.0 - share) * in.pp * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token) / cpu_read_bytes_per_s(gpu, mem);
+    st.cpu_layers = (host_weight_reads(in, batch) + batch * kv_tokens_avg(m, ctx) * mem.host_kv_bytes_per_token) / cpu_read_bytes_per_s(gpu, mem);
   if (w.tp > 1) {
     // Tensor-parallel decode: 2 all-reduces of b·h 16-bit values per layer, latency-bound: ~20 µs over
     // NVLink, ~60 µs over PCIe (formulas §7.4 [derived]; the PCIe figure assumed 3x). Attention data parallel

@@ -189,6 +189,13 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   out.frontier = std::move(frontier);
   return out;
 }
+// The counts of GPUs the last resorts try, doubling from `from` to `to`: one node's worth up to --max-gpus, or the count
+// given alone where one node holds it (none where it does not).
+std::pair<std::int64_t, std::int64_t> counts_in_one_node(const GpuSpec& g, const RankOptions& opts, std::int64_t count_given) {
+  if (count_given) return {count_given, count_given <= g.gpus_per_node() ? count_given : 0};
+  return {1, std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node())};
+}
+
 // llama.cpp with host memory beside its GPUs (method.md §8.3): the layers past -ngl in host memory, run by the CPU,
 // as many kept on the GPUs as leave the margin asked free; a mixture of experts may instead keep every layer there
 // but some layers' routed experts, which the CPU runs (--n-cpu-moe), a token then reading only the experts it routes
@@ -200,8 +207,7 @@ template <class TryLayout>
 void try_host_offloads(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, TryLayout&& try_layout,
                        std::int64_t count_given) {
   if (!host_offload_applies(w, m, g) || g.is_cpu()) return;  // a CPU instance's memory is the host's
-  const std::int64_t machine = std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
-  const std::int64_t from = count_given ? count_given : 1, to = count_given ? (count_given <= g.gpus_per_node() ? count_given : 0) : machine;
+  const auto [from, to] = counts_in_one_node(g, opts, count_given);
   for (std::int64_t n = from; n <= to && n <= m.layers; n *= 2) {
     for (Offload off : {Offload::experts, Offload::layers}) {
       if (off == Offload::experts && !m.is_moe()) continue;
@@ -231,8 +237,7 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
     // the order asked to choose among (ZeRO-3 over 8 GPUs, or Megatron's tensor parallel 8, finishes about 8x
     // sooner than one GPU at about the same cost).
     // A count given alone tries that count, where one node holds it.
-    const std::int64_t node = std::min<std::int64_t>(opts.max_gpus, g.gpus_per_node());
-    const std::int64_t from = count_given ? count_given : 1, to = count_given ? (count_given <= g.gpus_per_node() ? count_given : 0) : node;
+    const auto [from, to] = counts_in_one_node(g, opts, count_given);
     for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
       for (std::int64_t n = from; n <= to; n *= 2)
         for_each_layout(w, m, g, n, [&](Workload& p) {
