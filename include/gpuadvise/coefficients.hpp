@@ -40,6 +40,14 @@ inline constexpr Coefficient conv_cuda_share{
     "the same rows: norm and activation arithmetic, epilogues and index math beside the convolutions", "§12.3"};
 inline constexpr Coefficient conv_traffic_share{
     "conv_traffic_share", 0.8, "factor on the feature-map passes", Basis::fitted, "the same rows", "§12.3"};
+inline constexpr Coefficient nchw_forward_accesses{
+    "nchw_forward_accesses", 1, "element accesses per convolution input-and-output element, forward", Basis::fitted,
+    "cuDNN's tensor-core convolutions run NHWC: a channels-first output is written NHWC and transposed back (a read and a write per output element, about one per input-and-output element); timm's RTX 3090/4090 NCHW-NHWC inference pairs (ResNet-18..152, EfficientNet-B0): 1.1-3.2 B per element at the streaming share",
+    "§12.3"};
+inline constexpr Coefficient nchw_train_accesses{
+    "nchw_train_accesses", 5, "element accesses per convolution input-and-output element, training step", Basis::fitted,
+    "the forward's output transpose, then the backward's: the data gradient transposes the incoming gradient and its result, the weight gradient the input and the incoming gradient (a read and a write each); timm's RTX 3090 NCHW-NHWC training pairs (PyTorch 1.12): 8.6-11.7 B per element over ResNet-18..152, 11.5 for EfficientNet-B0",
+    "§12.3"};
 inline constexpr Coefficient grouped_conv_efficiency{
     "grouped_conv_efficiency", 0.3, "rate of grouped 3x3 convolutions per dense rate", Basis::fitted,
     "detectron2's two ResNeXt-101-32x8d training rows", "§12.3"};
@@ -304,9 +312,9 @@ inline constexpr Coefficient detection_global_batch{
     "detection_global_batch", 16, "images per optimizer step", Basis::published,
     "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 86> all{
+inline constexpr std::array<const Coefficient*, 88> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
-    &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency,
+    &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency, &nchw_forward_accesses, &nchw_train_accesses,
     &miopen_conv,          &miopen_depthwise_share, &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
     &transformer_layer_passes, &element_pass_ops,     &eager_op_host_s,             &eager_op_gpu_s,              &compiled_pass_share,         &two_stage_postprocess_s,     &nms_postprocess_s,
     &small_batch_overhead_s, &prefill_share,           &decode_bandwidth_share,

@@ -25,6 +25,9 @@ struct VisionCounts {
   double saved_fp32_elements = 0;  // kept in fp32 even under mixed precision (autocast runs LayerNorm and softmax in fp32)
   bool complete_count = false;  // every kept tensor counted (YOLO): no fitted transient factor on top
   double transient_elements = 0;  // per image, live only during backward (complete counts)
+  // Per image, forward: the elements of the dense (not depthwise) convolutions' inputs and outputs, counted for
+  // the classifier CNNs (ResNet family, EfficientNet): what cuDNN transposes when they are channels-first (§12.3).
+  double conv_io_elements = 0;
 };
 
 struct YoloCounts {
@@ -56,5 +59,12 @@ inline SwinShape convnext_shape(const std::string& backbone) {
 YoloCounts yolo_counts(const VisionArch& a, double width, double height);
 
 VisionCounts vision_counts(const VisionArch& a, double width, double height, bool training, const VisionPolicy& pol);
+
+// A classifier CNN whose dense convolutions cuDNN runs in NHWC (ResNet family, EfficientNet): its memory format
+// (--channels-last, --no-channels-last) sets whether they are transposed around every call (method.md §12.3).
+inline bool layout_sensitive_classifier(const VisionArch& a) {
+  return a.task == "classification" &&
+         (a.backbone.rfind("resnet", 0) == 0 || a.backbone.rfind("resnext", 0) == 0 || a.backbone.rfind("efficientnet", 0) == 0);
+}
 
 }  // namespace gpuadvise

@@ -73,7 +73,9 @@ struct Workload {
   bool flash_attention = true;
   bool compile = false;
   bool cache_latents = false;
-  bool channels_last = false;  // image generation: the UNet in channels_last (PyTorch's CUDA GroupNorm converts it, method.md §12.4)
+  // The memory format of convolutions: unset is the model's own (channels_last for classifier CNNs on cuDNN, as
+  // NVIDIA's recipes run them; contiguous for image-generation UNets, as diffusers loads them; method.md §12.3, §12.4).
+  std::optional<bool> channels_last;
   bool vae_tiling = false;  // image generation: the VAE decodes in tiles (diffusers enable_vae_tiling)  // image generation training: latents and text embeddings precomputed (no text encoders or VAE resident)  // torch.compile: fused elementwise kernels (training time, method.md §8.2)
   std::int64_t lora_rank = 16;
   LoraTargets lora_targets;

@@ -8,6 +8,7 @@
 
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/error.hpp"
+#include "gpuadvise/vision_model.hpp"
 #include "layer_offload.hpp"
 
 namespace gpuadvise {
@@ -300,8 +301,9 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
     throw InputError(w.where("gpu_layers") + ": applies with --offload layers (llama.cpp's -ngl) or --offload experts (the layers whose experts stay on the GPU)");
   if (w.gpu_layers > m.layers)
     throw InputError(w.where("gpu_layers") + fmt::format(": {} is more than {}'s {} layers (valid: 1-{})", w.gpu_layers, m.id, m.layers, m.layers));
-  if (w.channels_last && !(generation && m.vision->backbone == "unet"))
-    throw InputError(w.where("channels_last") + ": is timed for the UNets of image-generation pipelines (their GroupNorm); " + m.id + " has none");
+  if (w.channels_last && !(generation && m.vision->backbone == "unet") && !(m.vision && layout_sensitive_classifier(*m.vision)))
+    throw InputError(w.where("channels_last") + ": is timed for the UNets of image-generation pipelines (their GroupNorm) and for classifier CNNs "
+                     "on cuDNN (ResNet, ResNeXt, EfficientNet: their layout transposes); " + m.id + " is neither");
   if (w.vae_tiling && !generation) throw InputError(w.where("vae_tiling") + ": applies to image-generation pipelines; " + m.id + " has no VAE");
   if (w.cache_latents && !(generation && is_training(w.mode)))
     throw InputError(w.where("cache_latents") + ": applies to training an image-generation pipeline (" + m.id + (generation ? " in inference)" : " is not one)"));

@@ -125,7 +125,7 @@ DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec
   // step's GEMMs are large and inference-only, and reach more of the peak than training's (§8.2's family table).
   const bool fp32 = w.precision == Precision::fp32;
   const double matmul_rate = peak_flops * (fp32 ? coef::fp32_cuda_core_share.value : coef::denoiser_share.value);
-  const Forward f = dit ? dit_forward(a, W / 8.0, H / 8.0, samples, matmul_rate) : unet_forward(a, W / 8.0, H / 8.0, samples, conv_rate(w, gpu, peak_flops), matmul_rate, w.channels_last);
+  const Forward f = dit ? dit_forward(a, W / 8.0, H / 8.0, samples, matmul_rate) : unet_forward(a, W / 8.0, H / 8.0, samples, conv_rate(w, gpu, peak_flops), matmul_rate, w.channels_last.value_or(false));
   DenoiserStep s;
   s.flops = f.flops;
   s.tensor_s = f.tensor_s;

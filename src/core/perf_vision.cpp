@@ -45,6 +45,35 @@ double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec
   return t_bw;
 }
 
+// Channels-first convolutions on cuDNN (method.md §12.3). Its tensor-core convolutions run NHWC (NVIDIA's Deep
+// Learning Performance Guide, "Tensor layouts in memory"): a channels-first (NCHW, PyTorch's default) model has
+// its tensors transposed around every call. Counted per element of the dense convolutions' inputs and outputs:
+// one access in the forward (the output written NHWC and transposed back: a read and a write per output element),
+// five in a training step (the backward's data gradient transposes the incoming gradient and its result, the weight
+// gradient the input and the incoming gradient), at the streaming share of the bandwidth. A classifier CNN is
+// timed channels_last unless asked otherwise (as NVIDIA's recipes run it); the note says what the other layout
+// costs. Returns the seconds the asked layout adds; MIOpen (ROCm) is not counted.
+double layout_transpose_seconds(const Workload& w, const VisionArch& a, const GpuSpec& gpu, const VisionCounts& vc, bool training, double b, double secs,
+                                TimeEstimate& t) {
+  // torch.compile's Inductor makes convolutions channels_last itself on CUDA (torch/_inductor/config.py:
+  // layout_optimization, on by default except on ROCm).
+  if (!layout_sensitive_classifier(a) || gpu.stack != "cuda" || !gpu.bandwidth_gb_per_s || vc.conv_io_elements <= 0 || w.compile) return 0.0;
+  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+  const double accesses = training ? coef::nchw_train_accesses.value : coef::nchw_forward_accesses.value;
+  const double t_nchw = b * vc.conv_io_elements * accesses * act_b / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
+  if (w.channels_last.value_or(true)) {
+    if (!w.channels_last)
+      t.notes.push_back(Note::format("timed channels_last (NHWC), as NVIDIA's recipes run convolutions on tensor cores; PyTorch's default "
+                                     "channels-first adds cuDNN's layout transposes, {:.0f}% more time (--no-channels-last)",
+                                     100.0 * t_nchw / secs));
+    return 0.0;
+  }
+  t.notes.push_back(Note::format("channels-first: cuDNN transposes every convolution's tensors to NHWC and back, {:.0f}% of the time "
+                                 "(model.to(memory_format=torch.channels_last) saves it)",
+                                 100.0 * t_nchw / (secs + t_nchw)));
+  return t_nchw;
+}
+
 // An eager framework's host dispatches every layer of a pass (and copies the batch in) while the GPU runs:
 // the launches overlap the GPU's work, so they are a floor on the forward, not an addition to it (as the language
 // models' per-layer host time, method.md §8.2). A small batch waits on them; a batch whose GPU work outlasts them
@@ -271,6 +300,7 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
       t.bound = "memory bandwidth (feature-map traffic)";
     }
   }
+  if (tensor_convs && !w.mfu) secs += layout_transpose_seconds(w, a, gpu, vc, training, b, secs, t);
   if (training && !w.mfu && gpu.bandwidth_gb_per_s) secs += weight_traffic_seconds(w, gpu, vc.params);
   // Detection inference post-processing per image: two-stage detectors 13 ms (proposal NMS, ROI ops, mask
   // paste; MMDetection rows on a V100), single-stage detectors (YOLO, RetinaNet) about 1 ms of NMS

@@ -57,6 +57,7 @@ void resnet_backbone(Tally& t) {
   macs += 147.0 * 64 * px / 4.0;
   double frozen = freeze_at >= 1 ? 147.0 * 64 * px / 4.0 : 0.0;
   if (freeze_at < 1) saved += 3.0 + (norm_saves ? 2.0 : 1.0) * 64.0 / 4.0 + 2.0 * 64.0 / 16.0;
+  c.conv_io_elements += (3.0 + 64.0 / 4.0) * px;
   double in = 64;
   for (std::size_t i = 0; i < st.size(); ++i) {
     const Stage& s = st[i];
@@ -81,6 +82,12 @@ void resnet_backbone(Tally& t) {
       // (4x larger) resolution.
       const double extra = (!basic && k == 0 && stage_no > 2) ? 3.0 * bin * s.width * p : 0.0;
       macs += bp * p + extra;
+      // The convolutions' inputs and outputs: the block's input at the previous resolution (4x the positions
+      // where the stage strides), the shortcut projection on the first block.
+      const double p_in = k == 0 && stage_no > 2 ? 4.0 * p : p;
+      const bool shortcut = k == 0 && (!basic || bin != s.out);
+      if (basic) c.conv_io_elements += (bin * p_in + s.out * p) + 2.0 * s.out * p + (shortcut ? bin * p_in + s.out * p : 0.0);
+      else c.conv_io_elements += (bin + s.width) * p_in + s.width * p_in + 2.0 * s.width * p + s.out * p + (shortcut ? bin * p_in + s.out * p : 0.0);
       if (stage_no <= freeze_at) frozen += bp * p + extra;
       else if (s.groups > 1) c.grouped_macs += 9.0 * s.width * s.width / s.groups * p;
       if (stage_no > freeze_at) {
@@ -186,6 +193,8 @@ void efficientnet_backbone(Tally& t) {
   struct MB { double e, c, n, s, k; };
   const MB stages[] = {{1, 16, 1, 1, 3}, {6, 24, 2, 2, 3}, {6, 40, 2, 2, 5}, {6, 80, 3, 2, 3}, {6, 112, 3, 1, 5}, {6, 192, 4, 2, 5}, {6, 320, 1, 1, 3}};
   double in = ch(32), stride = 2;
+  VisionCounts& c = t.c;
+  c.conv_io_elements += (3.0 + in / 4.0) * px;  // the stem; the depthwise convolutions are not counted (§12.3)
   params += 27.0 * in;
   macs += 27.0 * in * px / 4.0;
   saved += (3.0 + 2.0 * in / 4.0) * 1.0;
@@ -200,9 +209,11 @@ void efficientnet_backbone(Tally& t) {
       params += bp;
       macs += (st.e > 1 ? in * e * p_in : 0.0) + st.k * st.k * e * p + e * out * p;
       saved += in * p_in + (st.e > 1 ? 2.0 * e * p_in : 0.0) + 3.0 * e * p + out * p;
+      c.conv_io_elements += (st.e > 1 ? (in + e) * p_in : 0.0) + (e + out) * p;  // expansion and projection
       in = out;
     }
   }
+  c.conv_io_elements += (in + 1280.0) * px / (stride * stride);  // the head's 1x1 convolution
   params += in * 1280.0 + 1280.0 * C;
   macs += in * 1280.0 * px / (stride * stride);
 }

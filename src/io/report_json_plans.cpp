@@ -35,7 +35,7 @@ void write_workload(JsonWriter& o, const Workload& w, std::int64_t seq_len, cons
   o.member("flash_attention", w.flash_attention);
   o.member("compile", w.compile);
   o.member("cache_latents", w.cache_latents);
-  o.member("channels_last", w.channels_last);
+  o.member("channels_last", w.channels_last);  // null: the model's own layout
   o.member("vae_tiling", w.vae_tiling);
   o.member("lora_rank", w.lora_rank);
   o.member("lora_targets", w.lora_targets.spec);

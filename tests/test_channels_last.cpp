@@ -1,0 +1,77 @@
+// The memory format of classifier CNNs (method.md §12.3): cuDNN's tensor-core convolutions run NHWC, so a
+// channels-first model pays the transposes around every convolution; channels_last (the default) does not.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+
+namespace {
+
+struct Run {
+  double images_per_second = 0;
+  std::vector<std::string> notes;
+};
+
+Run estimate(const std::string& model, const std::string& gpu, const std::string& mode, const std::string& batch, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{"estimate", "--model", model, "--mode", mode, "--precision", "fp16", "--batch", batch, "--gpu", gpu, "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = test::run(args);
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  Run out;
+  out.images_per_second = j["time"]["images_per_second"].get<double>();
+  for (const auto& n : j["notes"]) out.notes.push_back(n.get<std::string>());
+  return out;
+}
+
+bool has_note(const Run& r, const std::string& part) {
+  for (const auto& n : r.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("vision time: channels-first ResNet-50 training pays cuDNN's transposes, worked by hand", "[vision][time]") {
+  // ResNet-50 v1.5 at 224 px, the dense convolutions' inputs and outputs per image: the stem (3 + 64/4 channels over
+  // 50,176 positions = 953,344), then per bottleneck block conv1 (in + width at the input's positions), conv2 (width
+  // in at the input's positions, width out), conv3 (width in, 4·width out) and the first block's projection:
+  // stage widths 64, 128, 256, 512 at 3,136, 784, 196, 49 positions, 3, 4, 6, 3 blocks: 21,776,384 elements.
+  // Stage by stage: 7,626,752 (the first block 2,809,856 with its projection of 64 -> 256), 7,024,640, 4,716,544, 1,455,104.
+  const double io = 953344.0 + 7626752.0 + 7024640.0 + 4716544.0 + 1455104.0;
+  REQUIRE(io == Approx(21776384.0));
+  const Run nhwc = estimate("resnet-50", "rtx-3090-24gb", "train", "512");
+  const Run nchw = estimate("resnet-50", "rtx-3090-24gb", "train", "512", {"--no-channels-last"});
+  // Five 16-bit accesses per element in a training step at 0.8 of the RTX 3090's 936 GB/s: 0.1489 s a step of 512.
+  const double transposes = 512.0 * io * 5.0 * 2.0 / (0.8 * 936e9);
+  CHECK(512.0 / nchw.images_per_second - 512.0 / nhwc.images_per_second == Approx(transposes).epsilon(1e-6));
+  CHECK(has_note(nhwc, "timed channels_last"));
+  CHECK(has_note(nchw, "cuDNN transposes every convolution"));
+  // --channels-last is the default said aloud: the same speed, no note on the other layout.
+  const Run asked = estimate("resnet-50", "rtx-3090-24gb", "train", "512", {"--channels-last"});
+  CHECK(asked.images_per_second == Approx(nhwc.images_per_second));
+  CHECK_FALSE(has_note(asked, "timed channels_last"));
+}
+
+TEST_CASE("vision time: channels-first inference pays one access, compiled and ROCm runs none", "[vision][time]") {
+  const double io = 21776384.0;
+  const Run nhwc = estimate("resnet-50", "rtx-4090-24gb", "inference", "256");
+  const Run nchw = estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--no-channels-last"});
+  CHECK(256.0 / nchw.images_per_second - 256.0 / nhwc.images_per_second == Approx(256.0 * io * 2.0 / (0.8 * 1008e9)).epsilon(1e-6));
+  // torch.compile's Inductor makes the convolutions channels_last itself (layout_optimization); MIOpen is not counted.
+  CHECK(estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--no-channels-last", "--compile"}).images_per_second ==
+        Approx(estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--compile"}).images_per_second));
+  CHECK(estimate("resnet-50", "mi300x-192gb", "inference", "256", {"--no-channels-last"}).images_per_second ==
+        Approx(estimate("resnet-50", "mi300x-192gb", "inference", "256").images_per_second));
+}
+
+TEST_CASE("cli: the memory format is refused where it is not timed and when both are given", "[vision][cli]") {
+  auto r = test::run({"estimate", "--model", "yolov8-m", "--mode", "train", "--no-channels-last", "--gpu", "rtx-3090-24gb"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--no-channels-last:") != std::string::npos);
+  CHECK(r.err.find("ResNet, ResNeXt, EfficientNet") != std::string::npos);
+  r = test::run({"estimate", "--model", "resnet-50", "--mode", "train", "--channels-last", "--no-channels-last", "--gpu", "rtx-3090-24gb"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("contradicts --channels-last") != std::string::npos);
+}
