@@ -1,5 +1,6 @@
-// The memory format of classifier CNNs (method.md §12.3): cuDNN's tensor-core convolutions run NHWC, so a
-// channels-first model pays the transposes around every convolution; channels_last (the default) does not.
+// Classifier CNNs (method.md §12.2, §12.3): the tensors a ResNet keeps, and its memory format: cuDNN's tensor-core
+// convolutions run NHWC, so a channels-first model pays the transposes around every convolution; channels_last (the
+// default) does not.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -74,4 +75,22 @@ TEST_CASE("cli: the memory format is refused where it is not timed and when both
   r = test::run({"estimate", "--model", "resnet-50", "--mode", "train", "--channels-last", "--no-channels-last", "--gpu", "rtx-3090-24gb"});
   CHECK(r.code == 2);
   CHECK(r.err.find("contradicts --channels-last") != std::string::npos);
+}
+
+TEST_CASE("vision memory: a ResNet-18 keeps its stem's maps at every position, and two norm inputs a basic block", "[vision][memory]") {
+  // The stem keeps, per input position, the image (3), the norm's input and the pooling's input (64/4 each) and the
+  // pooling's output and indices (64/16 each): 43 x 50,176 = 2,157,568 elements at 224 px.
+  // A basic block keeps its two conv inputs (block input, first ReLU output) and its two norms' inputs:
+  // (in + w + 2w) positions: stage 1 2 x 256 x 3,136; stage 2 (448 + 512) x 784; stage 3 (896 + 1,024) x 196;
+  // stage 4 (1,792 + 2,048) x 49: 1,605,632 + 752,640 + 376,320 + 188,160 = 2,922,752.
+  const double kept = 2157568.0 + 2922752.0;
+  const auto r = test::run({"estimate", "--model", "resnet-18", "--mode", "train", "--precision", "fp16", "--batch", "256", "--gpu", "rtx-3090-24gb",
+                            "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  double activations = 0;
+  for (const auto& e : j["memory"]["explain"])
+    if (e["component"] == "activations") activations = e["bytes"].get<double>();
+  // 256 images x 2 bytes x the CNN transient factor 1.35 (method.md §12.2).
+  CHECK(activations == Approx(256.0 * kept * 2.0 * 1.35).epsilon(1e-9));
 }

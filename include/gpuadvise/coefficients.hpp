@@ -39,7 +39,8 @@ inline constexpr Coefficient conv_cuda_share{
     "conv_cuda_share", 0.06, "FLOPs at the fp32 peak per FLOP of convolution", Basis::fitted,
     "the same rows: norm and activation arithmetic, epilogues and index math beside the convolutions", "§12.3"};
 inline constexpr Coefficient conv_traffic_share{
-    "conv_traffic_share", 0.8, "factor on the feature-map passes", Basis::fitted, "the same rows", "§12.3"};
+    "conv_traffic_share", 0.7, "factor on the feature-map passes", Basis::fitted,
+    "the same rows (solved again, 0.8 -> 0.7, when the stems' kept maps were counted per position)", "§12.3"};
 inline constexpr Coefficient nchw_forward_accesses{
     "nchw_forward_accesses", 1, "element accesses per convolution input-and-output element, forward", Basis::fitted,
     "cuDNN's tensor-core convolutions run NHWC: a channels-first output is written NHWC and transposed back (a read and a write per output element, about one per input-and-output element); timm's RTX 3090/4090 NCHW-NHWC inference pairs (ResNet-18..152, EfficientNet-B0): 1.1-3.2 B per element at the streaming share",

@@ -29,7 +29,7 @@ constexpr double k_conv_cuda_share = coef::conv_cuda_share.value;
 constexpr double k_conv_traffic_share = coef::conv_traffic_share.value;
 
 // Seconds of feature-map traffic per step (method.md §12.3): the elements a training step keeps, written and read
-// about 14 x 0.8 times in training and 3.75 x 0.8 in inference, at 70 % of peak bandwidth.
+// about 14 x 0.7 times in training and 3.75 x 0.7 in inference, at 70 % of peak bandwidth.
 double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double W, double H, bool training, bool tensor_convs, double b) {
   const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
   const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
@@ -261,8 +261,8 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   //     k_conv_cuda_share of the FLOPs at the fp32 (CUDA-core) peak. It is what makes data-centre chips, with
   //     8-16x more tensor than CUDA-core FLOPs, reach a smaller share of their tensor peak than GeForce cards
   //     (2x),
-  //   the feature-map traffic: each element written and read about 14 x 0.8 times in a training step
-  //     (forward, norm and activation passes, backward reads, gradient writes) and 6 x 0.8 in inference, at
+  //   the feature-map traffic: each element written and read about 14 x 0.7 times in a training step
+  //     (forward, norm and activation passes, backward reads, gradient writes) and 3.75 x 0.7 in inference, at
   //     70 % of peak bandwidth.
   // The three coefficients were fitted together on the calibration rows (NVIDIA's ResNet-50 rows on T4, V100,
   // A100; detectron2's V100 rows); timm's RTX 3090/4090/5090 rows and Lambda's rows are held out.

@@ -56,7 +56,8 @@ void resnet_backbone(Tally& t) {
   params += 147.0 * 64;
   macs += 147.0 * 64 * px / 4.0;
   double frozen = freeze_at >= 1 ? 147.0 * 64 * px / 4.0 : 0.0;
-  if (freeze_at < 1) saved += 3.0 + (norm_saves ? 2.0 : 1.0) * 64.0 / 4.0 + 2.0 * 64.0 / 16.0;
+  // Per position of the input: the image (conv input), the norm's input, the pooling's input and indices.
+  if (freeze_at < 1) saved += (3.0 + (norm_saves ? 2.0 : 1.0) * 64.0 / 4.0 + 2.0 * 64.0 / 16.0) * px;
   c.conv_io_elements += (3.0 + 64.0 / 4.0) * px;
   double in = 64;
   for (std::size_t i = 0; i < st.size(); ++i) {
@@ -91,9 +92,10 @@ void resnet_backbone(Tally& t) {
       if (stage_no <= freeze_at) frozen += bp * p + extra;
       else if (s.groups > 1) c.grouped_macs += 9.0 * s.width * s.width / s.groups * p;
       if (stage_no > freeze_at) {
-        // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs.
+        // Conv inputs (block input and two ReLU outputs); trainable norms also keep their inputs (a basic block
+        // has two norms, a bottleneck three).
         const double e = bin + (basic ? 1.0 : 2.0) * s.width;
-        const double norm_in = norm_saves ? 2.0 * s.width + s.out : 0.0;
+        const double norm_in = norm_saves ? (basic ? 2.0 * s.out : 2.0 * s.width + s.out) : 0.0;
         saved += (e + (pol.norm_fp32 ? 0.0 : norm_in)) * p;
         if (pol.norm_fp32) saved_fp32 += norm_in * p;
       }
@@ -197,7 +199,7 @@ void efficientnet_backbone(Tally& t) {
   c.conv_io_elements += (3.0 + in / 4.0) * px;  // the stem; the depthwise convolutions are not counted (§12.3)
   params += 27.0 * in;
   macs += 27.0 * in * px / 4.0;
-  saved += (3.0 + 2.0 * in / 4.0) * 1.0;
+  saved += (3.0 + 2.0 * in / 4.0) * px;  // the image and the stem's norm input and activation, per input position
   for (const MB& st : stages) {
     const double out = ch(st.c), n = std::ceil(st.n * dm);
     for (double r = 0; r < n; ++r) {
