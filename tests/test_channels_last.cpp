@@ -94,3 +94,20 @@ TEST_CASE("vision memory: a ResNet-18 keeps its stem's maps at every position, a
   // 256 images x 2 bytes x the CNN transient factor 1.35 (method.md §12.2).
   CHECK(activations == Approx(256.0 * kept * 2.0 * 1.35).epsilon(1e-9));
 }
+
+TEST_CASE("vision time: a GeForce card's convolutions reach more of its half-rate fp16 peak, its workstation twin does not", "[vision][time][family]") {
+  // GeForce runs fp16 with fp32 accumulation at half the fp16-accumulate rate: the 0.43 of the tensor time that keeps a
+  // convolution at 0.7 of a full-rate peak does not double, so it reaches 1 / (1 + (1/0.7 - 1) / 2) = 0.8235 (§12.3).
+  auto utilization = [](const std::string& gpu, const std::string& precision) {
+    const auto r = test::run({"estimate", "--model", "resnet-50", "--mode", "inference", "--precision", precision, "--batch", "256", "--gpu", gpu,
+                              "--format", "json"});
+    REQUIRE(r.code == 0);
+    return r.json()["time"]["utilization"].get<double>();
+  };
+  CHECK(utilization("rtx-4090-24gb", "fp16") == Approx(1.0 / (1.0 + (1.0 / 0.7 - 1.0) / 2.0)));
+  CHECK(utilization("rtx-3090-24gb", "bf16") == Approx(0.823529).epsilon(1e-5));
+  // The RTX 6000 Ada (the same AD102) and the L40S accumulate in fp32 at the full rate; TF32 is not halved.
+  CHECK(utilization("rtx-6000-ada-48gb", "fp16") == Approx(0.7));
+  CHECK(utilization("l40s-48gb", "fp16") == Approx(0.7));
+  CHECK(utilization("rtx-4090-24gb", "tf32") == Approx(0.7));
+}

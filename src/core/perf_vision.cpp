@@ -28,6 +28,26 @@ constexpr double k_conv_tensor_share = coef::conv_tensor_share.value;
 constexpr double k_conv_cuda_share = coef::conv_cuda_share.value;
 constexpr double k_conv_traffic_share = coef::conv_traffic_share.value;
 
+// GeForce cards (GA102, AD102, GB202 in their consumer parts): fp16/bf16 with fp32 accumulation, cuDNN's compute type
+// under autocast, at half their fp16-accumulate rate, the peak the catalogue lists (NVIDIA's GA102 whitepaper:
+// RTX 3090 71 against 142 TFLOP/s; the AD102 whitepaper likewise); the workstation and data-centre parts of the same
+// chips (RTX A6000, L40S, RTX 6000 Ada) run both at the full rate.
+bool half_rate_accumulate(const GpuSpec& gpu, std::string_view key) {
+  const GpuFamily f = gpu_family(gpu);
+  return (key == "fp16" || key == "bf16") && gpu.segment == Segment::consumer &&
+         (f == GpuFamily::ampere_ga10x || f == GpuFamily::ada || f == GpuFamily::blackwell_rtx);
+}
+
+// The share of the dense tensor peak a convolution reaches (method.md §12.3): k_conv_tensor_share scaled by the
+// vendor's library (MIOpen reaches less than cuDNN). What keeps a convolution below a full-rate peak (1/0.7 - 1 of
+// its tensor time: operand loads, address math, the epilogue) runs on the rest of the SM and does not double when
+// the tensor rate halves: 1 / (1 + 0.43 / 2) = 0.82 of a half-rate peak, as the matmul share of §8.2's family table
+// (0.80 against GA100's 0.68).
+double conv_share(const GpuSpec& gpu, std::string_view key) {
+  const double s = k_conv_tensor_share * family_efficiency(gpu_family(gpu)).conv_library;
+  return half_rate_accumulate(gpu, key) ? 1.0 / (1.0 + (1.0 / s - 1.0) / 2.0) : s;
+}
+
 // Seconds of feature-map traffic per step (method.md §12.3): the elements a training step keeps, written and read
 // about 14 x 0.7 times in training and 3.75 x 0.7 in inference, at 70 % of peak bandwidth.
 double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double W, double H, bool training, bool tensor_convs, double b) {
@@ -182,7 +202,7 @@ double convnext_seconds_per_image(const Workload& w, const VisionArch& a, const 
   const double norm = one_precision ? 2.0 * act_b : (w.compile ? 4.0 : 20.0);
   const double passes = training ? 3.0 : 1.0;
   const FamilyEfficiency& fam = family_efficiency(gpu_family(gpu));
-  const double mm_rate = peak * fam.matmul_efficiency, conv_rate = peak * k_conv_tensor_share * fam.conv_library;
+  const double mm_rate = peak * fam.matmul_efficiency, conv_rate = peak * conv_share(gpu, act_b == 4.0 ? "tf32" : "fp16");
   const double bw = gpu.bandwidth_gb_per_s ? *gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value : 0.0;
   double matmuls = 0, block_flops = 0, depthwise = 0, elementwise = 0;
   const double px = W * H;
@@ -276,9 +296,8 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   const bool tensor_convs = ps.compute_key != "fp32" && a.backbone != "vit" && !swin_layers && !convnext_layers;
   // The vendor's convolution library (efficiency.cpp: MIOpen reaches a smaller share than cuDNN) scales the
   // convolution rate; ViTs are matmuls and keep the family's matmul share.
-  const double conv_library = family_efficiency(gpu_family(gpu)).conv_library;
   const double fp32_share = coef::fp32_cuda_core_share.value;
-  double util = ps.compute_key == "fp32" ? fp32_share : k_conv_tensor_share * conv_library;
+  double util = ps.compute_key == "fp32" ? fp32_share : conv_share(gpu, ps.compute_key);
   const bool det = a.task != "classification" && a.task != "segmentation";
   if (w.mfu) util = *w.mfu;
   const double b = static_cast<double>(w.batch);
