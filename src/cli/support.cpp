@@ -97,10 +97,6 @@ void require_named_file(const char* env, const std::string& path, const std::str
     throw UserError{2, std::string(env) + ": no such file '" + printable(path) + "' (point it at " + what + ", or unset it)"};
 }
 
-namespace {
-
-}  // namespace
-
 GivenNames::GivenNames(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view word = argv[i];
@@ -137,10 +133,8 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores", g);
   add_switch(app, wf, "compile", "--compile", "true", "torch.compile: fused norms, activations and residual adds (training time)", g);
   add_switch(app, wf, "cache_latents", "--cache-latents", "true", "image-generation training on precomputed latents and text embeddings (no text encoders or VAE resident)", g);
-  add_switch(app, wf, "channels_last", "--channels-last", "true",
-             "channels_last memory format: an image-generation UNet in it (diffusers' benchmarks set it); classifier CNNs run so by default", g);
-  add_switch(app, wf, "channels_last", "--no-channels-last", "false",
-             "classifier CNNs (ResNet, ResNeXt, EfficientNet) channels-first, PyTorch's default: cuDNN transposes around every convolution", g);
+  add_switch(app, wf, "channels_last", "--channels-last", "true", "channels_last memory format: an image-generation UNet in it (diffusers' benchmarks set it); classifier CNNs run so by default", g);
+  add_switch(app, wf, "channels_last", "--no-channels-last", "false", "classifier CNNs (ResNet, ResNeXt, EfficientNet) channels-first, PyTorch's default: cuDNN transposes around every convolution", g);
   add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)", g);
   add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]", g);
   add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]", g);
@@ -292,8 +286,7 @@ void apply_workload_flags(RawWorkload& raw, const WorkloadFlags& wf) {
     std::string v = f->is_switch ? f->switch_value : f->value;
     if (f->key == "gradient_checkpointing" && v.empty()) v = "full";
     // Two switches of one setting (--channels-last, --no-channels-last) given together contradict each other.
-    if (auto it = raw.find(f->key); it != raw.end() && f->is_switch && it->second.origin.rfind("--", 0) == 0 && it->second.value != v)
-      throw UserError{2, f->name + ": contradicts " + it->second.origin + " (give one of them)"};
+    if (auto it = raw.find(f->key); it != raw.end() && it->second.origin.rfind("--", 0) == 0 && it->second.value != v) throw UserError{2, f->name + ": contradicts " + it->second.origin + " (give one of them)"};
     raw[f->key] = RawValue{v, f->name};
   }
 }
