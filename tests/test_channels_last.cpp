@@ -55,7 +55,7 @@ TEST_CASE("vision time: channels-first ResNet-50 training pays cuDNN's transpose
   CHECK_FALSE(has_note(asked, "timed channels_last"));
 }
 
-TEST_CASE("vision time: channels-first inference pays one access, compiled and ROCm runs none", "[vision][time]") {
+TEST_CASE("vision time: channels-first inference pays one access, compiled, TensorRT and ROCm runs none", "[vision][time]") {
   const double io = 21776384.0;
   const Run nhwc = estimate("resnet-50", "rtx-4090-24gb", "inference", "256");
   const Run nchw = estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--no-channels-last"});
@@ -63,6 +63,8 @@ TEST_CASE("vision time: channels-first inference pays one access, compiled and R
   // torch.compile's Inductor makes the convolutions channels_last itself (layout_optimization); MIOpen is not counted.
   CHECK(estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--no-channels-last", "--compile"}).images_per_second ==
         Approx(estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--compile"}).images_per_second));
+  CHECK(estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--no-channels-last", "--framework", "tensorrt"}).images_per_second ==
+        Approx(estimate("resnet-50", "rtx-4090-24gb", "inference", "256", {"--framework", "tensorrt"}).images_per_second));
   CHECK(estimate("resnet-50", "mi300x-192gb", "inference", "256", {"--no-channels-last"}).images_per_second ==
         Approx(estimate("resnet-50", "mi300x-192gb", "inference", "256").images_per_second));
 }

@@ -76,8 +76,10 @@ double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec
 double layout_transpose_seconds(const Workload& w, const VisionArch& a, const GpuSpec& gpu, const VisionCounts& vc, bool training, double b, double secs,
                                 TimeEstimate& t) {
   // torch.compile's Inductor makes convolutions channels_last itself on CUDA (torch/_inductor/config.py:
-  // layout_optimization, on by default except on ROCm).
-  if (!layout_sensitive_classifier(a) || gpu.stack != "cuda" || !gpu.bandwidth_gb_per_s || vc.conv_io_elements <= 0 || w.compile) return 0.0;
+  // layout_optimization, on by default except on ROCm); TensorRT picks its engine's layouts when it builds it.
+  if (!layout_sensitive_classifier(a) || gpu.stack != "cuda" || !gpu.bandwidth_gb_per_s || vc.conv_io_elements <= 0 || w.compile ||
+      w.framework == Framework::tensorrt)
+    return 0.0;
   const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
   const double accesses = training ? coef::nchw_train_accesses.value : coef::nchw_forward_accesses.value;
   const double t_nchw = b * vc.conv_io_elements * accesses * act_b / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
