@@ -8,7 +8,8 @@
 3. Every number a claim section states (docs/advice.md's questions, the README's worked example) is printed by
    that section's command: a change to the model that moves a number fails here until the text is updated.
    A section lists what it works out by hand from method.md's formulas in a `<!-- by hand: ... -->` comment.
-4. The README's accuracy figures are docs/accuracy.md's summary lines; docs/advice.md's question count is its own.
+4. The README's accuracy figures are docs/accuracy.md's summary lines; docs/advice.md's question count is its own;
+   the held-out figures a throughput band names are docs/accuracy.md's for that file.
 """
 import json, os, re, shlex, subprocess, sys, tempfile
 from decimal import Decimal, ROUND_HALF_UP
@@ -281,6 +282,24 @@ def check_claims(env, tmp):
     return count
 
 
+# The tool's throughput bands name the held-out rows behind them (rows, median, 90th percentile): the figures must
+# be docs/accuracy.md's for that file, rounded to whole percents.
+BAND_CLAIMS = [(["--model", "resnet-50", "--mode", "train", "--gpu", "rtx-3090-24gb"], "vision_time_heldout.jsonl", "vision (held out)"),
+               (["--model", "stable-diffusion-v1-4", "--mode", "inference", "--gpu", "a100-sxm-80gb"], "diffusion_time.jsonl", "diffusion (held out)")]
+
+
+def check_band_claims(acc):
+    for args, section, group in BAND_CLAIMS:
+        out = subprocess.run([BIN, "estimate", *args, "--format", "json"], capture_output=True, text=True)
+        drivers = json.loads(out.stdout)["time"]["band"]["drivers"] if out.returncode == 0 else ""
+        said = re.search(r"(\d+) held-out rows[^:]*: median (\d+) %, 90th percentile (\d+) %", drivers)
+        body = acc.split(f"## {section}\n", 1)[-1] if f"## {section}\n" in acc else ""
+        line = re.search(re.escape(f"- {group}: ") + r"(\d+) cases, median \|error\| ([\d.]+)%, 90th percentile ([\d.]+)%", body)
+        whole = lambda x: int(Decimal(x).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        if not said or not line or (int(said.group(1)), int(said.group(2)), int(said.group(3))) != (int(line.group(1)), whole(line.group(2)), whole(line.group(3))):
+            failures.append(f"estimate {' '.join(args)}: its band's held-out figures are not docs/accuracy.md's {section} ({group}) line")
+
+
 def check_accuracy():
     """Part 4: docs/accuracy.md is what scripts/accuracy.py writes now (where ../shared holds the shared cases),
     and README.md quotes its summary."""
@@ -312,6 +331,7 @@ def check_accuracy():
                 f.write(region.sub(lambda x: x.group(1) + summary + "\n" + x.group(3), readme))
         else:
             failures.append("README.md: the accuracy lines are not docs/accuracy.md's summary (--update copies them)")
+    check_band_claims(acc)
     questions = len(re.findall(r"^## \d+\. ", open(os.path.join(ROOT, "docs/advice.md")).read(), re.M))
     stated = re.search(r"works through (\d+) questions", readme)
     if not stated or int(stated.group(1)) != questions:
@@ -341,6 +361,7 @@ DRIFTS = [("README.md", "needs 15.6 hours ($5.31)", "needs 15.6 hours ($5.13)", 
           ("README.md", "gpuadvise gpus --vendor amd --sort memory", "gpuadvise gpus --vendor amd --sort memroy", "exited 2, the text says 0"),
           ("README.md", "- llm memory: ", "- llm memory:  ", "the accuracy lines are not"),
           ("docs/advice.md", "- **Answer**: four RTX A6000s", "- **Answer**: four H100s", "does not name the top row"),
+          ("docs/accuracy.md", "- vision (held out): 48 cases", "- vision (held out): 47 cases", "its band's held-out figures"),
 ]
 
 

@@ -153,7 +153,7 @@ inline constexpr Coefficient band_host_bound{
     "host time per layer fitted on decode rows, two passes per training micro-batch a prior", "§8.5"};
 inline constexpr Coefficient band_images{
     "band_images", 0.25, "± share of the throughput (at least)", Basis::assumed,
-    "40 held-out timm rows: median 10 %, 90th percentile 22 %", "§8.5"};
+    "the held-out vision rows (tests/data/vision_time_heldout.jsonl; docs/accuracy.md)", "§8.5"};
 inline constexpr Coefficient band_decode_bandwidth{
     "band_decode_bandwidth", 0.20, "± share of the throughput", Basis::assumed,
     "the achieved share of peak bandwidth in decode", "§8.5"};
