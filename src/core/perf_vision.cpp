@@ -77,6 +77,8 @@ double layout_transpose_seconds(const Workload& w, const VisionArch& a, const Gp
                                 TimeEstimate& t) {
   // torch.compile's Inductor makes convolutions channels_last itself on CUDA (torch/_inductor/config.py:
   // layout_optimization, on by default except on ROCm); TensorRT picks its engine's layouts when it builds it.
+  if (w.channels_last && layout_sensitive_classifier(a) && gpu.stack != "cuda")
+    t.notes.push_back(Note::format("the memory format is timed for cuDNN only: {} is not counted on this GPU's stack", *w.channels_last ? "channels_last" : "channels-first"));
   if (!layout_sensitive_classifier(a) || gpu.stack != "cuda" || !gpu.bandwidth_gb_per_s || vc.conv_io_elements <= 0 || w.compile ||
       w.framework == Framework::tensorrt)
     return 0.0;
