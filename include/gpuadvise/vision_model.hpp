@@ -60,11 +60,13 @@ YoloCounts yolo_counts(const VisionArch& a, double width, double height);
 
 VisionCounts vision_counts(const VisionArch& a, double width, double height, bool training, const VisionPolicy& pol);
 
+// ResNet and ResNeXt backbones (vision.cpp's resnet_backbone counts them).
+inline bool resnet_family(const std::string& backbone) { return backbone.rfind("resnet", 0) == 0 || backbone.rfind("resnext", 0) == 0; }
+
 // A classifier CNN whose dense convolutions cuDNN runs in NHWC (ResNet family, EfficientNet): its memory format
 // (--channels-last, --no-channels-last) sets whether they are transposed around every call (method.md §12.3).
 inline bool layout_sensitive_classifier(const VisionArch& a) {
-  return a.task == "classification" &&
-         (a.backbone.rfind("resnet", 0) == 0 || a.backbone.rfind("resnext", 0) == 0 || a.backbone.rfind("efficientnet", 0) == 0);
+  return a.task == "classification" && (resnet_family(a.backbone) || a.backbone.rfind("efficientnet", 0) == 0);
 }
 
 }  // namespace gpuadvise

@@ -10,6 +10,7 @@
 #include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/perf.hpp"
 #include "gpuadvise/vision_model.hpp"
+#include "memory_common.hpp"
 #include "perf_common.hpp"
 
 namespace gpuadvise {
@@ -52,7 +53,7 @@ double conv_share(const GpuSpec& gpu, std::string_view key) {
 // about 14 x 0.7 times in training and 3.75 x 0.7 in inference, at 70 % of peak bandwidth.
 double feature_map_seconds(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double W, double H, bool training, bool tensor_convs, double b) {
   const VisionCounts traffic = vision_counts(a, W, H, true, vision_policy(w));
-  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+  const double act_b = memory_detail::activation_bytes(w.precision);
   // The YOLO count keeps three maps per Conv unit where the ResNet count this was fitted on keeps about
   // two (conv and norm inputs): the same traffic per layer is 2/3 as many passes per counted element.
   double passes = (training ? 14.0 : 3.75) * (tensor_convs ? k_conv_traffic_share : 1.0) * (traffic.complete_count ? 2.0 / 3.0 : 1.0);
@@ -77,12 +78,14 @@ double layout_transpose_seconds(const Workload& w, const VisionArch& a, const Gp
                                 TimeEstimate& t) {
   // torch.compile's Inductor makes convolutions channels_last itself on CUDA (torch/_inductor/config.py:
   // layout_optimization, on by default except on ROCm); TensorRT picks its engine's layouts when it builds it.
-  if (w.channels_last && layout_sensitive_classifier(a) && gpu.stack != "cuda")
-    t.notes.push_back(Note::format("the memory format is timed for cuDNN only: {} is not counted on this GPU's stack", *w.channels_last ? "channels_last" : "channels-first"));
-  if (!layout_sensitive_classifier(a) || gpu.stack != "cuda" || !gpu.bandwidth_gb_per_s || vc.conv_io_elements <= 0 || w.compile ||
-      w.framework == Framework::tensorrt)
+  if (!layout_sensitive_classifier(a)) return 0.0;
+  if (gpu.stack != "cuda") {
+    if (w.channels_last)
+      t.notes.push_back(Note::format("the memory format is timed for cuDNN only: {} is not counted on this GPU's stack", *w.channels_last ? "channels_last" : "channels-first"));
     return 0.0;
-  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+  }
+  if (!gpu.bandwidth_gb_per_s || vc.conv_io_elements <= 0 || w.compile || w.framework == Framework::tensorrt) return 0.0;
+  const double act_b = memory_detail::activation_bytes(w.precision);
   const double accesses = training ? coef::nchw_train_accesses.value : coef::nchw_forward_accesses.value;
   const double t_nchw = b * vc.conv_io_elements * accesses * act_b / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
   if (w.channels_last.value_or(true)) {
@@ -200,7 +203,7 @@ double convnext_seconds_per_image(const Workload& w, const VisionArch& a, const 
   const auto [base, depths] = convnext_shape(a.backbone);
   const bool trt = w.framework == Framework::tensorrt;
   const bool one_precision = w.precision == Precision::fp32 || w.precision == Precision::tf32 || w.effective_master_weights() != MasterWeights::fp32 || trt;
-  const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 4.0 : 2.0;
+  const double act_b = memory_detail::activation_bytes(w.precision);
   // Bytes per channel element: the kernels beside the matmuls, the LayerNorm chain alone (stem, downsampling).
   const double beside = one_precision ? (trt ? 3.0 : w.compile ? 12.0 : 15.0) * act_b : (w.compile ? 32.0 : 60.0);
   const double norm = one_precision ? 2.0 * act_b : (w.compile ? 4.0 : 20.0);

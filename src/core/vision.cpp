@@ -15,8 +15,6 @@ struct Stage {
   double stride, blocks, out, width, groups;
 };
 
-bool bottleneck_family(const std::string& b) { return b.rfind("resnet", 0) == 0 || b.rfind("resnext", 0) == 0; }
-
 // torchvision / detectron2 ResNet and ResNeXt stage tables (He et al. 2015 Table 1; Xie et al. 2017).
 std::vector<Stage> resnet_stages(const std::string& b, bool& basic) {
   basic = b == "resnet18" || b == "resnet34";
@@ -86,9 +84,8 @@ void resnet_backbone(Tally& t) {
       // The convolutions' inputs and outputs: the block's input at the previous resolution (4x the positions
       // where the stage strides), the shortcut projection on the first block.
       const double p_in = k == 0 && stage_no > 2 ? 4.0 * p : p;
-      const bool shortcut = k == 0 && (!basic || bin != s.out);
-      if (basic) c.conv_io_elements += (bin * p_in + s.out * p) + 2.0 * s.out * p + (shortcut ? bin * p_in + s.out * p : 0.0);
-      else c.conv_io_elements += (bin + s.width) * p_in + s.width * p_in + 2.0 * s.width * p + s.out * p + (shortcut ? bin * p_in + s.out * p : 0.0);
+      const double shortcut = k == 0 && (!basic || bin != s.out) ? bin * p_in + s.out * p : 0.0;
+      c.conv_io_elements += shortcut + (basic ? bin * p_in + 3.0 * s.out * p : (bin + 2.0 * s.width) * p_in + 2.0 * s.width * p + s.out * p);
       if (stage_no <= freeze_at) frozen += bp * p + extra;
       else if (s.groups > 1) c.grouped_macs += 9.0 * s.width * s.width / s.groups * p;
       if (stage_no > freeze_at) {
@@ -308,7 +305,7 @@ VisionCounts vision_counts(const VisionArch& a, double width, double height, boo
   const bool head_norm = a.gn || a.syncbn;
   Tally t{a, pol, width, height, px, static_cast<double>(a.classes), rois, pos_rois, fg_mean, training, head_norm, c};
 
-  if (bottleneck_family(a.backbone)) resnet_backbone(t);
+  if (resnet_family(a.backbone)) resnet_backbone(t);
   else if (a.backbone == "vit") vit_backbone(t);
   else if (a.backbone.rfind("swin", 0) == 0) swin_backbone(t);
   else if (a.backbone.rfind("convnext", 0) == 0) convnext_backbone(t);
