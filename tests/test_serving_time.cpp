@@ -9,6 +9,8 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/model.hpp"
 #include "gpuadvise/perf.hpp"
@@ -307,4 +309,36 @@ TEST_CASE("serving: vLLM's step budget caps the sequences it keeps decoding whil
   };
   CHECK(notes("a100-sxm-80gb").find("97 sequences in flight: vLLM's step budget of 2048 tokens") != std::string::npos);
   CHECK(notes("h100-sxm-80gb").find("step budget") == std::string::npos);
+}
+
+TEST_CASE("serving: a latency target holds without a KV pool too, on the batch the framework is given", "[serving][time]") {
+  // Hugging Face generate runs the batch it is given (one sequence by default): --max-tpot-ms holds that batch's
+  // TPOT, as a serving engine's concurrency must meet it. Llama 3.1 8B on an A10: the TPOT without a target is the
+  // one the verdict names.
+  auto run = [](const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"estimate", "--model", "llama-3.1-8b", "--mode", "inference", "--gpu", "a10-24gb", "--input-tokens", "2000",
+                                  "--output-tokens", "500", "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::run_json(args);
+  };
+  const double tpot_ms = run({})["time"]["tpot_seconds"].get<double>() * 1e3;
+  REQUIRE(tpot_ms > 30.0);
+  const auto missed = run({"--max-tpot-ms", "30"});
+  CHECK(missed["fits"] == false);
+  CHECK(missed["fit_reason"].get<std::string>() ==
+        fmt::format("1 sequence in flight misses the latency target: TPOT {:.1f} ms over --max-tpot-ms 30", tpot_ms));
+  const auto met = run({"--max-tpot-ms", fmt::format("{:.0f}", std::ceil(tpot_ms) + 1.0)});
+  CHECK(met["fits"] == true);
+  CHECK(met["time"]["tpot_seconds"].get<double>() * 1e3 == Approx(tpot_ms));
+  CHECK(met["notes"].dump().find("the most that meet") == std::string::npos);  // no concurrency searched
+  // The ranking keeps no row that misses it: every row that fits has a TPOT within 30 ms, and some GPUs do fit.
+  const auto ranked = test::run_json({"--model", "llama-3.1-8b", "--mode", "inference", "--input-tokens", "2000", "--output-tokens", "500",
+                                      "--requests", "1M", "--max-tpot-ms", "30", "--format", "json"});
+  int fitting = 0;
+  for (const auto& row : ranked["ranking"]) {
+    if (!row["fits"].get<bool>()) continue;
+    ++fitting;
+    CHECK(row["time"]["tpot_seconds"].get<double>() * 1e3 <= 30.0);
+  }
+  CHECK(fitting > 0);
 }

@@ -226,8 +226,10 @@ void serving_fit(Candidate& c, const Workload& w, const ModelSpec& m, const GpuS
 
 // Serving targets (method.md §8.3): TPOT grows with the sequences in flight, so the largest concurrency whose
 // TPOT and TTFT meet --max-tpot-ms and --max-ttft-ms is found by bisection up to what the pool holds (or the
-// concurrency asked, which must meet them); the cost per token follows from it.
+// concurrency asked, which must meet them); the cost per token follows from it. A framework without a KV pool
+// (Hugging Face generate, llama.cpp, ExLlama) runs the batch it is given: that batch must meet them.
 void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, const GpuSpec& g) {
+  const bool fixed = w.batch_given || !c.memory.vllm;
   auto meets = [&](const TimeEstimate& t) {
     return (!w.max_tpot_ms || (t.tpot_seconds && *t.tpot_seconds * 1e3 <= *w.max_tpot_ms)) &&
            (!w.max_ttft_ms || (t.ttft_seconds && *t.ttft_seconds * 1e3 <= *w.max_ttft_ms));
@@ -244,9 +246,9 @@ void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, c
     return s;
   };
   if (meets(c.time)) {
-    if (w.batch_given) return;
-  } else if (w.batch_given || !meets(at(1))) {
-    const TimeEstimate t = w.batch_given ? c.time : at(1);
+    if (fixed) return;
+  } else if (fixed || !meets(at(1))) {
+    const TimeEstimate t = fixed ? c.time : at(1);
     c.fits = false;
     // Only the targets missed are named as missed; the ones met are said as met. latency_miss: by how much the
     // worse one misses (the planner keeps the nearest miss to say how close a GPU came).
@@ -257,7 +259,7 @@ void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, c
     auto say = [](std::string& to, const std::string& part) { to += (to.empty() ? "" : " and ") + part; };
     if (w.max_tpot_ms) say(tpot_miss ? missed : met, fmt::format("TPOT {:.1f} ms {} --max-tpot-ms {:g}", tpot_ms, tpot_miss ? "over" : "within", *w.max_tpot_ms));
     if (w.max_ttft_ms) say(ttft_miss ? missed : met, fmt::format("TTFT {:.0f} ms {} --max-ttft-ms {:g}", ttft_ms, ttft_miss ? "over" : "within", *w.max_ttft_ms));
-    const std::int64_t n = w.batch_given ? w.batch : 1;
+    const std::int64_t n = fixed ? w.batch : 1;
     c.fit_reason = Note::format("{} sequence{} in flight {} the latency target: {}{}", n, n == 1 ? "" : "s", n == 1 ? "misses" : "miss", missed,
                                 met.empty() ? "" : " (" + met + ")");
     c.latency_miss = std::max(tpot_miss ? tpot_ms / *w.max_tpot_ms : 1.0, ttft_miss ? ttft_ms / *w.max_ttft_ms : 1.0);
@@ -405,7 +407,7 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
                                        "applies to {}; remove it with gpuadvise calibrate --reset",
                                        g.id, k->framework, k->saved, k->memory_factor, k->speed_factor, cost.corrections_file, scope_text(*k->scope))));
   }
-  if (c.fits && c.memory.vllm && (w.max_ttft_ms || w.max_tpot_ms)) {
+  if (c.fits && !m.vision && (w.max_ttft_ms || w.max_tpot_ms)) {
     meet_latency_targets(c, w, m, g);
     w.batch = c.planned.batch;
   }
