@@ -77,7 +77,8 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
     r.failures.push_back(c.fit_reason.empty() || (!c.memory.vllm && c.memory.device_peak > cap)
                              ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
                                            c.memory.device_peak / 1e9, c.gpus, cap / 1e9)
-                             : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
+                         : c.latency_miss > 0 ? fmt::format("{}: on {} GPU(s), {}", who, c.gpus, c.fit_reason.text())
+                                              : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
   if (!c.fits && !planned) {
     if (std::string s = without_checkpointing(w, m); !s.empty()) r.notes.push_back(who + ": " + s);
     if (std::string s = llamacpp_offload_hint(w, m, g, margin); !s.empty()) r.notes.push_back(who + ": " + s);
