@@ -216,6 +216,11 @@ TEST_CASE("advice: a deadline scales out and keeps the cheapest plan that meets 
   const double hours = 100e9 / (h["time"]["train_tokens_per_second_per_gpu"].get<double>() * h["gpus"].get<double>()) / 3600.0;
   CHECK(hours <= 72.0);
   CHECK(h["cost"]["hours"]["compute"].get<double>() == Approx(hours).epsilon(1e-6));
+  // The order line says what the deadline does (not the value band's 24 h target), and the rows follow the job's cost.
+  CHECK(j["order_text"].get<std::string>().find("then per GPU the cheapest plan that meets --deadline 3.0 d, the GPUs by the lowest cost") != std::string::npos);
+  for (std::size_t i = 1; i < j["ranking"].size(); ++i)
+    if (const auto &a = j["ranking"][i - 1]["cost"]["job_usd"], &b = j["ranking"][i]["cost"]["job_usd"]; a.is_number() && b.is_number())
+      CHECK(a.get<double>() <= b.get<double>());
 }
 
 TEST_CASE("advice: an unknown time or cost never passes a deadline or a budget", "[advice][budget]") {

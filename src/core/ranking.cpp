@@ -444,7 +444,16 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   if (!is_training(w.mode) && w.batch == 1 && job && (w.batch_given || !framework_profile(w.effective_framework()).kv_pool))
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
-  r.order_text = "fits first (tight plans after), then " + order_description(r.order, w, m, job) + "; unknown prices or throughputs after known ones";
+  // A deadline or a budget replaces the value band (recommend): each GPU's plan is the cheapest that meets the
+  // deadline, or the fastest within the budget, and the rows follow the job's cost.
+  std::string limits;
+  if (opts.deadline_seconds) limits = "the cheapest plan that meets --deadline " + duration_text(*opts.deadline_seconds);
+  if (opts.budget_usd)
+    limits += (limits.empty() ? "the fastest plan within --budget $" : ", within --budget $") + fmt::format("{:.2f}", *opts.budget_usd);
+  const bool limited = !limits.empty() && r.order == RankBy::value && job;
+  r.order_text = "fits first (tight plans after), then " +
+                 (limited ? "per GPU " + limits + ", the GPUs by the lowest cost of the completed job" : order_description(r.order, w, m, job)) +
+                 "; unknown prices or throughputs after known ones";
   recommend(r, opts, job, w.global_batch.has_value());  // the plans stepped with the workload's own global batch
   return r;
 }
