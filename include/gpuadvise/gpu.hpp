@@ -75,6 +75,9 @@ struct GpuSpec {
   std::string interconnect;          // "NVLink 4", "none", ...
   std::optional<double> interconnect_gb_per_s;  // per GPU; 0 = none
   std::optional<int> pcie_gen;
+  // A link to the host's memory other than PCIe, both directions together (GH200's NVLink-C2C to its Grace CPU:
+  // 900 GB/s); unset: the GPU's PCIe.
+  std::optional<double> host_link_gb_per_s;
   std::optional<double> board_power_w;
   // The SM clock a power-capped card holds under sustained tensor load, as a share of the boost clock its
   // published peaks assume (the T4 at 70 W: about 900 of 1,590 MHz): every compute peak scales by it, the memory

@@ -101,8 +101,8 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
         RankOptions ro;
         ro.cost = co;
         ro.max_gpus = at.gpus;
-        ro.min_headroom_pct = 0;  // the verdict of evaluate and check: it fits where it fits
-        ro.offload_margin_pct = RankOptions{}.min_headroom_pct;  // llama.cpp's counts as the ranking and check keep them
+        // The ranking's margin (RankOptions' default): a plan that leaves less free is kept only where no other
+        // fits, so each count gets the plan the ranking and check choose for it, CPU offload included.
         p.per_gpu.push_back(plan(at, model, *g, ro, RankBy::value));
       } else {
         p.per_gpu.push_back(evaluate(at, model, *g, co));

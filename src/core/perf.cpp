@@ -44,7 +44,11 @@ Note communication_note(double share, const LinkPlan& links, const GpuSpec& gpu,
   if (links.cp_link != Link::none) over("context parallel over ", links.cp_link);
   if (links.dp_link != Link::none) over("data parallel over ", links.dp_link);
   if (links.pp_link != Link::none) over("pipeline over ", links.pp_link);
-  if (offload) over("optimizer offload over ", Link::pcie);
+  // Host memory over the GPU's own link to its CPU (peer-to-peer between GPUs does not matter here).
+  if (offload && gpu.host_link_gb_per_s)
+    fmt::format_to(std::back_inserter(text), "{}CPU offload over NVLink-C2C ({:.0f} GB/s)", sep, *gpu.host_link_gb_per_s);  // GH200: its Grace CPU
+  else if (offload)
+    fmt::format_to(std::back_inserter(text), "{}CPU offload over PCIe {}.0", sep, gpu.pcie_gen.value_or(4));
   text.push_back(')');
   return Note(fmt::to_string(text));
 }
@@ -291,9 +295,32 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
   return t_opt;
 }
 
+// CPU offload (ZeRO-Offload), per micro-batch: 16-bit gradients down and parameters up over PCIe each optimizer
+// step (formulas §3.3) and the Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam).
+// With the parameters in host memory too (ZeRO-Infinity, arXiv:2104.07857 §4) every micro-batch loads each GPU's
+// share of the 16-bit weights over PCIe for the forward, the backward and a recomputed forward (the frozen base of
+// an adapter run too) and writes its gradients back; prefetching runs it beside the compute (`fetched`: its exposed
+// part, paid per micro-batch). Host transfers cross PCIe whatever joins the GPUs.
+double offload_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double& fetched, TimeEstimate& t) {
+  const auto& [w, m, gpu, mem] = in.io;
+  fetched = 0;
+  if (w.offload == Offload::none) return 0.0;
+  const double shards = w.sharding == Sharding::none ? 1.0 : lay.dp;
+  const double local = (lay.adapters ? mem.params_trainable : in.pc.total) / (in.model_par * shards);
+  const double pcie = perf_detail::host_to_device_bytes_per_s(gpu);
+  const double step = (4.0 * local / pcie + local / coef::cpu_adam_params_per_s.value) / lay.accum;
+  if (w.offload == Offload::optimizer_params) {
+    const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
+    fetched = overlapped_cost((passes * 2.0 * in.pc.total / (in.model_par * shards) + 2.0 * local) / pcie, t_compute);
+  }
+  t.notes.push_back(Note(w.offload == Offload::optimizer_params
+                             ? "CPU offload: the weights cross PCIe every micro-batch and the optimizer step waits on the CPU (slow; a last resort)"
+                             : "CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)"));
+  return step + fetched;
+}
+
 TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const auto& [w, m, gpu, mem] = in.io;
-  const ParamCounts& pc = in.pc;
   const PrecisionSupport& ps = in.ps;
   const auto& peak = in.peak;
   const double s = in.s, pp = in.pp, model_par = in.model_par;
@@ -318,8 +345,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   const double t_compute = tokens_step * fpt / (model_par * *peak * mfu);
   const TrainingLayout lay = training_layout(in);
   const LinkPlan& links = lay.links;
-  const bool adapters = lay.adapters;
-  const double dp = lay.dp, accum = lay.accum;
+  const double accum = lay.accum;
   if (w.nodes > 1 && inter_node_bytes_per_s(gpu) <= 0) {
     t.notes.push_back(Note::format("{} nodes, but no network between nodes of this GPU is known ({}): training time unknown", w.nodes,
                                   gpu.node.network.empty() ? "not in the catalogue" : gpu.node.network));
@@ -350,13 +376,8 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
                                     100.0 * bubble, w.grad_accum, w.pp));
   }
   const double t_opt = optimizer_step_seconds(in, lay, t_compute, t);
-  if (w.offload != Offload::none) {
-    // ZeRO-Offload: 16-bit gradients down and parameters up over PCIe each step (formulas §3.3) and the
-    // Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam), once per step.
-    const double local = (adapters ? mem.params_trainable : pc.total) / (model_par * (w.sharding == Sharding::none ? 1.0 : dp));
-    stage_time += (4.0 * local / intra_node_bytes_per_s(gpu, 1) + local / coef::cpu_adam_params_per_s.value) / accum;
-    t.notes.push_back("CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)");
-  }
+  double weights_fetched = 0;  // per micro-batch, what a larger micro-batch amortises
+  stage_time += offload_seconds(in, lay, t_compute, weights_fetched, t);
   const double comm = stage_time - t_compute - expert_host / (1.0 - bubble);
   if (expert_host > 0.1 * t_compute)
     t.notes.push_back(Note::format("MoE experts at the host's pace: launching the {:.0f} local experts of each MoE layer one by one adds {:.0f}% to each "
@@ -378,7 +399,8 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     stage_time = host;
   }
   // What a larger micro-batch would amortise: the host's excess, the experts' launches, the weights streamed.
-  const double fixed = (host_bound ? host - gpu_stage_time : on_cpu ? host : 0.0) + expert_host + streamed_per_token * tokens_step / model_par;
+  const double fixed =
+      (host_bound ? host - gpu_stage_time : on_cpu ? host : 0.0) + expert_host + streamed_per_token * tokens_step / model_par + weights_fetched;
   stage_time += t_opt;
   // Per GPU: the micro-batch's tokens over the tp·pp GPUs that carry it, at the pace of the most loaded stage (an
   // uneven split idles the lighter stages).

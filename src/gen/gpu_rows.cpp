@@ -36,6 +36,7 @@ GpuCatalog build_gpu_catalog(const GpuTables& t, Provenance provenance) {
     g.interconnect = str(r.interconnect);
     g.interconnect_gb_per_s = maybe(r.interconnect_gb_per_s);
     g.pcie_gen = maybe(r.pcie_gen);
+    g.host_link_gb_per_s = maybe(r.host_link_gb_per_s);
     g.board_power_w = maybe(r.board_power_w);
     g.sustained_clock_share = maybe(r.sustained_clock_share);
     g.stack = str(r.stack);

@@ -43,7 +43,7 @@ struct GpuRow {
   Text interconnect;
   Maybe<double> interconnect_gb_per_s;
   Maybe<int> pcie_gen;
-  Maybe<double> board_power_w, sustained_clock_share;
+  Maybe<double> host_link_gb_per_s, board_power_w, sustained_clock_share;
   Text stack;
   Maybe<Text> compute_capability, gfx_target;
   bool needs_server_chassis;

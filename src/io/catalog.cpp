@@ -192,6 +192,7 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in, bool cpu) {
     lp.done();
   }
   if (auto v = o.opt_integer("pcie_gen", 1, 8)) g.pcie_gen = static_cast<int>(*v);
+  if (o.has("host_link_gb_per_s")) g.host_link_gb_per_s = physical(o.opt_num("host_link_gb_per_s"), where, "host_link_gb_per_s", k_max_link_gb_per_s);
   g.board_power_w = o.opt_num("board_power_w");
   if (o.has("sustained_clock_share"))  // optional: a share of the boost clock, from 0 (exclusive) to 1
     g.sustained_clock_share = physical(o.opt_num("sustained_clock_share"), where, "sustained_clock_share", 1.0);

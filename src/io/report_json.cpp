@@ -86,6 +86,7 @@ ojson gpu_to_json(const GpuSpec& g) {
                {"source", g.node.source}};
   j["low_precision"] = {{"fp8", g.fp8}, {"fp4", g.fp4}};
   j["pcie_gen"] = g.pcie_gen ? ojson(*g.pcie_gen) : ojson(nullptr);
+  j["host_link_gb_per_s"] = opt(g.host_link_gb_per_s);
   j["board_power_w"] = opt(g.board_power_w);
   j["sustained_clock_share"] = opt(g.sustained_clock_share);
   j["software"] = {{"stack", g.stack}, {"compute_capability", opt(g.compute_capability)}, {"gfx_target", opt(g.gfx_target)}};
