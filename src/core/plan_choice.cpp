@@ -68,13 +68,14 @@ bool search_further(const std::vector<Candidate>& fits, std::int64_t n, std::int
   if (!job && !o.deadline_seconds) return false;
   if (n <= 8 * first_fit) return order != RankBy::gpus;
   if (!value_band_applies(job, order, o)) return false;
-  // Best value: further while the last count searched still had a plan within the band and no plan of the
-  // band finishes within the target yet (more GPUs then only cost more).
+  // Best value: further while the last count searched still had a plan within the band: the band trades its
+  // slack in dollars for hours (pick_in_value_band), so a count that still costs within it may win, whether or not
+  // a plan already finishes within the target.
   std::vector<const Candidate*> pool;
   for (const auto& c : fits) pool.push_back(&c);
-  const Candidate* pick = pick_in_value_band(pool);
-  if (!pick || pick->cost.wall_hours <= coef::value_target_hours.value) return false;
-  const double ceiling = *cheapest_band_cost(pool) * (1.0 + coef::value_cost_slack.value);
+  const std::optional<double> low = cheapest_band_cost(pool);
+  if (!low) return false;
+  const double ceiling = *low * (1.0 + coef::value_cost_slack.value);
   return std::any_of(fits.begin(), fits.end(), [&](const Candidate& c) {
     const auto v = band_cost(c);
     return c.gpus == n / 2 && v && *v <= ceiling;
