@@ -30,6 +30,7 @@ struct RankOptions {
   CostOptions cost;                       // price overrides, provider, purchase prices
   std::vector<std::string> only_gpus;     // empty: the whole catalogue
   std::int64_t max_gpus = 64;
+  bool max_gpus_given = false;            // --max-gpus (or the defaults file) set it: every order searches that far
   std::optional<double> deadline_seconds; // drop GPUs whose job takes longer
   std::optional<double> budget_usd;       // drop GPUs whose job costs more
   double min_headroom_pct = 5;            // a plan with less free memory per GPU is tight, not a fit

@@ -48,8 +48,10 @@ RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCat
   if (!flags.budget.empty()) ro.budget_usd = flag_number(flags.budget, "--budget", "a USD amount above 0 up to 1e12", 0, 1e12, false, true);
   if (!flags.min_headroom.empty())
     ro.min_headroom_pct = flag_number(flags.min_headroom, "--min-headroom", "a percentage from 0 to below 100", 0, 100, false, false, true);
-  if (!flags.max_gpus.empty())
+  if (!flags.max_gpus.empty()) {
     ro.max_gpus = static_cast<std::int64_t>(flag_number(flags.max_gpus, "--max-gpus", "an integer from 1 to 32,768", 1, k_max_plan_gpus, true));
+    ro.max_gpus_given = true;
+  }
   else if (w.has_job_size() && ro.rank_by != RankBy::time)
     ro.max_gpus = k_max_plan_gpus;  // a job's size, not a fixed count, bounds the plan: its choice stops scaling out
 

@@ -341,8 +341,10 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
     if (const auto [point, owner] = fastest_point(r.rows, opts); point && *point->hours < 0.98 * fastest->cost.wall_hours) {
       fastest = owner;
       from_frontier = true;
-      t = fmt::format("{} for the job on {} (its row shows {}; --rank-by time picks the fastest)", duration_text(*point->hours * 3600), point->layout,
-                      opts.deadline_seconds ? "the cheapest plan that meets the deadline" : "the best value");
+      // --rank-by time searches 64 GPUs unless --max-gpus says more: name the count that reaches this plan.
+      const std::string reach = !opts.max_gpus_given && point->gpus > RankOptions{}.max_gpus ? fmt::format(" --max-gpus {}", point->gpus) : "";
+      t = fmt::format("{} for the job on {} (its row shows {}; --rank-by time{} picks the fastest)", duration_text(*point->hours * 3600), point->layout,
+                      opts.deadline_seconds ? "the cheapest plan that meets the deadline" : "the best value", reach);
     }
     // Without one, the fastest plan the searches found by its rate, where clearly faster than any row's choice.
     if (const auto [point, owner] = fastest_rate_point(r.rows); !from_frontier && !fastest->time.job_seconds && point && rate.per_second &&
