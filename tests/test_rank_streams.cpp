@@ -55,3 +55,14 @@ TEST_CASE("rank streams: the B200's and B300's seven NVDEC engines and the V100'
   CHECK(decode("v100-sxm2-16gb", "1080p").get<double>() == Approx(19.0));
   CHECK(decode("rtx-3090-24gb", "1080p").is_null());
 }
+
+TEST_CASE("ranking: an image job gets no word about sequences and serving engines", "[vision][ranking]") {
+  // The one-sequence note is a language model's (its decode reads the weights once a step for one sequence); an
+  // image job batches its frames itself and has no --concurrency or --framework vllm.
+  for (const char* model : {"resnet-50", "sdxl-base-1.0"}) {
+    const auto j = test::run_json({"--model", model, "--mode", "inference", "--images", "1e6", "--format", "json"});
+    CHECK(j["notes"].dump().find("one sequence at a time") == std::string::npos);
+  }
+  const auto llm = test::run_json({"--model", "8B", "--mode", "inference", "--requests", "1000", "--input-tokens", "100", "--output-tokens", "100", "--format", "json"});
+  CHECK(llm["notes"].dump().find("one sequence at a time") != std::string::npos);
+}

@@ -443,7 +443,7 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
     return a.gpu->id < b.gpu->id;
   });
   // A serving engine without --concurrency runs what its pool holds: only one told to run a single sequence idles.
-  if (!is_training(w.mode) && w.batch == 1 && job && (w.batch_given || !framework_profile(w.effective_framework()).kv_pool))
+  if (!is_training(w.mode) && !m.vision && w.batch == 1 && job && (w.batch_given || !framework_profile(w.effective_framework()).kv_pool))
     r.notes.push_back("one sequence at a time leaves most of each GPU's bandwidth idle; serving engines batch requests "
                       "(--concurrency N, --framework vllm) for a far lower cost per token");
   // A deadline or a budget replaces the value band (recommend): each GPU's plan is the cheapest that meets the
