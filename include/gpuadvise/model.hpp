@@ -55,6 +55,9 @@ struct ModelSpec {
   // A bare size ("7B") is that many parameters exactly: the generic shape decides activations and the
   // KV cache, this decides the parameter count.
   double exact_params = 0;
+  // A multimodal checkpoint's vision tower and projector (method.md §1.5): counted in the weights of every pass,
+  // kept at 16 bits; the image tokens' activations and the tower's compute per image are not modelled.
+  double vision_tower_params = 0;
   // Vision models carry their architecture here instead of the transformer fields above.
   std::optional<VisionArch> vision;
   std::vector<std::string> notes;

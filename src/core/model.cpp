@@ -88,6 +88,7 @@ ParamCounts count_params(const ModelSpec& m) {
   if (m.relative_attention_bias) model_other += 2.0 * 32.0 * d(m.heads);
   if (m.embedding_norm) model_other += norm_params(m);
   if (m.pooler) model_other += h * h + h + (m.num_labels > 0 ? d(m.num_labels) * (h + 1.0) : 0.0);
+  model_other += m.vision_tower_params;
   c.other += model_other;
   c.embedding = V * h;
   if (m.learned_positions) c.embedding += d(m.context) * h;

@@ -2,6 +2,7 @@
 // checks that refuse shapes no model can have (method.md §1).
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 
 #include "gpuadvise/bounds.hpp"
 #include "gpuadvise/catalog.hpp"
@@ -90,7 +91,7 @@ ModelSpec parse_hf_config_unguarded(std::string_view text, const std::string& or
 namespace {
 
 // Every model_type read below, for the errors that list them.
-constexpr const char* k_model_types = "llama, mistral, mixtral, qwen, qwen2, qwen2_moe, qwen3, qwen3_moe, olmoe, gpt_oss, glm4_moe, gemma, gemma2, gemma3_text, phi, phi3, starcoder2, cohere, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, roberta, t5, mt5, umt5, deepseek_v2, deepseek_v3";
+constexpr const char* k_model_types = "llama, llama4, mistral, mistral3, mixtral, qwen, qwen2, qwen2_moe, qwen2_vl, qwen2_5_vl, qwen3, qwen3_moe, qwen3_vl, qwen3_vl_moe, olmoe, gpt_oss, glm4_moe, gemma, gemma2, gemma3, gemma3_text, llava, phi, phi3, starcoder2, cohere, gpt2, gpt_neox, gpt_bigcode, falcon, bloom, mpt, bert, roberta, t5, mt5, umt5, deepseek_v2, deepseek_v3";
 
 // Llama-style fields every such family shares.
 void llama_like(ModelSpec& m, const json& c, const std::string& origin, bool tied_default) {
@@ -175,6 +176,33 @@ void read_llama_family(ModelSpec& m, const json& c, const std::string& origin, c
     // mlp_only_layers (dense MLPs of intermediate_size), none in the released configs.
     if (type == "qwen3_moe" && c.contains("mlp_only_layers") && c["mlp_only_layers"].is_array())
       m.dense_layers = static_cast<std::int64_t>(c["mlp_only_layers"].size());
+  }
+}
+
+// Llama 4's language model (transformers' Llama4TextConfig): every interleave_moe_layer_step-th layer routes over
+// num_local_experts experts of intermediate_size beside a shared expert of the same width (Scout: every layer, 16
+// experts; Maverick: every other layer, 128), the others a dense MLP of intermediate_size_mlp. The RoPE layers
+// attend within chunks of attention_chunk_size (no_rope_layers: 1 for RoPE, every fourth layer global by default),
+// read as a sliding window of that size (an upper bound on their keys and their KV cache).
+void read_llama4_text(ModelSpec& m, const json& c, const std::string& origin) {
+  llama_like(m, c, origin, false);
+  m.ffn = geti(c, {"intermediate_size_mlp"}, origin, 16384);
+  m.experts = geti(c, {"num_local_experts"}, origin, 16);
+  m.experts_per_token = geti(c, {"num_experts_per_tok"}, origin, 1);
+  m.expert_ffn = geti(c, {"intermediate_size"}, origin);
+  m.shared_experts = 1;
+  m.shared_expert_ffn = m.expert_ffn;
+  const std::int64_t step = std::max<std::int64_t>(1, geti(c, {"interleave_moe_layer_step"}, origin, 1));
+  m.dense_layers = m.layers - m.layers / step;
+  if (const std::int64_t chunk = geti(c, {"attention_chunk_size"}, origin, 0); chunk > 0 && m.layers > 0) {
+    double rope = 0.75 * static_cast<double>(m.layers);
+    if (const auto nr = c.find("no_rope_layers"); nr != c.end() && nr->is_array() && !nr->empty()) {
+      rope = 0;
+      for (const auto& v : *nr)
+        if (v.is_number_integer() && v.get<std::int64_t>() == 1) rope += 1.0;
+    }
+    m.sliding_window = chunk;
+    m.sliding_fraction = std::min(1.0, rope / static_cast<double>(m.layers));
   }
 }
 
@@ -294,6 +322,49 @@ void read_t5(ModelSpec& m, const json& c, const std::string& origin, const std::
   m.relative_attention_bias = true;
 }
 
+// A multimodal checkpoint's language model: its text_config (Gemma 3, Llama 4, Mistral Small 3.1, LLaVA, Qwen3-VL),
+// or the top level (Qwen2-VL, Qwen2.5-VL), of the text type the wrapper implies where the text part names none.
+// Gemma 3's wrappers list only what differs from Gemma3TextConfig's defaults: its vocabulary (262,208) and context
+// (131,072) are filled in from them.
+std::string text_type_of(const std::string& wrapper, const json& text) {
+  std::string t = text.contains("model_type") && text["model_type"].is_string() ? lower(text["model_type"].get<std::string>()) : std::string();
+  if (t.empty() || t == wrapper) {
+    if (wrapper == "gemma3") return "gemma3_text";
+    if (wrapper == "llama4") return "llama4_text";
+    if (wrapper == "mistral3") return "mistral";
+    if (wrapper == "llava") return "llama";
+    if (wrapper == "qwen3_vl") return "qwen3";
+    if (wrapper == "qwen3_vl_moe") return "qwen3_moe";
+    return "qwen2";  // qwen2_vl, qwen2_5_vl
+  }
+  if (t == "qwen3_vl_text") return "qwen3";
+  if (t == "qwen3_vl_moe_text") return "qwen3_moe";
+  if (t == "qwen2_vl_text" || t == "qwen2_5_vl_text") return "qwen2";
+  return t;
+}
+
+// The vision tower as a ViT of its vision_config (method.md §1.5): per layer 4·h² for attention and 2·h·i for the
+// MLP (3·h·i where hidden_act is silu: the gated MLPs of Pixtral and Qwen2.5-VL), the patch embedding 3·p²·h, the
+// position table (image/p)²·h where image_size is given, and a projector of h × the language model's width.
+double vision_tower_params(const json& v, std::int64_t text_hidden, const std::string& file) {
+  const std::string origin = file + ".vision_config";
+  const double layers = static_cast<double>(geti(v, {"num_hidden_layers", "depth"}, origin, 0));
+  const double h = static_cast<double>(geti(v, {"hidden_size", "embed_dim"}, origin, 0));
+  const double i = static_cast<double>(geti(v, {"intermediate_size"}, origin, static_cast<std::int64_t>(4.0 * h)));
+  const double p = static_cast<double>(geti(v, {"patch_size"}, origin, 14)), image = static_cast<double>(geti(v, {"image_size"}, origin, 0));
+  if (layers <= 0 || h <= 0 || layers > 10000 || h > 1e6 || i > 1e7 || p <= 0 || p > 1e4 || image > 1e6)
+    throw InputError(origin + ": num_hidden_layers (or depth), hidden_size, intermediate_size, patch_size and image_size must be positive and of "
+                              "a vision model's size");
+  const bool gated = v.contains("hidden_act") && v["hidden_act"].is_string() && v["hidden_act"].get<std::string>() == "silu";
+  const double positions = image > 0 ? std::floor(image / p) * std::floor(image / p) : 0.0;
+  return layers * (4.0 * h * h + (gated ? 3.0 : 2.0) * h * i) + 3.0 * p * p * h + positions * h + h * static_cast<double>(text_hidden);
+}
+
+bool multimodal(const std::string& type) {
+  return type == "gemma3" || type == "llama4" || type == "mistral3" || type == "llava" || type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen3_vl" ||
+         type == "qwen3_vl_moe";
+}
+
 }  // namespace
 
 ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin, const std::string& id) {
@@ -301,6 +372,24 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
   std::string type;
   if (c.contains("model_type") && c["model_type"].is_string()) type = lower(c["model_type"].get<std::string>());
   if (type.empty()) throw InputError(origin + ": missing field 'model_type' (valid: " + k_model_types + ")");
+  if (multimodal(type)) {
+    const bool nested = c.contains("text_config") && c["text_config"].is_object();
+    json text = nested ? c["text_config"] : c;
+    text["model_type"] = text_type_of(type, text);
+    if (text["model_type"] == "gemma3_text") {
+      if (!text.contains("vocab_size")) text["vocab_size"] = 262208;
+      if (!text.contains("max_position_embeddings")) text["max_position_embeddings"] = 131072;
+    }
+    if (!text.contains("quantization_config") && c.contains("quantization_config")) text["quantization_config"] = c["quantization_config"];
+    ModelSpec lm = parse_hf_config_json(text, nested ? origin + ".text_config" : origin, id);
+    lm.family = type;
+    lm.source = origin;
+    if (const auto v = c.find("vision_config"); v != c.end() && v->is_object()) lm.vision_tower_params = vision_tower_params(*v, lm.hidden, origin);
+    lm.notes.push_back(fmt::format("a multimodal checkpoint ({}): its language model and its vision tower's {:.2f}B parameters are counted; the image "
+                                   "tokens' activations and the tower's compute per image are not",
+                                   type, lm.vision_tower_params / 1e9));
+    return lm;
+  }
   ModelSpec m;
   m.id = id;
   m.family = type;
@@ -313,6 +402,7 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
       type == "olmoe" || type == "gpt_oss")
     read_llama_family(m, c, origin, type);
   else if (type == "glm4_moe") read_glm4_moe(m, c, origin);
+  else if (type == "llama4_text") read_llama4_text(m, c, origin);
   else if (type == "deepseek_v3" || type == "deepseek_v2") read_deepseek(m, c, origin);
   else if (type == "t5" || type == "mt5" || type == "umt5") read_t5(m, c, origin, type);
   else if (!read_classic_family(m, c, origin, type, arch))

@@ -256,6 +256,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
   } else {
     out += "\nNo --gpu given: runtime overhead is that of a current data-centre GPU.\n";
   }
+  for (const auto& n : m.notes) out += "note: " + n + "\n";
   for (const auto& n : mem.notes) out += "note: " + n.text() + "\n";
   return out;
 }
@@ -313,6 +314,7 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
     for (const auto& n : c.time.notes) notes.emplace_back(n.text(), c.gpu->id);
   }
   out += "Notes:\n";
+  for (const auto& n : m.notes) out += "  " + n + "\n";  // what the model's shape rests on (a bare size, a multimodal checkpoint)
   for (const auto& n : r.notes) out += "  " + n.text() + "\n";
   for (const auto& g : detail::group_notes(notes)) out += "  " + g.text + " (" + detail::join_ids(g.gpus, 3) + ")\n";
   if (has_time)
