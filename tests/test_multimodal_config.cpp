@@ -43,4 +43,7 @@ TEST_CASE("multimodal config: a wrapper without a usable vision_config, or a tex
   const auto bad = test::run({"estimate", "--model", test::fixture("models/bad-multimodal-vision.json"), "--gpu", "h100-sxm-80gb"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("vision_config") != std::string::npos);
+  const auto nested = test::run({"estimate", "--model", test::fixture("models/bad-multimodal-nested.json"), "--gpu", "h100-sxm-80gb"});
+  CHECK(nested.code == 2);
+  CHECK(nested.err.find("text_config: model_type 'llama4' is a multimodal wrapper") != std::string::npos);
 }

@@ -376,6 +376,8 @@ ModelSpec jsonio::parse_hf_config_json(const json& c, const std::string& origin,
     const bool nested = c.contains("text_config") && c["text_config"].is_object();
     json text = nested ? c["text_config"] : c;
     text["model_type"] = text_type_of(type, text);
+    if (multimodal(text["model_type"].get<std::string>()))  // one wrapper, one language model: no nesting to follow
+      throw InputError(origin + ".text_config: model_type '" + text["model_type"].get<std::string>() + "' is a multimodal wrapper, not a language model");
     if (text["model_type"] == "gemma3_text") {
       if (!text.contains("vocab_size")) text["vocab_size"] = 262208;
       if (!text.contains("max_position_embeddings")) text["max_position_embeddings"] = 131072;
