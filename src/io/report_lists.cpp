@@ -105,6 +105,8 @@ GpuDetail gpu_detail(const GpuSpec& g, const Style& style) {
   add("dense TFLOPS", tf);
   add("interconnect", fmt::format("{} ({} GB/s)", g.interconnect, num_or_dash(g.interconnect_gb_per_s)));
   add("PCIe gen", g.pcie_gen ? std::to_string(*g.pcie_gen) : "—");
+  if (g.host_link_gb_per_s)
+    add("host link", fmt::format("{:g} GB/s both ways to its CPU's memory, not PCIe: CPU offload crosses it (method.md §8.4)", *g.host_link_gb_per_s));
   add("board power", num_or_dash(g.board_power_w) + " W");
   if (g.sustained_clock_share)
     add("clock under load", fmt::format("{:g} of the boost clock: the time model runs its peaks at that share (method.md §8.2)", *g.sustained_clock_share));
