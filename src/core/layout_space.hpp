@@ -51,12 +51,18 @@ inline std::int64_t max_context_parallel(const Workload& w, const ModelSpec& m) 
 template <class At>
 void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std::int64_t nodes, std::int64_t per_node, At&& at) {
   const std::int64_t layers = m.layers + m.encoder_layers;
-  // llama.cpp splits a model over the GPUs of one machine by layers (--split-mode layer, its default): stages one
-  // after another, one card at work at a time; its row split (tensor parallel) only when --tp asks for it.
-  const bool layer_split = w.effective_framework() == Framework::llamacpp || is_gguf(w.precision);
-  if (nodes == 1 && layer_split) {
-    if (w.tp == 1 && layers >= n) at(n, 1, 1, n, Sharding::none);
-    if (w.tp > 1 && tp_divides(m, n, false)) at(n, 1, n, 1, Sharding::none);  // its row split, when --tp asks
+  // Replicas of a layout that fits fewer GPUs, each its own engine (below): only where there are requests to share.
+  const bool replicas = w.requests.has_value() || w.has_job_size();
+  // llama.cpp: each server splits a model over k GPUs of one machine by layers (--split-mode layer, its default):
+  // stages one after another, one card at work at a time; its row split (tensor parallel) only when --tp asks for
+  // it. A job of requests runs n/k such servers side by side, on several machines too; no server spans machines
+  // (its RPC backend is not modelled).
+  if (w.effective_framework() == Framework::llamacpp || is_gguf(w.precision)) {
+    for (std::int64_t k = std::min(n, per_node); k >= 1; k /= 2) {
+      if (n % k != 0 || (k < n && !replicas)) continue;
+      if (w.tp == 1 && layers >= k) at(n, nodes, 1, k, Sharding::none);
+      if (w.tp > 1 && k > 1 && tp_divides(m, k, false)) at(n, nodes, k, 1, Sharding::none);  // its row split, when --tp asks
+    }
     return;
   }
   // A mixture of experts in a serving engine also runs attention data parallel over a replica's tensor-parallel
@@ -69,7 +75,6 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
   // n/tp replicas (engines serve so at scale; disaggregated serving splits them into prefill and decode pools).
   // Without requests there is nothing to share among replicas (the workload is the sequences in flight of one
   // engine): the n GPUs are one engine, or no layout of n.
-  const bool replicas = w.requests.has_value() || w.has_job_size();
   for (std::int64_t tp = std::min(n, per_node); tp >= 1; tp /= 2)
     if (n % tp == 0 && (replicas || (nodes == 1 && tp == n)) && tp_divides(m, tp, false)) both(nodes, tp, 1);
   // Across nodes, a replica may span several: tensor parallel over each node, pipeline stages across pp of them

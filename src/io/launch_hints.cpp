@@ -75,7 +75,8 @@ std::string optim_name(Optimizer o) {
 void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const ModelSpec& m, const std::string& repo, std::int64_t nodes) {
   const Framework engine = w.effective_framework();
   if (engine == Framework::llamacpp || is_gguf(w.precision)) {
-    // llama.cpp splits layers over several GPUs by default (--split-mode layer): one card works at a time.
+    // llama.cpp splits layers over several GPUs by default (--split-mode layer): one card works at a time; --tp is its
+    // row split. A plan of replicas runs this server once per replica, on its own GPUs.
     // With --offload layers, -ngl keeps that many on the GPU and the CPU runs the rest (method.md §8.3).
     // With --offload experts, every layer is on the GPU but for the routed experts of the first --n-cpu-moe ones.
     const std::int64_t cpu_moe = w.offload == Offload::experts ? c.memory.cpu_moe_layers : 0;
@@ -83,7 +84,8 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
     const bool balanced = cpu_moe > 0 && c.memory.layer_split.size() > 1;
     h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl {}{}{}{}{}", m.id, c.memory.seq_len, w.offload == Offload::layers && w.gpu_layers > 0 ? w.gpu_layers : 999,
                            cpu_moe > 0 ? fmt::format(" --n-cpu-moe {}", cpu_moe) : "", w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
-                           w.gpus > 1 ? " --split-mode layer" : "", balanced ? fmt::format(" --tensor-split {}", fmt::join(c.memory.layer_split, ",")) : "");
+                           w.tp > 1 ? " --split-mode row" : w.pp > 1 ? " --split-mode layer" : "",
+                           balanced ? fmt::format(" --tensor-split {}", fmt::join(c.memory.layer_split, ",")) : "");
     h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
     return;
   }
