@@ -16,10 +16,11 @@ namespace gpuadvise::perf_detail {
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
-// Host to device over PCIe, one direction: 16 GB/s per generation step from 3.0's x16, at 80 % (method.md §8.3).
+// Host to device, one direction at the links' efficiency (80 %, method.md §8.3): the catalogue's own host link where it
+// has one (GH200's NVLink-C2C), else PCIe at 16 GB/s per generation step from 3.0's x16.
 inline double host_to_device_bytes_per_s(const GpuSpec& gpu) {
-  if (gpu.host_link_gb_per_s) return *gpu.host_link_gb_per_s / 2.0 * 1e9 * 0.8;  // GH200's NVLink-C2C, one direction
-  return 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3)) * 0.8;
+  const double one_way = gpu.host_link_gb_per_s ? *gpu.host_link_gb_per_s / 2.0 * 1e9 : 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3));
+  return one_way * coef::link_efficiency.value;
 }
 
 // Whether the host beside the GPU is a server socket (method.md §8.3): beside a data-centre GPU, or wherever what

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
+#include <utility>
 
 #include "gpuadvise/bounds.hpp"
 #include "gpuadvise/catalog.hpp"
@@ -326,17 +328,20 @@ void read_t5(ModelSpec& m, const json& c, const std::string& origin, const std::
 // or the top level (Qwen2-VL, Qwen2.5-VL), of the text type the wrapper implies where the text part names none.
 // Gemma 3's wrappers list only what differs from Gemma3TextConfig's defaults: its vocabulary (262,208) and context
 // (131,072) are filled in from them.
+// The language-model type each multimodal wrapper implies where its text part names none; none for a type that is
+// not a wrapper.
+std::optional<std::string> wrapped_text_type(const std::string& type) {
+  static const std::pair<const char*, const char*> k_wrappers[] = {{"gemma3", "gemma3_text"}, {"llama4", "llama4_text"}, {"mistral3", "mistral"},
+                                                                   {"llava", "llama"},        {"qwen2_vl", "qwen2"},       {"qwen2_5_vl", "qwen2"},
+                                                                   {"qwen3_vl", "qwen3"},     {"qwen3_vl_moe", "qwen3_moe"}};
+  for (const auto& [wrapper, text] : k_wrappers)
+    if (type == wrapper) return std::string(text);
+  return std::nullopt;
+}
+
 std::string text_type_of(const std::string& wrapper, const json& text) {
   std::string t = text.contains("model_type") && text["model_type"].is_string() ? lower(text["model_type"].get<std::string>()) : std::string();
-  if (t.empty() || t == wrapper) {
-    if (wrapper == "gemma3") return "gemma3_text";
-    if (wrapper == "llama4") return "llama4_text";
-    if (wrapper == "mistral3") return "mistral";
-    if (wrapper == "llava") return "llama";
-    if (wrapper == "qwen3_vl") return "qwen3";
-    if (wrapper == "qwen3_vl_moe") return "qwen3_moe";
-    return "qwen2";  // qwen2_vl, qwen2_5_vl
-  }
+  if (t.empty() || t == wrapper) return *wrapped_text_type(wrapper);
   if (t == "qwen3_vl_text") return "qwen3";
   if (t == "qwen3_vl_moe_text") return "qwen3_moe";
   if (t == "qwen2_vl_text" || t == "qwen2_5_vl_text") return "qwen2";
@@ -360,10 +365,7 @@ double vision_tower_params(const json& v, std::int64_t text_hidden, const std::s
   return layers * (4.0 * h * h + (gated ? 3.0 : 2.0) * h * i) + 3.0 * p * p * h + positions * h + h * static_cast<double>(text_hidden);
 }
 
-bool multimodal(const std::string& type) {
-  return type == "gemma3" || type == "llama4" || type == "mistral3" || type == "llava" || type == "qwen2_vl" || type == "qwen2_5_vl" || type == "qwen3_vl" ||
-         type == "qwen3_vl_moe";
-}
+bool multimodal(const std::string& type) { return wrapped_text_type(type).has_value(); }
 
 }  // namespace
 
