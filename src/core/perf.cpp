@@ -48,7 +48,7 @@ Note communication_note(double share, const LinkPlan& links, const GpuSpec& gpu,
   if (offload && gpu.host_link_gb_per_s)
     fmt::format_to(std::back_inserter(text), "{}CPU offload over NVLink-C2C ({:.0f} GB/s)", sep, *gpu.host_link_gb_per_s);  // GH200: its Grace CPU
   else if (offload)
-    fmt::format_to(std::back_inserter(text), "{}CPU offload over PCIe {}.0", sep, gpu.pcie_gen.value_or(4));
+    fmt::format_to(std::back_inserter(text), "{}CPU offload over {}", sep, perf_detail::host_link_name(gpu));
   text.push_back(')');
   return Note(fmt::to_string(text));
 }
@@ -300,7 +300,8 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
 // With the parameters in host memory too (ZeRO-Infinity, arXiv:2104.07857 §4) every micro-batch loads each GPU's
 // share of the 16-bit weights over PCIe for the forward, the backward and a recomputed forward (the frozen base of
 // an adapter run too) and writes its gradients back; prefetching runs it beside the compute (`fetched`: its exposed
-// part, paid per micro-batch). Host transfers cross PCIe whatever joins the GPUs.
+// part, paid per micro-batch). Host transfers cross the GPU's own host link (PCIe, or GH200's NVLink-C2C) whatever
+// joins the GPUs.
 double offload_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double& fetched, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   fetched = 0;
@@ -313,9 +314,10 @@ double offload_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_
     const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
     fetched = overlapped_cost((passes * 2.0 * in.pc.total / (in.model_par * shards) + 2.0 * local) / pcie, t_compute);
   }
-  t.notes.push_back(Note(w.offload == Offload::optimizer_params
-                             ? "CPU offload: the weights cross PCIe every micro-batch and the optimizer step waits on the CPU (slow; a last resort)"
-                             : "CPU offload: the optimizer step waits on PCIe transfers and the CPU (slow; a last resort)"));
+  const std::string link = perf_detail::host_link_name(gpu);
+  t.notes.push_back(w.offload == Offload::optimizer_params
+                        ? Note::format("CPU offload: the weights cross {} every micro-batch and the optimizer step waits on the CPU (slow; a last resort)", link)
+                        : Note::format("CPU offload: the optimizer step waits on {} transfers and the CPU (slow; a last resort)", link));
   return step + fetched;
 }
 

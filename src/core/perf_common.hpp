@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <optional>
+#include <string>
 
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/memory.hpp"
@@ -21,6 +22,11 @@ inline double d(std::int64_t v) { return static_cast<double>(v); }
 inline double host_to_device_bytes_per_s(const GpuSpec& gpu) {
   const double one_way = gpu.host_link_gb_per_s ? *gpu.host_link_gb_per_s / 2.0 * 1e9 : 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3));
   return one_way * coef::link_efficiency.value;
+}
+
+// The name of that link, as the notes say it: "NVLink-C2C" where the catalogue gives a host link, else "PCIe 4.0".
+inline std::string host_link_name(const GpuSpec& gpu) {
+  return gpu.host_link_gb_per_s ? std::string("NVLink-C2C") : fmt::format("PCIe {}.0", gpu.pcie_gen.value_or(4));
 }
 
 // Whether the host beside the GPU is a server socket (method.md §8.3): beside a data-centre GPU, or wherever what

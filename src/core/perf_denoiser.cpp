@@ -190,7 +190,7 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
       t.notes.push_back(Note::format("each step waits on the host: {:.0f} ms of eager dispatch against {:.0f} ms of GPU work (--compile replays it as CUDA graphs)",
                                      st.host_s * 1e3, st.gpu_s() * 1e3));
     if (w.offload == Offload::model || w.offload == Offload::sequential) {
-      // diffusers' CPU offload moves weights over PCIe from host memory: model offload each component once per
+      // diffusers' CPU offload moves weights over the host link (PCIe) from host memory: model offload each component once per
       // pipeline call; sequential offload the denoiser at every step (and the rest once).
       const double bits = weight_bits(w.precision, w.double_quant) / 8.0;
       const bool quant = is_quantised_weights(w.precision);
@@ -198,8 +198,8 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
       const double moved = w.offload == Offload::model ? den_w + rest_w : den_w * steps + rest_w;
       const double pcie = host_to_device_bytes_per_s(gpu);
       secs += moved / pcie;
-      t.notes.push_back(Note::format("{} CPU offload moves {:.0f} GB from host memory over PCIe {}.0 per call ({:.1f} s)",
-                                     w.offload == Offload::model ? "model" : "sequential", moved / 1e9, gpu.pcie_gen.value_or(4), moved / pcie));
+      t.notes.push_back(Note::format("{} CPU offload moves {:.0f} GB from host memory over {} per call ({:.1f} s)",
+                                     w.offload == Offload::model ? "model" : "sequential", moved / 1e9, host_link_name(gpu), moved / pcie));
     }
   }
   t.images_per_second = b / secs;
