@@ -315,6 +315,8 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   if (vit_layers || swin_layers || convnext_layers) util = b * flops / (*peak * secs);  // the share the layers reach
   const auto cuda_peak = gpu.peak_flops("fp32");
   if (tensor_convs && !w.mfu && cuda_peak) secs += k_conv_cuda_share * b * flops / *cuda_peak;
+  if (tensor_convs && !w.mfu && !cuda_peak)  // an unknown stays unknown: say what the rate leaves out
+    t.notes.push_back("no fp32 (vector-core) peak in the catalogue: the convolutions' normalisation and elementwise work on the vector cores is left out, so this rate is an upper bound");
   if (a.backbone != "vit" && !swin_layers && !convnext_layers && gpu.bandwidth_gb_per_s) {
     const double t_bw = feature_map_seconds(w, a, gpu, W, H, training, tensor_convs, b);
     if (tensor_convs && !w.mfu) {
