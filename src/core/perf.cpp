@@ -300,8 +300,7 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
 // With the parameters in host memory too (ZeRO-Infinity, arXiv:2104.07857 §4) every micro-batch loads each GPU's
 // share of the 16-bit weights over PCIe for the forward, the backward and a recomputed forward (the frozen base of
 // an adapter run too) and writes its gradients back; prefetching runs it beside the compute (`fetched`: its exposed
-// part, paid per micro-batch). Host transfers cross the GPU's own host link (PCIe, or GH200's NVLink-C2C) whatever
-// joins the GPUs.
+// part, paid per micro-batch). Host transfers cross the GPU's own host link (PCIe, GH200's NVLink-C2C).
 double offload_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double& fetched, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   fetched = 0;
