@@ -128,3 +128,26 @@ TEST_CASE("system: the data loaders a vision plan needs follow its images per se
   REQUIRE(r.code == 0);
   CHECK(r.json()["system"]["cpu_cores"] == 26);
 }
+
+TEST_CASE("system: diffusers' CPU offload keeps the pipeline in host memory, and on an edge module that memory is the GPU's", "[system][offload][fit]") {
+  // FLUX.1-dev in bf16: 16.867e9 parameters (denoiser, both text encoders, VAE) x 2 B = 33.7 GB. Sequential offload
+  // (accelerate's cpu_offload) keeps every weight on the host and copies each block in as it runs, so the host holds
+  // all 33.7 GB beside the GPU's one block. A Jetson's CPU and GPU share one memory (8 GB on an Orin Nano): the
+  // offload saves nothing there, and estimate, check and the ranking all say it does not fit.
+  auto run = [](const char* gpu, std::vector<std::string> head = {"estimate"}) {
+    std::vector<std::string> args = std::move(head);
+    for (const char* a : {"--model", "flux-1-dev", "--mode", "inference", "--gpu", gpu, "--offload", "sequential", "--format", "json"}) args.emplace_back(a);
+    return test::run(args);
+  };
+  const auto desk = run("rtx-4090-24gb");
+  REQUIRE(desk.code == 0);
+  const auto d = desk.json();
+  CHECK(d["fits"] == true);
+  CHECK(d["system"]["host_ram_bytes"].get<double>() > 16.867e9 * 2.0 * 0.999);
+  const auto nano = run("jetson-orin-nano-8gb");
+  REQUIRE(nano.code == 0);
+  const auto n = nano.json();
+  CHECK(n["fits"] == false);
+  CHECK(n["fit_reason"].get<std::string>().find("share one 8.0 GB memory") != std::string::npos);
+  CHECK(run("jetson-orin-nano-8gb", {"check"}).code == 1);
+}

@@ -67,6 +67,8 @@ struct MemoryEstimate {
   // llama.cpp's offload (--offload layers or experts): the weights and KV cache left in host memory, which the CPU
   // runs (method.md §8.3); the GPU's shares above exclude them.
   double host_weights = 0, host_kv_cache = 0;
+  // diffusers' model or sequential CPU offload: the pipeline's weights that wait in host memory (method.md §12.4).
+  double host_pipeline_weights = 0;
   double host_kv_bytes_per_token = 0;  // --offload layers: of each token's KV cache, the bytes of the CPU's layers
   double host_bytes() const { return host_weights + host_kv_cache; }
   double host_output = 0;  // of host_weights (--offload layers), the output layer (read whole each token, whatever experts a MoE routes to)

@@ -368,6 +368,7 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
     c.fit_reason = Note::format("{} nodes, but no network between servers of this GPU is known ({}): at most {} GPUs in one server", w.nodes,
                                 g.node.network.empty() ? "not in the catalogue" : g.node.network, g.gpus_per_node());
   }
+  edge_shared_memory(c, w, g);  // an edge module's offload lands in the memory the GPU uses (system.cpp)
   return k;
 }
 

@@ -133,6 +133,7 @@ void diffusion_inference_memory(MemoryEstimate& e, const Workload& w, const Visi
     // working set.
     const double den_phase = den_w + denoiser_bytes, vae_phase = vae_w + vae;
     e.weights = std::max({den_w, text_w, vae_w});
+    e.host_pipeline_weights = den_w + text_w + vae_w - e.weights;  // the components not on the GPU
     e.activations = std::max({den_phase, vae_phase, text_w}) - e.weights;
     e.peak_phase = den_phase >= vae_phase ? "a denoising step (model CPU offload: the denoiser alone on the GPU)"
                                           : "the VAE decode (model CPU offload: the VAE alone on the GPU)";
@@ -147,6 +148,7 @@ void diffusion_inference_memory(MemoryEstimate& e, const Workload& w, const Visi
     const double unit = a.backbone == "dit" ? den_w / std::max(1.0, static_cast<double>(a.dit_blocks))
                                             : den_w / std::max<double>(1.0, static_cast<double>(a.levels.size()) * 2.0);
     e.weights = unit;
+    e.host_pipeline_weights = den_w + text_w + vae_w;  // accelerate keeps every weight on the host and copies it in
     e.activations = std::max(denoiser_bytes, vae);
     e.peak_phase = "a denoising step (sequential CPU offload: one block's weights resident)";
     if (w.explain) e.explain.push_back({"weights", "sequential CPU offload: one block's weights resident", fmt::format("{:.2f} GB", unit / k_gb), e.weights,

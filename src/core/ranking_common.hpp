@@ -101,6 +101,8 @@ void score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const
 // cost are cleared, the GPU's price kept (a fact about the GPU). Every ranked, checked or swept row passes here;
 // `estimate` keeps the figures of the layout it was given beside its verdict.
 void withhold_unfit(Candidate& c);
+// An edge module's offload is in the memory its GPU uses: the headroom both leave, and no fit past it (system.cpp).
+void edge_shared_memory(Candidate& c, const Workload& w, const GpuSpec& g);
 // Nothing for a candidate already described.
 void describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
 // The sequences of a serving workload's length (--input-tokens + --output-tokens, else the max model length) a

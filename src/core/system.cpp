@@ -7,6 +7,7 @@
 
 #include "gpuadvise/coefficients.hpp"
 #include "layer_offload.hpp"
+#include "ranking_common.hpp"
 
 namespace gpuadvise {
 
@@ -25,8 +26,21 @@ double host_floor_cores(double ranks) { return 4.0 * ranks + 2.0; }
 // 16-bit parameters move too, x1.5 for pinned buffers and fragmentation ([DS-MEM]).
 double offload_host_bytes(const Workload& p, const MemoryEstimate& mem) {
   if (offloads_to_cpu(p)) return mem.host_bytes();  // llama.cpp's layers past -ngl, or experts (method.md §8.3)
+  if (p.offload == Offload::model || p.offload == Offload::sequential) return mem.host_pipeline_weights;  // diffusers (§12.4)
   const double per_param = p.offload == Offload::optimizer_params ? 2.0 * mem.params_total : 0.0;
   return (16.0 * mem.params_trainable + per_param) * 1.5;
+}
+
+// An edge module's CPU and GPU share one memory (method.md §8.3, §12.4): what an offload keeps in host memory is in
+// the same memory, beside the GPU's peak, so the headroom is what both leave and a plan that overruns it does not fit.
+void ranking_detail::edge_shared_memory(Candidate& c, const Workload& w, const GpuSpec& g) {
+  const double host = g.segment == Segment::edge && w.offload != Offload::none ? offload_host_bytes(w, c.memory) : 0.0;
+  if (host <= 0) return;
+  c.headroom_bytes -= host;
+  if (!c.fits || c.headroom_bytes >= 0) return;
+  c.fits = false;
+  c.fit_reason = Note::format("its CPU and GPU share one {:.1f} GB memory: the {:.1f} GB the offload keeps in host memory do not fit beside the GPU's "
+                              "{:.1f} GB peak", static_cast<double>(g.memory_bytes) / 1e9, host / 1e9, c.memory.device_peak / 1e9);
 }
 
 // The catalogue's node memory, else what a common node of the class has: an 8-GPU server 2 TB (the DGX-class
@@ -112,7 +126,7 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
     s.host_ram_bytes = mem.weights * ranks;
     s.basis.push_back("host RAM: the checkpoint read once per node, each GPU's weights");
   }
-  if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, mem.weights * ranks);
+  if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, (mem.weights + mem.host_pipeline_weights) * ranks);
 }
 
 // CPU cores per node: the data loader's workers, or a GPU host's floor.

@@ -29,6 +29,7 @@ namespace detail {
 double mem_div(const Style& s) { return s.units == MemUnits::gib ? 1073741824.0 : 1e9; }
 const char* mem_unit(const Style& s) { return s.units == MemUnits::gib ? "GiB" : "GB"; }
 std::string gbs(double bytes, const Style& s) { return fmt::format(FMT_COMPILE("{:.1f}"), bytes / mem_div(s)); }
+std::string image_rate(double v) { return v >= 10 ? fmt::format("{:.0f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.3g}", v); }
 
 const char* fit_verb(const FitResult& r) {
   return r.latency_bound() ? "meets the latency targets on" : r.pool_bound() ? "runs at once in the KV-cache pool on" : "fits";
@@ -71,6 +72,7 @@ using detail::gbs;
 using detail::mib;
 using detail::paint;
 using detail::mem_div;
+using detail::image_rate;
 using detail::mem_unit;
 using detail::workload_line;
 
@@ -160,8 +162,9 @@ std::string verdict_lines(const Candidate& c, const Style& style) {
     out += fmt::format("\nOn {} ({} {} usable): {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), verdict,
                        c.fit_reason.empty() || !c.supported ? "" : ": " + c.fit_reason.text());
   } else {
-    // Memory that fits but a plan that cannot run (several nodes of a GPU with no network between them) says why.
-    const bool other = !c.fits && c.supported && c.headroom_bytes >= 0 && !c.fit_reason.empty();
+    // A plan that cannot run for a reason beyond the GPU's own memory (several nodes of a GPU with no network
+    // between them, an edge module's offload into the memory it shares) says why.
+    const bool other = !c.fits && c.supported && !c.fit_reason.empty();
     out += fmt::format("\nOn {} ({} {} usable = {}): {}, headroom {} {}{}\n", printable(g.name), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
                        mib(static_cast<double>(g.memory_bytes)), verdict, gbs(c.headroom_bytes, style), mem_unit(style),
                        other ? "; " + c.fit_reason.text() : "");
@@ -199,7 +202,9 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     out += verdict_lines(*on_gpu, style);
     const auto& t = on_gpu->time;
     if (t.train_tokens_per_second_per_gpu) out += fmt::format("  training: {:.0f} tokens/s per {}\n", *t.train_tokens_per_second_per_gpu, per);
-    if (t.images_per_second) out += fmt::format("  {:.1f} images/s per {}\n", *t.images_per_second, per);
+    if (t.images_per_second)
+      out += fmt::format("  {} images/s per {}{}\n", image_rate(*t.images_per_second), per,
+                         *t.images_per_second < 1 ? fmt::format(" ({:.1f} s per image)", 1.0 / *t.images_per_second) : "");
     if (on_gpu->video) {
       const VideoPlan& v = *on_gpu->video;
       out += fmt::format("  video: {:.0f} streams per GPU, limited by {} (decode {}, inference {}, memory {:.0f}); {} GPU(s) for {} streams\n",

@@ -33,6 +33,10 @@ inline std::optional<double> sweep_rate(const Candidate& c) {
   return c.time.decode_tokens_per_second;
 }
 
+// An images-per-second rate as text: whole images from 10 on, two decimals from 1, three significant digits below
+// (a generator at 0.0331 images/s is not "0.00"). report.cpp.
+std::string image_rate(double v);
+
 // Memory in the unit of --units (report.cpp): the divisor, its name, and a value with one decimal.
 double mem_div(const Style& s);
 const char* mem_unit(const Style& s);

@@ -77,7 +77,7 @@ std::vector<Column> rank_table_columns(const Workload& w, const ModelSpec& m, co
   }
   if (vision) {
     add("img/s/GPU", true, 80, [](const Candidate& c, std::size_t) {
-      return Cell{c.time.images_per_second ? fixed(*c.time.images_per_second, *c.time.images_per_second < 10 ? 2 : 0) : k_dash};
+      return Cell{c.time.images_per_second ? image_rate(*c.time.images_per_second) : k_dash};
     });
     if (video) {
       add("streams/GPU", true, 82, [](const Candidate& c, std::size_t) { return Cell{c.video ? fixed(c.video->streams_per_gpu, 0) : k_dash}; });
