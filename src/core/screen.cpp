@@ -26,6 +26,17 @@ bool ranking_detail::layout_supported(const Workload& w, const ModelSpec& m, con
   if (w.mode == Mode::qlora && w.tp > 1) refuse("QLoRA's 4-bit layers (bitsandbytes NF4) have no tensor parallelism: use data parallel or FSDP (FSDP-QLoRA)");
   if ((fw == Framework::torchtitan || fw == Framework::torchtune) && is_training(w.mode) && w.sharding == Sharding::zero1 && w.gpus > 1)
     refuse("torchtitan and torchtune shard with FSDP2 only: ZeRO-3 (--sharding zero3), or ZeRO-2 with reshard_after_forward off (--sharding zero2); no ZeRO-1");
+  // Pipeline-parallel training is Megatron-LM's (NeMo, Megatron-Bridge) and torchtitan's: Hugging Face's Trainer and
+  // Accelerate (whose ND-parallel config has data, FSDP, tensor and context parallel), LitGPT, torchtune and llm.q
+  // have none. Named, such a framework cannot run the layout; left to its default, the layout says what runs it.
+  if (is_training(w.mode) && w.pp > 1 && fw != Framework::megatron && fw != Framework::torchtitan) {
+    if (w.framework)
+      refuse(Note::format("--framework {} has no pipeline-parallel training: Megatron-LM/NeMo or torchtitan run pipeline stages (--framework megatron or "
+                          "torchtitan)", to_string(fw)));
+    else if (notes)
+      notes->push_back("pipeline stages are Megatron-LM/NeMo's or torchtitan's (Hugging Face's Trainer has none): --framework megatron or torchtitan "
+                       "runs this layout (timed here with Hugging Face's kernels)");
+  }
   if ((fw == Framework::tensorrt || fw == Framework::trtllm) && g.stack != "cuda") refuse("TensorRT, TensorRT-LLM and DeepStream run on NVIDIA GPUs only (CUDA)");
   // llama.cpp's backends (CPU, CUDA, HIP, Metal, Vulkan, SYCL, MUSA, CANN, OpenCL, ...) have none for Intel Gaudi, and
   // the ExLlama kernels and AutoAWQ build for CUDA and ROCm only.
