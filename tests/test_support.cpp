@@ -123,9 +123,14 @@ TEST_CASE("support: the one-card line names a card that runs the job alone in an
   // so a count given alone names no single card.
   const auto pair = one_card({"--model", "llama-3.1-70b", "--precision", "q4_k_m", "--engine", "llamacpp", "--gpus", "2", "--gpu", "rtx-3090-24gb"});
   CHECK(pair.first.empty());
-  // Cameras are what an edge module is for: four video streams name the cheapest module that runs them.
+  // Cameras are what an edge module is for: one video stream names the cheapest module that runs it. Four streams of
+  // YOLOv8-m are more than any Jetson sustains alone (an Orin Nano: 1, an AGX Orin: 3), so the one card is a card
+  // that runs all four (memory alone is not the job).
+  const auto camera = one_card({"--model", "yolov8-m", "--mode", "inference", "--streams", "1", "--owned"});
+  CHECK(camera.first.rfind("jetson-", 0) == 0);
   const auto cameras = one_card({"--model", "yolov8-m", "--mode", "inference", "--streams", "4", "--owned"});
-  CHECK(cameras.first.rfind("jetson-", 0) == 0);
+  CHECK(cameras.first.find("jetson") == std::string::npos);
+  CHECK(cameras.second.find("the cheapest single card that runs every stream") != std::string::npos);
 }
 
 TEST_CASE("support: qwen3_moe configs are read: Qwen3-30B-A3B is 30.5B parameters with 3.35B active per token", "[advice][support][params]") {

@@ -491,7 +491,7 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
     c.fits = c.fits && c.video->streams_per_gpu >= 1;
     if (c.video->gpus_needed > 0) {
       c.gpus = c.video->gpus_needed;
-      c.layout = fmt::format("{} GPU{}, {:.0f} streams each, batch {}", c.gpus, c.gpus > 1 ? "s" : "", c.video->streams_per_gpu, w.batch);
+      c.layout = fmt::format("{} GPU{}, up to {:.0f} streams each, batch {}", c.gpus, c.gpus > 1 ? "s" : "", c.video->streams_per_gpu, w.batch);
     }
   }
 }
