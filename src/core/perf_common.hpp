@@ -18,14 +18,20 @@ namespace gpuadvise::perf_detail {
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Host to device, one direction at the links' efficiency (80 %, method.md §8.3): the catalogue's own host link where it
-// has one (GH200's NVLink-C2C), else PCIe at 16 GB/s per generation step from 3.0's x16.
+// has one (GH200's NVLink-C2C), else PCIe at 16 GB/s per generation step from 3.0's x16; on an edge module a copy
+// within the one memory.
 inline double host_to_device_bytes_per_s(const GpuSpec& gpu) {
+  // An edge module's CPU and GPU share one memory: a copy reads and writes it, at the streaming share of its peak.
+  if (gpu.segment == Segment::edge && gpu.bandwidth_gb_per_s)
+    return *gpu.bandwidth_gb_per_s * 1e9 / 2.0 * coef::streaming_bandwidth_share.value;
   const double one_way = gpu.host_link_gb_per_s ? *gpu.host_link_gb_per_s / 2.0 * 1e9 : 16e9 * std::pow(2.0, std::max(0, gpu.pcie_gen.value_or(4) - 3));
   return one_way * coef::link_efficiency.value;
 }
 
-// The name of that link, as the notes say it: "NVLink-C2C" where the catalogue gives a host link, else "PCIe 4.0".
+// The name of that link, as the notes say it: "NVLink-C2C" where the catalogue gives a host link, an edge module's
+// unified memory, else "PCIe 4.0".
 inline std::string host_link_name(const GpuSpec& gpu) {
+  if (gpu.segment == Segment::edge) return "unified memory (a copy within it)";
   return gpu.host_link_gb_per_s ? std::string("NVLink-C2C") : fmt::format("PCIe {}.0", gpu.pcie_gen.value_or(4));
 }
 

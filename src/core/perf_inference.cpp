@@ -99,8 +99,8 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // prompt, not the whole batch's (queueing at load is not modelled).
   t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(flops / b / rate, reads(prompt)) : secs;
   if (copies > 0)
-    t.notes.push_back(Note::format("prompt processing copies the CPU's {} ({:.1f} GB) over PCIe {}.0 to the GPU for every 512 tokens: {:.1f} s of each prompt",
-                                  w.offload == Offload::experts ? "experts" : "layers", in.io.mem.host_weights / 1e9, gpu.pcie_gen.value_or(4), copies / b));
+    t.notes.push_back(Note::format("prompt processing copies the CPU's {} ({:.1f} GB) over {} to the GPU for every 512 tokens: {:.1f} s of each prompt",
+                                  w.offload == Offload::experts ? "experts" : "layers", in.io.mem.host_weights / 1e9, host_link_name(gpu), copies / b));
   t.utilization = eta;
   // A serving engine's stages prefill different micro-batches at once: p times one stage's rate.
   return prompt * b / (flops / rate) * (fw.kv_pool ? d(std::max<std::int64_t>(1, w.pp)) : 1.0);
