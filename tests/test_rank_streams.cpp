@@ -38,20 +38,28 @@ TEST_CASE("rank streams: 'fastest' is the shortest time per frame, not the image
   CHECK(last > 0);
 }
 
-TEST_CASE("rank streams: the B200's and B300's seven NVDEC engines and the V100's one decode at the per-engine rate", "[advice][video]") {
+TEST_CASE("rank streams: NVDEC engines decode at their architecture's per-engine rate for the codec", "[advice][video]") {
   // NVIDIA's Blackwell and Blackwell Ultra datasheets: 7 NVDEC per HGX B200 and B300 GPU; the A100 whitepaper: 1 NVDEC in
-  // the V100. Each engine decodes 19 full-HD H.264 streams at 30 fps (a T4's 38 over its 2 engines), so 1080p30:
-  // 7 x 19 = 133 streams per B200 or B300, 19 per V100; 4K at 30 fps has 4x the pixels: 133 / 4 = 33.25.
-  auto decode = [](const char* gpu, const char* resolution) {
-    const auto r = test::run({"--model", "yolov8-s", "--mode", "inference", "--streams", "100", "--resolution", resolution, "--gpu", gpu, "--format", "json"});
+  // the V100. The Turing anchor: a T4's 38 full-HD streams over its 2 engines, 19 H.264 1080p30 streams per engine.
+  // NVIDIA's NVDEC application note (SDK 13.0) gives per-engine 1080p rates: H.264 Turing 771, Blackwell 2,172 frames/s;
+  // HEVC Turing 1,316, Blackwell 1,872; Ada 903 H.264; Hopper and GA100 as Turing. So 1080p30 H.264 on a B200 or
+  // B300: 7 x 19 x 2172/771 = 374.68 streams; 4K at 30 fps has 4x the pixels: 93.67; HEVC: 7 x 19 x 1872/771 = 322.93;
+  // an H100 (7 engines, Turing's NVDEC): 7 x 19 = 133; an L4 (4 engines, Ada): 4 x 19 x 903/771 = 89.01; a V100
+  // (not in the table: the Turing anchor): 19.
+  auto decode = [](const char* gpu, const char* resolution, const char* codec = "h264") {
+    const auto r = test::run({"--model", "yolov8-s", "--mode", "inference", "--streams", "100", "--resolution", resolution, "--codec", codec, "--gpu", gpu,
+                              "--format", "json"});
     REQUIRE(r.code == 0);
     const auto j = r.json();
     REQUIRE(j["ranking"].size() == 1);
     return j["ranking"][0]["video"]["decode_streams_per_gpu"];
   };
-  CHECK(decode("b200-hgx-180gb", "1080p").get<double>() == Approx(133.0));
-  CHECK(decode("b300-hgx-288gb", "1080p").get<double>() == Approx(133.0));
-  CHECK(decode("b200-hgx-180gb", "4k").get<double>() == Approx(33.25));
+  CHECK(decode("b200-hgx-180gb", "1080p").get<double>() == Approx(7.0 * 19.0 * 2172.0 / 771.0));
+  CHECK(decode("b300-hgx-288gb", "1080p").get<double>() == Approx(374.68).epsilon(1e-4));
+  CHECK(decode("b200-hgx-180gb", "4k").get<double>() == Approx(93.67).epsilon(1e-4));
+  CHECK(decode("b200-hgx-180gb", "1080p", "hevc").get<double>() == Approx(322.93).epsilon(1e-4));
+  CHECK(decode("h100-sxm-80gb", "1080p").get<double>() == Approx(133.0));
+  CHECK(decode("l4-24gb", "1080p").get<double>() == Approx(89.01).epsilon(1e-4));
   CHECK(decode("v100-sxm2-16gb", "1080p").get<double>() == Approx(19.0));
   CHECK(decode("rtx-3090-24gb", "1080p").is_null());
 }

@@ -269,7 +269,7 @@ inline constexpr Coefficient tal_vfl_per_anchor{
 // Video and the job around the compute.
 inline constexpr Coefficient nvdec_pixels_per_s{
     "nvdec_pixels_per_s", 19.0 * 1920.0 * 1080.0 * 30.0, "pixels per second per NVDEC engine", Basis::published,
-    "a T4 (2 engines) decodes up to 38 full-HD H.264 streams (NVIDIA T4 product page)", "§13"};
+    "a T4 (2 engines) decodes up to 38 full-HD H.264 streams (NVIDIA T4 product page); other architectures and codecs by their ratio in NVIDIA's NVDEC Application Note (SDK 13.0)", "§13"};
 inline constexpr Coefficient cpu_jpeg_images_per_s{
     "cpu_jpeg_images_per_s", 190.0, "ImageNet-size images per second per data-loader worker (logical CPU)", Basis::published,
     "timm#1491: ResNet-50 AMP on an A100, 10 workers (Pillow) average 1,923 images/s against 2,600 on synthetic data; Pillow-SIMD reached 2,500", "§14"};

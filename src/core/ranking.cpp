@@ -305,8 +305,8 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
     // module, no CPU offload, and no edge module for a data-centre job: an edge module (a Jetson) is the one card for
     // vision inference (cameras, images) or a model served on the device without a job size, never for training
     // (a few tokens per second) or a job of requests (1M requests of a 7B model: 449 days on an Orin NX).
-    // A camera job's one card sustains all its streams (memory alone is not the job: 32 streams at 30 fps).
-    const bool one = c.video ? c.video->gpus_needed <= 1 : c.gpus == 1 ? c.planned.offload == Offload::none : c.fits_single;
+    // A camera job's one card sustains all its streams, decode counted (memory alone is not the job: 32 streams at 30 fps).
+    const bool one = c.video ? c.video->gpus_needed <= 1 && c.video->decode_streams : c.gpus == 1 ? c.planned.offload == Offload::none : c.fits_single;
     const bool vision_inference = !is_training(c.planned.mode) && (c.video || c.time.images_per_second);
     const bool edge_misfit = c.gpu->segment == Segment::edge && !vision_inference && (is_training(c.planned.mode) || job);
     if (one && !edge_misfit && !c.gpu->needs_server_chassis && !c.gpu->is_cpu() && (c.usd_per_gpu_hour() || c.gpu->purchase_usd)) {

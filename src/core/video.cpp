@@ -5,15 +5,50 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuadvise/efficiency.hpp"
+
 namespace gpuadvise {
+
+namespace {
+// One NVDEC engine's 1080p decode rate by architecture and codec, in frames/s at the architecture's highest video
+// clock (NVIDIA Video Codec SDK 13.0, NVDEC Application Note, "NVDEC Decoding Performance", per engine): Pascal
+// 694 H.264 / 810 HEVC, Turing 771 / 1,316, Ampere (GA10x) 748 / 1,415 / 790 AV1, Ada 903 / 1,641 / 1,018,
+// Blackwell 2,172 / 1,872 / 1,119; "Hopper and GA100 GPUs contain NVDEC with same architecture as Turing". The
+// tool keeps the T4's published streams as the Turing H.264 anchor (coef::nvdec_pixels_per_s, a data-centre part's
+// own claim) and moves it by the ratio of the architecture's row to Turing's H.264 (method.md §13).
+struct NvdecFps {
+  double h264, hevc, av1;  // 0: not in the table
+};
+struct NvdecRate {
+  double pixels_per_s;
+  const char* basis;
+};
+NvdecRate nvdec_rate(const GpuSpec& g, const std::string& codec) {
+  constexpr double turing_h264 = 771.0;
+  NvdecFps row{771.0, 1316.0, 0.0};
+  const char* arch = "Turing";
+  switch (gpu_family(g)) {
+    case GpuFamily::ampere_ga10x: row = {748.0, 1415.0, 790.0}, arch = "Ampere"; break;
+    case GpuFamily::ada: row = {903.0, 1641.0, 1018.0}, arch = "Ada"; break;
+    case GpuFamily::blackwell:
+    case GpuFamily::blackwell_rtx: row = {2172.0, 1872.0, 1119.0}, arch = "Blackwell"; break;
+    case GpuFamily::ampere:
+    case GpuFamily::hopper: arch = "Turing (the same NVDEC)"; break;
+    default: arch = "Turing (its generation not in the table)"; break;
+  }
+  const double fps = codec == "hevc" ? row.hevc : codec == "av1" && row.av1 > 0 ? row.av1 : row.h264;
+  return {k_nvdec_pixels_per_s * fps / turing_h264, arch};
+}
+}  // namespace
 
 VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& mem, const TimeEstimate& t,
                      std::optional<double> usd_per_gpu_hour) {
   VideoPlan p;
   const double streams = static_cast<double>(w.streams.value_or(1));
   const double pixels = static_cast<double>(w.video_width * w.video_height);
-  // Decode: NVDEC engines at the Turing per-engine pixel rate; HEVC decodes at the same rate; AV1 needs
-  // Ampere or newer NVDEC (NVIDIA Video Codec SDK support matrix).
+  // Decode: NVDEC engines at their architecture's per-engine rate for the codec (nvdec_rate); AV1 needs Ampere or
+  // newer NVDEC (NVIDIA Video Codec SDK support matrix).
+  const NvdecRate engine = nvdec_rate(g, w.codec);
   if (g.nvdec_engines && *g.nvdec_engines > 0) {
     const bool av1_ok = g.cc() >= 8.0;
     const double full_hd = 1920.0 * 1080.0 * 30.0;
@@ -23,12 +58,14 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
     } else if (g.decode_streams_1080p30) {
       p.decode_streams = *g.decode_streams_1080p30 * full_hd / (pixels * w.fps);  // the card's published figure
     } else {
-      p.decode_streams = *g.nvdec_engines * k_nvdec_pixels_per_s / (pixels * w.fps);
+      p.decode_streams = *g.nvdec_engines * engine.pixels_per_s / (pixels * w.fps);
     }
     p.notes.push_back(g.decode_streams_1080p30
                           ? fmt::format("decode: the published {:g} H.264 1080p30 streams of this card, scaled by pixels and fps",
                                         *g.decode_streams_1080p30)
-                          : fmt::format("{} NVDEC engine(s); per-engine rate from the T4's published 38 full-HD streams", *g.nvdec_engines));
+                          : fmt::format("{} NVDEC engine(s) at {:.0f} {} 1080p frames/s each: the T4's published 38 full-HD streams moved to the {} "
+                                        "row of NVIDIA's NVDEC application note", *g.nvdec_engines, engine.pixels_per_s / (1920.0 * 1080.0),
+                                        w.codec == "hevc" ? "HEVC" : w.codec == "av1" ? "AV1" : "H.264", engine.basis));
   } else {
     p.notes.push_back("hardware decode capacity unknown for this GPU: decode not counted (needs CPU or unknown engines)");
   }
@@ -68,7 +105,7 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
     const double b = static_cast<double>(w.batch);
     VideoPlan::Stages st;
     // Decode of one frame on one engine at the per-engine rate (0 when the engines are unknown).
-    if (p.decode_streams) st.decode_ms = 1000.0 * pixels / k_nvdec_pixels_per_s;
+    if (p.decode_streams) st.decode_ms = 1000.0 * pixels / engine.pixels_per_s;
     // Preprocessing on the GPU: read the NV12 frame, write the resized fp16 RGB input, at half the
     // memory bandwidth (a memory-bound resize/normalise kernel).
     if (g.bandwidth_gb_per_s) st.preprocess_ms = 1000.0 * b * (1.5 * pixels + 6.0 * t.input_pixels) / (*g.bandwidth_gb_per_s * 1e9 * 0.5);
