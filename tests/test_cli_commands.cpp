@@ -221,8 +221,9 @@ TEST_CASE("cli: a user catalogue adds a GPU or replaces one by id, and a broken 
 }
 
 TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where it stops fitting said", "[cli][sweep]") {
+  // With full activation checkpointing, as the ranking would run it on the 4090 (without it no length fits there).
   const std::vector<std::string> base{"sweep", "--model", "llama-3.1-8b", "--mode", "lora", "--vary", "seq-len", "--from", "1024", "--to",
-                                      "32768", "--points", "6", "--gpu", "rtx-4090-24gb", "--gpu", "h100-sxm-80gb"};
+                                      "32768", "--points", "6", "--gpu", "rtx-4090-24gb", "--gpu", "h100-sxm-80gb", "--gradient-checkpointing"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -234,7 +235,8 @@ TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where
   REQUIRE(j["points"].size() == 6);  // 1024, 2048, ..., 32768: doubling
   CHECK(j["points"][1]["value"] == 2048);
   // Each point is the estimate at that value: the same device peak as estimate gives.
-  const auto one = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--format", "json"});
+  const auto one = test::run({"estimate", "--model", "llama-3.1-8b", "--mode", "lora", "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--gradient-checkpointing",
+                              "--format", "json"});
   CHECK(j["points"][2]["gpus"][1]["device_peak_bytes"] == one.json()["memory"]["device_peak_bytes"]);
   // The table names, per GPU, the last value that fits and the first that does not.
   const auto table = with({});
@@ -247,7 +249,8 @@ TEST_CASE("sweep: one setting over a range, each GPU's capacity marked and where
   const auto csv = with({"--format", "csv"});
   REQUIRE(csv.code == 0);
   CHECK(std::count(csv.out.begin(), csv.out.end(), '\n') == 1 + 6 * 2);
-  CHECK(j["notes"].empty());  // a sequence length varied: nothing every point shares to say
+  // A sequence length varied: nothing every point shares to say beyond what a tight point is.
+  for (const auto& n : j["notes"]) CHECK(n.get<std::string>().rfind("tight:", 0) == 0);
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "heads", "--from", "1", "--to", "2"}).code == 2);
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--from", "8", "--to", "2"}).code == 2);
   CHECK(test::run({"sweep", "--model", "7B", "--vary", "batch", "--batch", "4", "--from", "1", "--to", "8"}).code == 2);
@@ -282,7 +285,9 @@ TEST_CASE("sweep: a GPU count varied with no layout runs the ranking's plan at e
       test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4", "--sharding", "zero3", "--format", "json"});
   REQUIRE(sharded.code == 0);
   const auto k = sharded.json();
-  CHECK(k["notes"].empty());
+  // The layout fixed, no search note; the one card that does not fit as given says what the ranking would add.
+  REQUIRE(k["notes"].size() == 1);
+  CHECK(k["notes"][0].get<std::string>().find("without activation checkpointing") != std::string::npos);
   CHECK(k["points"][2]["gpus"][0]["layout"].get<std::string>() == "4 GPUs: FSDP/ZeRO-3 over 4, micro-batch 1 x 32");
   CHECK(k["points"][2]["gpus"][0]["device_peak_bytes"].get<double>() < k["points"][1]["gpus"][0]["device_peak_bytes"].get<double>());
   const auto table = test::run({"sweep", "--model", "7B", "--mode", "finetune", "--gpu", "rtx-5090-32gb", "--vary", "gpus", "--from", "1", "--to", "4"});

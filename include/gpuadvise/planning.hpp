@@ -58,6 +58,15 @@ struct FitResult {
   bool latency_bound() const { return next && next->latency_miss > 0; }
 };
 
+// A training workload as given without activation checkpointing: the words fit, check and sweep add where it does not
+// fit (the ranking adds the saver itself); empty otherwise.
+std::string without_checkpointing(const Workload& w, const ModelSpec& m);
+
+// The margin every answer keeps (method.md §9): a plan that fits with less than min_headroom_pct of the card free is
+// not a fit for fit and sweep (the ranking keeps it as tight), and says so in its fit_reason. A serving engine's pool
+// takes its share of the card by design and is left as it is.
+void keep_margin(Candidate& c, double min_headroom_pct = 5);
+
 // Largest --batch, --seq-len or concurrency that fits the GPU, by exponential then binary search.
 // A value fits with at least min_headroom_pct of the card free, as the ranking's fits do (a serving engine's
 // pool decides for itself).

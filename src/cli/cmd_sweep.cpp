@@ -20,6 +20,26 @@
 
 namespace gpuadvise::cli {
 
+namespace {
+// What the points share to say (method.md §9): a point that misses the latency targets, a tight point (fit's and the
+// ranking's margin), and, fitted as given (`given` set), a training workload that would fit with checkpointing.
+void closing_notes(Sweep& sw, const RawWorkload* given, const CommandContext& ctx) {
+  auto any = [&](auto pred) {
+    return std::any_of(sw.points.begin(), sw.points.end(), [&](const SweepPoint& q) { return std::any_of(q.per_gpu.begin(), q.per_gpu.end(), pred); });
+  };
+  // A point that fits in memory but misses --max-tpot-ms/--max-ttft-ms reads "no: latency" (its memory is below the line).
+  if (any([](const Candidate& c) { return c.latency_miss > 0; }))
+    sw.notes.push_back("no: latency: the plan fits in memory, but its sequences in flight miss --max-tpot-ms or --max-ttft-ms");
+  if (any([](const Candidate& c) { return !c.fits && c.fit_reason.text().rfind("tight", 0) == 0; }))
+    sw.notes.push_back("tight: fits with less than 5% of the card free, the margin fit, check and the ranking keep: not counted as a fit");
+  // Points fitted as given that do not fit where the ranking would add activation checkpointing say so, as fit does.
+  if (given && any([](const Candidate& c) { return !c.fits && c.latency_miss <= 0; })) {
+    const Workload base = build_workload(*given);
+    if (std::string hint = without_checkpointing(base, model_for(base, ctx.in)); !hint.empty()) sw.notes.push_back(hint);
+  }
+}
+}  // namespace
+
 int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
   check_format(ctx.of.format);
   static const std::vector<std::pair<std::string, std::string>> keys{{"seq-len", "seq_len"},     {"batch", "batch"}, {"concurrency", "concurrency"},
@@ -105,16 +125,14 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
         // fits, so each count gets the plan the ranking and check choose for it, CPU offload included.
         p.per_gpu.push_back(plan(at, model, *g, ro, RankBy::value));
       } else {
-        p.per_gpu.push_back(evaluate(at, model, *g, co));
+        Candidate c = evaluate(at, model, *g, co);
+        keep_margin(c, RankOptions{}.min_headroom_pct);  // fit's and the ranking's margin: a tight point is not a fit
+        p.per_gpu.push_back(std::move(c));
       }
     }
     sw.points.push_back(std::move(p));
   }
-  // A point that fits in memory but misses --max-tpot-ms/--max-ttft-ms reads "no: latency" (its memory is below the line).
-  const bool latency = std::any_of(sw.points.begin(), sw.points.end(), [](const SweepPoint& q) {
-    return std::any_of(q.per_gpu.begin(), q.per_gpu.end(), [](const Candidate& c) { return c.latency_miss > 0; });
-  });
-  if (latency) sw.notes.push_back("no: latency: the plan fits in memory, but its sequences in flight miss --max-tpot-ms or --max-ttft-ms");
+  closing_notes(sw, searched ? nullptr : &given, ctx);
   (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md() ? sweep_markdown(sw, Style{}) : sweep_table(sw, ctx.style));
   return 0;
 }

@@ -21,12 +21,13 @@ std::string to_string(Maximize m) {
 namespace {
 // A training workload fitted or checked as given, without the activation checkpointing the ranking adds where a plan
 // needs it: said, so the three answers to "does it fit?" read as one.
+}  // namespace
+
 std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
   if (!is_training(w.mode) || w.checkpointing != Checkpointing::none || m.vision) return {};
   return "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
          "a plan needs it)";
 }
-}  // namespace
 
 // llama.cpp inference as given with every layer on one GPU, or on its layer split over several, which do not hold
 // them: the ranking's last resort keeps the layers that fit and runs the rest on the CPU (method.md §8.3), said so the
@@ -124,6 +125,14 @@ std::int64_t held_gpu_layers(const Workload& w, const ModelSpec& m, const GpuSpe
   return gpu_layers_unsettled(w) ? most_gpu_layers(w, m, g, min_headroom_pct) : w.gpu_layers;
 }
 
+void keep_margin(Candidate& c, double min_headroom_pct) {
+  const double cap = static_cast<double>(c.gpu->memory_bytes);
+  if (!c.fits || c.memory.vllm || c.headroom_bytes >= min_headroom_pct / 100.0 * cap) return;
+  c.fits = false;
+  c.fit_reason = Note::format("tight: {:.1f} GB free, less than the {:g}% of the card that fit, check and the ranking keep free", c.headroom_bytes / 1e9,
+                              min_headroom_pct);
+}
+
 FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct) {
   // llama.cpp's -ngl unset: the layers the workload as given keeps on the GPU, held while the value grows (else a
   // longer sequence would buy its KV cache by moving layers to the CPU; method.md §8.3).
@@ -132,7 +141,6 @@ FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, M
   FitResult r;
   r.what = what;
   r.min_headroom_pct = min_headroom_pct;
-  const double margin = min_headroom_pct / 100.0 * static_cast<double>(g.memory_bytes);
   auto at = [&](std::int64_t v) {
     Workload x = w;
     if (what == Maximize::seq_len) {
@@ -144,7 +152,7 @@ FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, M
       if (w.max_tpot_ms || w.max_ttft_ms) x.batch_given = true;
     }
     Candidate c = evaluate(x, m, g, cost);
-    if (c.fits && !c.memory.vllm && c.headroom_bytes < margin) c.fits = false;  // tight: as the ranking, not a fit
+    keep_margin(c, min_headroom_pct);  // tight: as the ranking, not a fit
     return c;
   };
   // The ranking adds activation checkpointing where a layout needs it; fitted as given, say so.

@@ -388,9 +388,9 @@ std::string fit_table(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   std::string out;
   const std::string what = r.what == Maximize::seq_len ? "sequence length" : r.what == Maximize::batch ? "batch" : "concurrency";
   if (r.value == 0) {
-    return fmt::format("{} does not fit on {} even at {} 1: {} {} per GPU needed, {} {} usable\n{}", m.id, g.id, what,
+    return fmt::format("{} does not fit on {} even at {} 1: {} {} per GPU needed, {} {} usable\n{}{}", m.id, g.id, what,
                        gbs(r.next ? r.next->memory.device_peak : 0.0, style), mem_unit(style), gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style),
-                       r.layout_given.empty() ? "" : "  " + r.layout_given + "\n");
+                       r.as_given.empty() ? "" : "  " + r.as_given + "\n", r.layout_given.empty() ? "" : "  " + r.layout_given + "\n");
   }
   const bool pool = r.pool_bound(), latency = r.latency_bound();
   out += fmt::format("Largest {} that {} {} ({} {} usable, {:g}% kept free) for {} {}: {}\n", what, detail::fit_verb(r), g.id, gbs(static_cast<double>(g.memory_bytes), style), mem_unit(style), r.min_headroom_pct, m.id, to_string(w.mode),
