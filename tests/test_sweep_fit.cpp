@@ -36,3 +36,16 @@ TEST_CASE("sweep and fit: the largest batch is the same, a tight point is not a 
   REQUIRE(bare_sweep.code == 0);
   CHECK(bare_sweep.out.find("without activation checkpointing") != std::string::npos);
 }
+
+TEST_CASE("check: a tight plan passes without a margin of its own and says what the other answers call it", "[cli][check]") {
+  // The same batch 2 (0.7 GB of 25.8 free, 2.6 %): check asserts only the margin it is given, so it passes, and its
+  // note names the 5 % that fit, sweep and the ranking keep; --min-headroom 5 makes it a failure (exit 1).
+  const std::vector<std::string> job{"check", "--model", "llama-3.1-8b", "--mode", "lora", "--gpu", "rtx-4090-24gb", "--gradient-checkpointing",
+                                     "--batch", "2"};
+  const auto plain = test::run(job);
+  CHECK(plain.code == 0);
+  CHECK(plain.out.find("tight: 2.6% of the card free") != std::string::npos);
+  auto strict = job;
+  strict.insert(strict.end(), {"--min-headroom", "5"});
+  CHECK(test::run(strict).code == 1);
+}

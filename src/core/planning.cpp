@@ -90,6 +90,10 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
       r.failures.push_back(fmt::format("{}: headroom {:.1f}% is below --min-headroom {:g}% ({:.2f} of {:.2f} GB free)", who, pct,
                                        *a.min_headroom_pct, c.headroom_bytes / 1e9, cap / 1e9));
   }
+  // Without a margin of its own the check passes a tight plan, and says what fit, sweep and the ranking call it.
+  if (!a.min_headroom_pct && c.fits && !c.memory.vllm && c.headroom_bytes < k_default_margin_pct / 100.0 * cap)
+    r.notes.push_back(fmt::format("{}: tight: {:.1f}% of the card free, less than the {:g}% fit, sweep and the ranking keep (--min-headroom {:g} "
+                                  "makes it a failure)", who, 100.0 * c.headroom_bytes / cap, k_default_margin_pct, k_default_margin_pct));
   // More sequences asked in flight than the engine's KV-cache pool holds: it runs what fits and queues the rest
   // (method.md §8.3), which the check passes but says.
   if (c.fits && c.memory.vllm && w.batch_given && c.planned.batch < w.batch)
