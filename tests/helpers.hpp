@@ -106,6 +106,13 @@ inline nlohmann::json run_json(std::vector<std::string> args) {
   return r.json();
 }
 
+// Whether one of a JSON list of notes contains `text`.
+inline bool says(const nlohmann::json& notes, const std::string& text) {
+  for (const auto& n : notes)
+    if (n.get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
 inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }
 
 // A fused engine's (vLLM, SGLang, TensorRT-LLM) memory-bound bytes per prompt token of a Llama-style decoder

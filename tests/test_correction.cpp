@@ -66,12 +66,6 @@ std::vector<std::string> lora_8b(std::vector<std::string> more, const std::strin
   return args;
 }
 
-bool says(const nlohmann::json& notes, const std::string& text) {
-  for (const auto& n : notes)
-    if (n.get<std::string>().find(text) != std::string::npos) return true;
-  return false;
-}
-
 }  // namespace
 
 TEST_CASE("correction scope: a probe of 8B LoRA corrects 8B LoRA answers only, and the others say why not", "[cli][calibrate][scope]") {
@@ -100,18 +94,18 @@ TEST_CASE("correction scope: a probe of 8B LoRA corrects 8B LoRA answers only, a
   // Like the measured one (and 8 data-parallel GPUs, and batch 8 = 4x): corrected, and it says to what it applies.
   const auto same = test::run(lora_8b({})).json();
   CHECK(same["memory"]["tensor_peak_bytes"].get<double>() == Approx(peak * 1.1).epsilon(0.001));
-  CHECK(says(same["notes"], "which applies to lora in bf16 with recompute none"));
-  CHECK(says(test::run(lora_8b({}, "8")).json()["notes"], "corrected by your calibration"));
+  CHECK(test::says(same["notes"], "which applies to lora in bf16 with recompute none"));
+  CHECK(test::says(test::run(lora_8b({}, "8")).json()["notes"], "corrected by your calibration"));
   // Not like it: the plain estimate, and a note saying why.
   const auto other = test::run(big).json();
   CHECK(other["memory"]["tensor_peak_bytes"].get<double>() == Approx(big_peak));
-  CHECK(says(other["notes"], "is not applied here: measured on a 8.03B model, this one has 70.6B parameters"));
+  CHECK(test::says(other["notes"], "is not applied here: measured on a 8.03B model, this one has 70.6B parameters"));
   const auto batch16 = test::run(lora_8b({}, "16")).json();
   CHECK(batch16["memory"]["tensor_peak_bytes"].get<double>() == Approx(batch16_peak));
-  CHECK(says(batch16["notes"], "elements per step"));
+  CHECK(test::says(batch16["notes"], "elements per step"));
   const auto recompute = test::run(lora_8b({"--gradient-checkpointing"})).json();
   CHECK(recompute["memory"]["tensor_peak_bytes"].get<double>() == Approx(recompute_peak));
-  CHECK(says(recompute["notes"], "measured with recompute none, this has full"));
+  CHECK(test::says(recompute["notes"], "measured with recompute none, this has full"));
   // The same job is corrected the same way by check as by estimate.
   const auto checked = test::run({"check", "--model", "llama-3.1-8b", "--mode", "lora", "--batch", "2", "--seq-len", "2048", "--gpu", "h100-sxm-80gb",
                                   "--format", "json"});
@@ -127,7 +121,7 @@ TEST_CASE("correction scope: an entry saved without a scope applies to nothing, 
                                  "speed_factor": 1.0, "source": "old.json", "saved": "2026-01-01"}]})";
   const auto j = test::run(lora_8b({})).json();
   CHECK(j["memory"]["tensor_peak_bytes"].get<double>() == Approx(peak));
-  CHECK(says(j["notes"], "is not applied here: it was saved without the workload it measured (an older file); save it again"));
+  CHECK(test::says(j["notes"], "is not applied here: it was saved without the workload it measured (an older file); save it again"));
   // A scope that is not an object, or lacks a field, is bad input naming it.
   std::ofstream(cal.file) << R"({"corrections": [{"gpu": "h100-sxm-80gb", "framework": "hf", "training": true, "memory_factor": 1.5,
                                  "speed_factor": 1.0, "scope": {"mode": "lora"}}]})";

@@ -92,7 +92,7 @@ TEST_CASE("offload plans: the offload note names the link the weights cross, PCI
   // The host link is the GPU's own (perf_common.hpp host_to_device_bytes_per_s): an H100 SXM reaches its CPU over
   // PCIe 5.0, a GH200 over NVLink-C2C (900 GB/s, gpus.json), and the note says which one the time was worked on.
   auto note_for = [](const char* gpu) {
-    const auto r = test::run_json({"estimate", "--model", "8B", "--mode", "train", "--gpu", gpu, "--offload", "optimizer+params", "--format", "json"});
+    const auto r = test::run_json({"estimate", "--model", "8B", "--mode", "train", "--gpu", gpu, "--offload", "optimizer+params"});
     std::string found;
     for (const auto& n : r["notes"])
       if (n.get<std::string>().rfind("CPU offload: the weights cross", 0) == 0) found = n.get<std::string>();

@@ -7,18 +7,9 @@
 
 #include "helpers.hpp"
 
-namespace {
-bool has_note(const nlohmann::json& notes, const std::string& part) {
-  for (const auto& n : notes)
-    if (n.get<std::string>().find(part) != std::string::npos) return true;
-  return false;
-}
-}  // namespace
-
 TEST_CASE("support: pipeline-parallel training runs under Megatron or torchtitan, not under a named framework without it", "[support][plan]") {
   auto run = [](const char* framework) {
-    std::vector<std::string> args{"estimate", "--model", "llama-3.1-70b", "--mode", "train", "--gpu", "h100-sxm-80gb", "--gpus", "16", "--tp", "8", "--pp", "2",
-                                  "--format", "json"};
+    std::vector<std::string> args{"estimate", "--model", "llama-3.1-70b", "--mode", "train", "--gpu", "h100-sxm-80gb", "--gpus", "16", "--tp", "8", "--pp", "2"};
     if (framework) args.insert(args.end(), {"--framework", framework});
     return test::run_json(args);
   };
@@ -26,20 +17,20 @@ TEST_CASE("support: pipeline-parallel training runs under Megatron or torchtitan
     INFO(fw);
     const auto r = run(fw);
     CHECK(r["fits"] == false);
-    CHECK(has_note(r["notes"], "has no pipeline-parallel training"));
+    CHECK(test::says(r["notes"], "has no pipeline-parallel training"));
   }
   for (const char* fw : {"megatron", "torchtitan"}) {
     INFO(fw);
-    CHECK_FALSE(has_note(run(fw)["notes"], "pipeline-parallel training"));
+    CHECK_FALSE(test::says(run(fw)["notes"], "pipeline-parallel training"));
   }
   // The default framework keeps the layout and says which frameworks run it.
-  CHECK(has_note(run(nullptr)["notes"], "pipeline stages are Megatron-LM/NeMo's or torchtitan's"));
+  CHECK(test::says(run(nullptr)["notes"], "pipeline stages are Megatron-LM/NeMo's or torchtitan's"));
 }
 
 TEST_CASE("support: the ranking under a named framework without pipeline stages plans without them", "[support][plan]") {
   // 8B pre-training on 1,024 L4s within two days: the default framework's pick uses tensor and pipeline parallel (a
   // layout Megatron runs); --framework hf plans data-parallel layouts (ZeRO) only.
-  const std::vector<std::string> job{"--model", "llama-3.1-8b", "--mode", "train", "--tokens", "100B", "--deadline", "2d", "--only", "l4-24gb", "--format", "json"};
+  const std::vector<std::string> job{"--model", "llama-3.1-8b", "--mode", "train", "--tokens", "100B", "--deadline", "2d", "--only", "l4-24gb"};
   auto pick = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = job;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -51,5 +42,5 @@ TEST_CASE("support: the ranking under a named framework without pipeline stages 
   const auto defaulted = pick({});
   REQUIRE(defaulted["fits"] == true);
   CHECK(defaulted["plan"]["pp"].get<int>() > 1);
-  CHECK(has_note(defaulted["notes"], "pipeline stages are Megatron-LM/NeMo's or torchtitan's"));
+  CHECK(test::says(defaulted["notes"], "pipeline stages are Megatron-LM/NeMo's or torchtitan's"));
 }

@@ -10,10 +10,8 @@ TEST_CASE("vision: a CNN on a GPU without an fp32 peak says its rate leaves the 
   // perf_vision.cpp adds the convolutions' elementwise work at the fp32 (CUDA-core) peak (coef conv_cuda_share);
   // where the catalogue has no such peak the term cannot be worked and the note says the rate is an upper bound.
   auto has_note = [](const char* gpu) {
-    const auto r = test::run_json({"estimate", "--model", "resnet-50", "--mode", "train", "--gpu", gpu, "--format", "json"});
-    for (const auto& n : r["notes"])
-      if (n.get<std::string>().find("no fp32 (vector-core) peak") != std::string::npos) return true;
-    return false;
+    const auto r = test::run_json({"estimate", "--model", "resnet-50", "--mode", "train", "--gpu", gpu});
+    return test::says(r["notes"], "no fp32 (vector-core) peak");
   };
   CHECK(has_note("gaudi3-128gb"));
   CHECK_FALSE(has_note("h100-sxm-80gb"));
