@@ -61,6 +61,10 @@ TEST_CASE("rank streams: NVDEC engines decode at their architecture's per-engine
   CHECK(decode("h100-sxm-80gb", "1080p").get<double>() == Approx(133.0));
   CHECK(decode("l4-24gb", "1080p").get<double>() == Approx(89.01).epsilon(1e-4));
   CHECK(decode("v100-sxm2-16gb", "1080p").get<double>() == Approx(19.0));
+  // AV1: Ada's 1,018 frames/s on an L4, 4 x 19 x 1018/771 = 100.34; the note's capability table gives Turing, GA100 and
+  // Hopper no AV1 decode, so an H100 decodes none (the frames would fall to the CPU).
+  CHECK(decode("l4-24gb", "1080p", "av1").get<double>() == Approx(100.34).epsilon(1e-4));
+  CHECK(decode("h100-sxm-80gb", "1080p", "av1").get<double>() == 0.0);
   CHECK(decode("rtx-3090-24gb", "1080p").is_null());
 }
 

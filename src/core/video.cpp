@@ -46,15 +46,19 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
   VideoPlan p;
   const double streams = static_cast<double>(w.streams.value_or(1));
   const double pixels = static_cast<double>(w.video_width * w.video_height);
-  // Decode: NVDEC engines at their architecture's per-engine rate for the codec (nvdec_rate); AV1 needs Ampere or
-  // newer NVDEC (NVIDIA Video Codec SDK support matrix).
+  // Decode: NVDEC engines at their architecture's per-engine rate for the codec (nvdec_rate). AV1 decodes on the
+  // GA10x, Ada and Blackwell NVDEC only: the application note's capability table ("AV1 Main Profile decoding") marks
+  // Turing, GA100 and Hopper N, whose NVDEC is Turing's.
   const NvdecRate engine = nvdec_rate(g, w.codec);
   if (g.nvdec_engines && *g.nvdec_engines > 0) {
-    const bool av1_ok = g.cc() >= 8.0;
+    const GpuFamily family = gpu_family(g);
+    const bool av1_ok = family == GpuFamily::ampere_ga10x || family == GpuFamily::ada || family == GpuFamily::blackwell ||
+                        family == GpuFamily::blackwell_rtx;
     const double full_hd = 1920.0 * 1080.0 * 30.0;
     if (w.codec == "av1" && !av1_ok) {
       p.decode_streams = 0.0;
-      p.notes.push_back("no AV1 decode on this GPU's NVDEC: decode would fall to the CPU");
+      p.notes.push_back("no AV1 decode on this GPU's NVDEC (GA10x, Ada and Blackwell decode AV1; Turing, A100 and Hopper do not): decode would fall "
+                        "to the CPU");
     } else if (g.decode_streams_1080p30) {
       p.decode_streams = *g.decode_streams_1080p30 * full_hd / (pixels * w.fps);  // the card's published figure
     } else {
