@@ -65,7 +65,9 @@ std::string without_checkpointing(const Workload& w, const ModelSpec& m);
 // The margin every answer keeps (method.md §9): a plan that fits with less than min_headroom_pct of the card free is
 // not a fit for fit and sweep (the ranking keeps it as tight), and says so in its fit_reason. A serving engine's pool
 // takes its share of the card by design and is left as it is.
-void keep_margin(Candidate& c, double min_headroom_pct = 5);
+void keep_margin(Candidate& c, double min_headroom_pct = RankOptions{}.min_headroom_pct);
+// Whether keep_margin turned this candidate from a fit into "tight".
+bool kept_out_by_margin(const Candidate& c);
 
 // Largest --batch, --seq-len or concurrency that fits the GPU, by exponential then binary search.
 // A value fits with at least min_headroom_pct of the card free, as the ranking's fits do (a serving engine's

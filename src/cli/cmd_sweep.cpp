@@ -22,21 +22,20 @@ namespace gpuadvise::cli {
 
 namespace {
 // What the points share to say (method.md §9): a point that misses the latency targets, a tight point (fit's and the
-// ranking's margin), and, fitted as given (`given` set), a training workload that would fit with checkpointing.
-void closing_notes(Sweep& sw, const RawWorkload* given, const CommandContext& ctx) {
+// ranking's margin), and, fitted as given, a training workload that would fit with checkpointing (`checkpointing`:
+// without_checkpointing's words for it, empty where they do not apply).
+void closing_notes(Sweep& sw, const std::string& checkpointing) {
   auto any = [&](auto pred) {
     return std::any_of(sw.points.begin(), sw.points.end(), [&](const SweepPoint& q) { return std::any_of(q.per_gpu.begin(), q.per_gpu.end(), pred); });
   };
   // A point that fits in memory but misses --max-tpot-ms/--max-ttft-ms reads "no: latency" (its memory is below the line).
   if (any([](const Candidate& c) { return c.latency_miss > 0; }))
     sw.notes.push_back("no: latency: the plan fits in memory, but its sequences in flight miss --max-tpot-ms or --max-ttft-ms");
-  if (any([](const Candidate& c) { return !c.fits && c.fit_reason.text().rfind("tight", 0) == 0; }))
-    sw.notes.push_back("tight: fits with less than 5% of the card free, the margin fit, check and the ranking keep: not counted as a fit");
+  if (any([](const Candidate& c) { return kept_out_by_margin(c); }))
+    sw.notes.push_back(fmt::format("tight: fits with less than {:g}% of the card free, the margin fit, check and the ranking keep: not counted as a fit",
+                                   RankOptions{}.min_headroom_pct));
   // Points fitted as given that do not fit where the ranking would add activation checkpointing say so, as fit does.
-  if (given && any([](const Candidate& c) { return !c.fits && c.latency_miss <= 0; })) {
-    const Workload base = build_workload(*given);
-    if (std::string hint = without_checkpointing(base, model_for(base, ctx.in)); !hint.empty()) sw.notes.push_back(hint);
-  }
+  if (!checkpointing.empty() && any([](const Candidate& c) { return !c.fits && c.latency_miss <= 0; })) sw.notes.push_back(checkpointing);
 }
 }  // namespace
 
@@ -101,13 +100,17 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
                                        targets[i]->id, held[i], base.offload == Offload::experts ? "layers' experts on the GPU" : "layers on the GPU", held[i]));
     }
   }
+  std::string checkpointing;  // the words for a workload that would fit with checkpointing, fitted as given
   for (double v : values) {
     RawWorkload raw = given;
     raw[key->second] = RawValue{sweep_value_text(v), "--vary " + flags.swp_vary};
     const Workload built = build_workload(raw);
     const ModelSpec model = model_for(built, ctx.in);
     const Workload w = with_global_batch(with_checkpoint_precision(built, model), model);
-    if (sw.workload_line.empty()) sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
+    if (sw.workload_line.empty()) {
+      sw.workload_line = model.id + ", " + to_string(w.mode) + ", " + to_string(w.precision);
+      if (!searched) checkpointing = without_checkpointing(built, model);
+    }
     SweepPoint p;
     p.value = v;
     for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -132,7 +135,7 @@ int run_sweep(const SweepFlags& flags, const CommandContext& ctx) {
     }
     sw.points.push_back(std::move(p));
   }
-  closing_notes(sw, searched ? nullptr : &given, ctx);
+  closing_notes(sw, checkpointing);
   (*ctx.out_ptr) << (ctx.of.format == "json" ? sweep_json(sw) : ctx.of.format == "csv" ? sweep_csv(sw) : ctx.md() ? sweep_markdown(sw, Style{}) : sweep_table(sw, ctx.style));
   return 0;
 }

@@ -45,10 +45,9 @@ Note communication_note(double share, const LinkPlan& links, const GpuSpec& gpu,
   if (links.dp_link != Link::none) over("data parallel over ", links.dp_link);
   if (links.pp_link != Link::none) over("pipeline over ", links.pp_link);
   // Host memory over the GPU's own link to its CPU (peer-to-peer between GPUs does not matter here).
-  if (offload && gpu.host_link_gb_per_s)
-    fmt::format_to(std::back_inserter(text), "{}CPU offload over NVLink-C2C ({:.0f} GB/s)", sep, *gpu.host_link_gb_per_s);  // GH200: its Grace CPU
-  else if (offload)
-    fmt::format_to(std::back_inserter(text), "{}CPU offload over {}", sep, perf_detail::host_link_name(gpu));
+  if (offload)
+    fmt::format_to(std::back_inserter(text), "{}CPU offload over {}{}", sep, perf_detail::host_link_name(gpu),
+                   gpu.host_link_gb_per_s && gpu.segment != Segment::edge ? fmt::format(" ({:.0f} GB/s)", *gpu.host_link_gb_per_s) : "");  // GH200: its Grace CPU
   text.push_back(')');
   return Note(fmt::to_string(text));
 }

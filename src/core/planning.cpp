@@ -18,11 +18,8 @@ std::string to_string(Maximize m) {
   return "?";
 }
 
-namespace {
 // A training workload fitted or checked as given, without the activation checkpointing the ranking adds where a plan
 // needs it: said, so the three answers to "does it fit?" read as one.
-}  // namespace
-
 std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
   if (!is_training(w.mode) || w.checkpointing != Checkpointing::none || m.vision) return {};
   return "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
@@ -136,6 +133,8 @@ void keep_margin(Candidate& c, double min_headroom_pct) {
   c.fit_reason = Note::format("tight: {:.1f} GB free, less than the {:g}% of the card that fit, check and the ranking keep free", c.headroom_bytes / 1e9,
                               min_headroom_pct);
 }
+
+bool kept_out_by_margin(const Candidate& c) { return !c.fits && c.fit_reason.text().rfind("tight:", 0) == 0; }
 
 FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, Maximize what, const CostOptions& cost, double min_headroom_pct) {
   // llama.cpp's -ngl unset: the layers the workload as given keeps on the GPU, held while the value grows (else a

@@ -22,6 +22,7 @@ struct NvdecFps {
 struct NvdecRate {
   double pixels_per_s;
   const char* basis;
+  bool av1;  // the architecture decodes AV1 (its row has an AV1 rate: GA10x, Ada, Blackwell)
 };
 NvdecRate nvdec_rate(const GpuSpec& g, const std::string& codec) {
   constexpr double turing_h264 = 771.0;
@@ -37,7 +38,7 @@ NvdecRate nvdec_rate(const GpuSpec& g, const std::string& codec) {
     default: arch = "Turing (its generation not in the table)"; break;
   }
   const double fps = codec == "hevc" ? row.hevc : codec == "av1" && row.av1 > 0 ? row.av1 : row.h264;
-  return {k_nvdec_pixels_per_s * fps / turing_h264, arch};
+  return {k_nvdec_pixels_per_s * fps / turing_h264, arch, row.av1 > 0};
 }
 }  // namespace
 
@@ -51,11 +52,8 @@ VideoPlan plan_video(const Workload& w, const GpuSpec& g, const MemoryEstimate& 
   // Turing, GA100 and Hopper N, whose NVDEC is Turing's.
   const NvdecRate engine = nvdec_rate(g, w.codec);
   if (g.nvdec_engines && *g.nvdec_engines > 0) {
-    const GpuFamily family = gpu_family(g);
-    const bool av1_ok = family == GpuFamily::ampere_ga10x || family == GpuFamily::ada || family == GpuFamily::blackwell ||
-                        family == GpuFamily::blackwell_rtx;
     const double full_hd = 1920.0 * 1080.0 * 30.0;
-    if (w.codec == "av1" && !av1_ok) {
+    if (w.codec == "av1" && !engine.av1) {
       p.decode_streams = 0.0;
       p.notes.push_back("no AV1 decode on this GPU's NVDEC (GA10x, Ada and Blackwell decode AV1; Turing, A100 and Hopper do not): decode would fall "
                         "to the CPU");

@@ -215,7 +215,7 @@ std::optional<double> sweep_metric(const Sweep& s, const Candidate& c) {
 }
 std::string sweep_cell(const Sweep& s, const Candidate& c, const Style& style) {
   const auto v = sweep_metric(s, c);
-  const char* no = c.latency_miss > 0 ? "no: latency" : c.fit_reason.text().rfind("tight", 0) == 0 ? "tight" : "no";
+  const char* no = c.latency_miss > 0 ? "no: latency" : kept_out_by_margin(c) ? "tight" : "no";
   if (!v) return c.fits ? "—" : no;
   if (s.metric == "memory") return fmt::format("{} {}{}{}", gbs(*v, style), mem_unit(style), c.fits ? "" : " ", c.fits ? "" : no);
   if (s.metric == "cost") return fmt::format("${:.2f}", *v);
