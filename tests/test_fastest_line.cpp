@@ -26,3 +26,27 @@ TEST_CASE("recommendations: the fastest line under best value names the plan --r
   CHECK(big["recommendations"].dump().find("--rank-by time --max-gpus 4096 picks the fastest") != std::string::npos);
   CHECK(fastest(big) == fastest(reached));
 }
+
+TEST_CASE("recommendations: without a job size, the fastest training row is the one with the most tokens/s per GPU", "[plan-choice][advice]") {
+  // 7B fine-tuned, no --tokens: each row is the fewest GPUs that fit. The line named two Gaudi 3s (24,360 tokens/s
+  // together, 12,180 each) over one B200 or B300 at about 19,500: two of a card are not a faster card. It now
+  // compares the rows' tokens/s per GPU, and names the row with the most.
+  const auto j = test::run_json({"--model", "7B", "--precision", "bf16", "--mode", "finetune"});
+  std::string top;
+  double most = 0;
+  for (const auto& row : j["ranking"]) {
+    if (!row["fits"].get<bool>() || row["tight"].get<bool>() || row["time"]["train_tokens_per_second_per_gpu"].is_null()) continue;
+    const double per_gpu = row["time"]["train_tokens_per_second_per_gpu"].get<double>();
+    if (per_gpu > most) most = per_gpu, top = row["gpu"].get<std::string>();
+  }
+  REQUIRE_FALSE(top.empty());
+  bool named = false;
+  for (const auto& rec : j["recommendations"])
+    if (rec["label"] == "fastest") {
+      named = true;
+      CHECK(rec["gpu"] == top);
+      CHECK(rec["reason"].get<std::string>().find("the most per GPU of any GPU") != std::string::npos);
+    }
+  CHECK(named);
+  CHECK(top != "gaudi3-128gb");
+}

@@ -273,7 +273,7 @@ void meet_latency_targets(Candidate& c, const Workload& w, const ModelSpec& m, c
   }
   c.planned.batch = lo;
   c.time = at(lo);
-  c.notes.push_back(Note::format("{} sequences in flight: the most that meet {}", lo, targets()));
+  c.notes.push_back(Note::format("{} sequence{} in flight: the most that meet {}", lo, lo == 1 ? "" : "s", targets()));
 }
 
 }  // namespace

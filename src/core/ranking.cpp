@@ -237,14 +237,37 @@ std::pair<const FrontierPoint*, const Candidate*> fastest_point(const std::vecto
 // takes seconds: 0.43 images/s, not 0).
 std::string rate_text(double per_second) { return per_second >= 10 ? fmt::format("{:.0f}", per_second) : fmt::format("{:.2g}", per_second); }
 
-// Without a job size, the fastest point of the rows' frontiers (each count's best value), with its row.
-std::pair<const FrontierPoint*, const Candidate*> fastest_rate_point(const std::vector<Candidate>& rows) {
+// Without a job size, the fastest point of the rows' frontiers (each count's best value), with its row; `only`, where
+// given, the one row whose frontier is searched.
+std::pair<const FrontierPoint*, const Candidate*> fastest_rate_point(const std::vector<Candidate>& rows, const Candidate* only) {
   std::pair<const FrontierPoint*, const Candidate*> best{nullptr, nullptr};
   for (const auto& c : rows)
-    if (c.fits && !c.tight)
+    if (c.fits && !c.tight && (!only || &c == only))
       for (const auto& f : c.frontier)
         if (!f.hours && f.rate && (!best.first || *f.rate > *best.first->rate)) best = {&f, &c};
   return best;
+}
+
+// Training without a job size has no job to finish sooner: its rows, each at the fewest GPUs that fit, compare by
+// tokens (or images) per second per GPU, since a row on two GPUs is not faster than one on one GPU of a card that
+// does more each (7B fine-tuned: two Gaudi 3s at 24,360 tokens/s were named over one B200 at 19,450). A served
+// model without a job is one engine (its rate is what a user sees) and keeps the whole rate.
+bool per_gpu_speed(const Candidate& c) { return is_training(c.planned.mode) && !c.time.job_seconds && !c.video; }
+// A rate's unit as the fastest line says it (a served rate with the sequences it runs at once).
+std::string rate_words(const WorkRate& rate, std::int64_t b) {
+  if (rate.unit == "k images") return "images/s";
+  if (rate.unit == "M training tokens") return "tokens/s";
+  return fmt::format("output tokens/s ({} sequence{} at once)", b, b == 1 ? "" : "s");
+}
+
+// What the line adds where it compared per GPU: the row's rate per GPU, or that one GPU does the most.
+std::string per_gpu_words(const Candidate& c, const WorkRate& rate, std::size_t rows) {
+  if (c.gpus > 1 && rate.per_second) return fmt::format(" ({} per GPU, the most of any GPU)", rate_text(*rate.per_second / static_cast<double>(c.gpus)));
+  return rows > 1 ? ", the most per GPU of any GPU" : "";
+}
+double fastest_score(const Candidate& c) {
+  const double s = score(c, RankBy::time);
+  return per_gpu_speed(c) && s < 1e299 ? s * static_cast<double>(c.gpus) : s;
 }
 
 }  // namespace
@@ -300,7 +323,7 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
   for (const auto& c : r.rows) {
     if (!c.fits || c.tight) continue;
     if (!banded && c.value_usd && (!best_value || *c.value_usd < *best_value->value_usd)) best_value = &c;
-    if (score(c, RankBy::time) < 1e299 && (!fastest || score(c, RankBy::time) < score(*fastest, RankBy::time))) fastest = &c;
+    if (score(c, RankBy::time) < 1e299 && (!fastest || fastest_score(c) < fastest_score(*fastest))) fastest = &c;
     // One card that runs the job as asked (its row may use more for speed), in an ordinary computer: no server
     // module, no CPU offload, and no edge module for a data-centre job: an edge module (a Jetson) is the one card for
     // vision inference (cameras, images) or a model served on the device without a job size, never for training
@@ -328,10 +351,7 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
   }
   if (fastest) {
     const WorkRate rate = work_rate(*fastest);
-    const std::int64_t b = fastest->planned.batch;
-    const std::string what = rate.unit == "k images"            ? "images/s"
-                             : rate.unit == "M training tokens" ? "tokens/s"
-                                                                : fmt::format("output tokens/s ({} sequence{} at once)", b, b == 1 ? "" : "s");
+    const std::string what = rate_words(rate, fastest->planned.batch);
     std::string t = fastest->video && fastest->video->latency_ms ? fmt::format("{:.1f} ms per frame end to end on {}", *fastest->video->latency_ms, fastest->layout)
                     : fastest->time.job_seconds                   ? fmt::format("{} for the job on {}", duration_text(fastest->cost.wall_hours * 3600), fastest->layout)
                                                                   : fmt::format("{} {} on {}", rate_text(rate.per_second.value_or(0)), what, fastest->layout);
@@ -347,13 +367,16 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
       t = fmt::format("{} for the job on {} (its row shows {}; --rank-by time{} picks the fastest)", duration_text(*point->hours * 3600), point->layout,
                       opts.deadline_seconds ? "the cheapest plan that meets the deadline" : "the best value", reach);
     }
-    // Without one, the fastest plan the searches found by its rate, where clearly faster than any row's choice.
-    if (const auto [point, owner] = fastest_rate_point(r.rows); !from_frontier && !fastest->time.job_seconds && point && rate.per_second &&
-                                                                 *point->rate > 1.02 * *rate.per_second) {
+    // Without one, the fastest plan the searches found by its rate, where clearly faster than any row's choice (for
+    // training, its own GPU's: the GPUs compare per GPU).
+    const bool per_gpu = per_gpu_speed(*fastest);
+    if (const auto [point, owner] = fastest_rate_point(r.rows, per_gpu ? fastest : nullptr);
+        !from_frontier && !fastest->time.job_seconds && point && rate.per_second && *point->rate > 1.02 * *rate.per_second) {
       fastest = owner;
       from_frontier = true;
       t = fmt::format("{} {} on {} (its row shows the best value; --rank-by time picks the fastest)", rate_text(*point->rate), what, point->layout);
     }
+    if (per_gpu && !from_frontier) t += per_gpu_words(*fastest, rate, r.rows.size());
     // A plan bound by its framework's kernel launches is not faster for its GPU: say so beside it.
     const bool host_bound = !from_frontier && fastest->time.bound == k_host_bound;
     // With a global batch, more images or sequences per step (--global-batch) give each GPU a larger share.
