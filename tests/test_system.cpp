@@ -67,6 +67,27 @@ TEST_CASE("system: DeepSpeed offload needs its host memory, and a node that lack
   CHECK(ws.notes.front().text().find("host memory per node") != std::string::npos);
 }
 
+TEST_CASE("system: offload over two nodes halves each host's share, and a count of two nodes given alone tries it", "[system][offload]") {
+  // 70B fully fine-tuned on 16 H100s in two nodes, ZeRO-3 with optimizer offload: 24 B per parameter over the job
+  // (1,693 GB), each node's host holding its own eight ranks' half, 847 GB.
+  const auto two = needs({{"model", "llama-3.1-70b"}, {"mode", "finetune"}, {"gpus", "16"}, {"nodes", "2"}, {"sharding", "zero3"}, {"offload", "optimizer"}},
+                         "h100-sxm-80gb");
+  CHECK(two.host_ram_bytes / 1e9 == Approx(24.0 * 70.554e9 / 2 / 1e9).epsilon(0.002));
+  // No layout of the 16 fits without an offload (ZeRO-3 over 16 with full recomputation: 104 GB at the optimizer
+  // step); the planner tried offload on one node only and answered that nothing fits, though eight of the GPUs
+  // with offload did. A count given alone now tries its own offload layouts, over both nodes.
+  const auto r = test::run({"check", "--model", "llama-3.1-70b", "--mode", "finetune", "--tokens", "1B", "--gpu", "h100-sxm-80gb", "--gpus", "16"});
+  CHECK(r.code == 0);
+  CHECK(r.out.find("on 16 GPUs in 2 nodes") != std::string::npos);
+  CHECK(r.out.find("optimizer offload") != std::string::npos);
+  // A plan that does not fit has no job figures: the check says so, not that the job size is missing.
+  const auto no = test::run({"check", "--model", "llama-3.1-70b", "--mode", "finetune", "--tokens", "1B", "--gpu", "h100-sxm-80gb", "--gpus", "8", "--tp",
+                             "8", "--max-cost", "2000"});
+  CHECK(no.code == 1);
+  CHECK(no.out.find("--max-cost 2000 cannot be checked: the plan does not fit") != std::string::npos);
+  CHECK(no.out.find("no job size") == std::string::npos);
+}
+
 TEST_CASE("system: vision training asks for the data loader's CPUs, inference for no checkpoint", "[system]") {
   // FFCV's ResNet-50 recipe: 2 x (4 workers + 1) = 10 logical CPUs per GPU; 8 GPUs: 80.
   const auto v = needs({{"model", "resnet-50"}, {"mode", "train"}, {"batch", "256"}, {"gpus", "8"}}, "a100-sxm-80gb");

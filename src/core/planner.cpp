@@ -236,8 +236,10 @@ void try_last_resorts(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
     // tensor or pipeline parallel: plain data parallel would keep a copy per rank on the host), all of them, for
     // the order asked to choose among (ZeRO-3 over 8 GPUs, or Megatron's tensor parallel 8, finishes about 8x
     // sooner than one GPU at about the same cost).
-    // A count given alone tries that count, where one node holds it.
-    const auto [from, to] = counts_in_one_node(g, opts, count_given);
+    // A count given alone tries that count; else every count searched, several nodes too: ZeRO-Offload and FSDP's
+    // CPU offload run over nodes, each node's host holding its own ranks' shards (70B fully fine-tuned on 16 H100s
+    // in two nodes fits so, where no layout of the 16 without it does).
+    const std::int64_t from = count_given ? count_given : 1, to = count_given ? count_given : search_reach(g, opts);
     for (Offload off : {Offload::optimizer, Offload::optimizer_params}) {
       for (std::int64_t n = from; n <= to; n *= 2)
         for_each_layout(w, m, g, n, [&](Workload& p) {
@@ -272,6 +274,18 @@ bool count_without_layout(const Workload& w) {
 Candidate plan(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order) {
   return plan_with(w, m, g, opts, order, nullptr);
 }
+
+namespace {
+// An offload whose host share is more than a node's host memory (each node's host holds its own ranks' share, as
+// system.cpp divides it): not a plan, and `why` says what it would need.
+bool offload_beyond_host(const Workload& p, const Candidate& c, const GpuSpec& g, std::string& why) {
+  if (p.offload == Offload::none) return false;
+  const double per_node = offload_host_bytes(p, c.memory) / static_cast<double>(std::max<std::int64_t>(1, p.nodes));
+  if (per_node <= node_host_ram_bytes(g)) return false;
+  why = fmt::format("CPU offload would need {:.0f} GB of host memory per node, more than such a node's {:.0f} GB", per_node / 1e9, node_host_ram_bytes(g) / 1e9);
+  return true;
+}
+}  // namespace
 
 Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, RankBy order, TensorMemo* memo) {
   // The layout as asked: its memory and verdict first; its time, cost and notes only where it is shown or kept
@@ -335,11 +349,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
       Candidate& c = scratch;  // moved into `fits` or `tight` below when kept
       finish_candidate(c, g, opts);
       if (!c.fits) return keep_nearest_miss(nearest_miss, c);  // fits in memory, misses the latency targets
-      if (p.offload != Offload::none && offload_host_bytes(p, c.memory) > node_host_ram_bytes(g)) {
-        offload_short = fmt::format("CPU offload would need {:.0f} GB of host memory, more than such a node's {:.0f} GB",
-                                    offload_host_bytes(p, c.memory) / 1e9, node_host_ram_bytes(g) / 1e9);
-        return false;
-      }
+      if (offload_beyond_host(p, c, g, offload_short)) return false;
       if (c.tight) {
         tight.push_back(std::move(c));
         return false;

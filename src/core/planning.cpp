@@ -102,19 +102,19 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   if (c.video && w.max_latency_ms && c.video->latency_ms && *c.video->latency_ms > *w.max_latency_ms)
     r.failures.push_back(fmt::format("{}: end-to-end latency {:.0f} ms, more than --max-latency-ms {:g}", who, *c.video->latency_ms,
                                      *w.max_latency_ms));
+  // A plan that does not fit has no job time or cost to check (method.md §9), whatever the job size.
+  const char* no_job = !c.fits ? "the plan does not fit, so it has no job time or cost" : "no job size (tokens, or requests with output tokens)";
   if (a.max_cost_usd) {
     if (!c.cost.total_usd)
       r.failures.push_back(fmt::format("{}: --max-cost {:g} cannot be checked: {}", who, *a.max_cost_usd,
-                                       c.time.job_seconds ? "no price for this GPU (--price ID=USD)"
-                                                          : "no job size (tokens, or requests with output tokens)"));
+                                       c.fits && c.time.job_seconds ? "no price for this GPU (--price ID=USD)" : no_job));
     else if (*c.cost.total_usd > *a.max_cost_usd)
       r.failures.push_back(fmt::format("{}: job costs ${:.2f}, more than --max-cost ${:g} ({} GPU(s) x {:.2f} h at ${:.2f}/GPU-h)", who,
                                        *c.cost.total_usd, *a.max_cost_usd, c.gpus, c.cost.wall_hours, *c.cost.price.usd_per_gpu_hour));
   }
   if (a.max_hours) {
     if (c.cost.wall_hours <= 0)
-      r.failures.push_back(fmt::format("{}: --max-hours {:g} cannot be checked: no job size (tokens, or requests with output tokens)",
-                                       who, *a.max_hours));
+      r.failures.push_back(fmt::format("{}: --max-hours {:g} cannot be checked: {}", who, *a.max_hours, no_job));
     else if (c.cost.wall_hours > *a.max_hours)
       r.failures.push_back(fmt::format("{}: job takes {:.2f} h, more than --max-hours {:g}", who, c.cost.wall_hours, *a.max_hours));
   }

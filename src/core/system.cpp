@@ -96,7 +96,7 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
   const double params = mem.params_total;
   if (training && w.offload != Offload::none) {
     s.host_ram_bytes = offload_host_bytes(w, mem) / nodes;
-    s.basis.push_back("host RAM: DeepSpeed offload, (16 B per trainable parameter + 2 B per offloaded parameter) x 1.5 ([DS-MEM])");
+    s.basis.push_back("host RAM: DeepSpeed offload, (16 B per trainable parameter + 2 B per offloaded parameter) x 1.5, shared by the nodes ([DS-MEM])");
   } else if (training && w.sharding == Sharding::zero3) {
     // Sharded initialisation (zero.Init, FSDP on the meta device): the 16-bit checkpoint streams in once per
     // node and each rank keeps its shard.
