@@ -27,7 +27,17 @@ TEST_CASE("precision: gpt-oss presets, and an MXFP4 checkpoint served weight-onl
   // Not before Ampere, and not under TensorRT-LLM, whose FP4 kernels need Blackwell: refused with the reason.
   const auto v100 = test::run({"estimate", "--model", "gpt-oss-20b", "--mode", "inference", "--framework", "vllm", "--gpu", "v100-sxm2-16gb"});
   CHECK(v100.out.find("cannot run as asked") != std::string::npos);
-  CHECK(v100.out.find("vLLM/SGLang on an NVIDIA GPU from Ampere on or llama.cpp (weight-only)") != std::string::npos);
+  CHECK(v100.out.find("vLLM/SGLang on an NVIDIA GPU from Ampere on, vLLM on an MI300X or MI325X, or llama.cpp (weight-only)") != std::string::npos);
+  // vLLM serves it on CDNA 3 too (its gpt-oss recipe: "MI300x, MI325x", `vllm serve openai/gpt-oss-120b` on
+  // gfx942), weight-only; SGLang there and a Radeon W7900 (gfx1100) under vLLM are not in that list.
+  const auto mi300x = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "vllm", "--gpu", "mi300x-192gb"});
+  CHECK(mi300x["fits"] == true);
+  CHECK(mi300x["time"]["compute_precision"] == "bf16");
+  for (const auto& [fw, gpu] : {std::pair{"sglang", "mi300x-192gb"}, std::pair{"vllm", "radeon-pro-w7900-48gb"}}) {
+    INFO(fw << " " << gpu);
+    CHECK(test::run({"estimate", "--model", "gpt-oss-20b", "--mode", "inference", "--framework", fw, "--gpu", gpu}).out.find("cannot run as asked") !=
+          std::string::npos);
+  }
   const auto trt = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "trtllm", "--gpu", "h100-sxm-80gb"});
   CHECK(trt["fits"] == false);
   // Blackwell runs it on its FP4 tensor cores.

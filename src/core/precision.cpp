@@ -78,13 +78,16 @@ std::string_view asked_compute_key(const Workload& w) {
   }
 }
 // An fp4 checkpoint served weight-only where no FP4 tensor cores are: vLLM and SGLang on NVIDIA GPUs from
-// Ampere on (compute capability 8.0+); llama.cpp on its CUDA and ROCm backends, whose MXFP4 GGUF type (added with
-// gpt-oss, ggml-org/llama.cpp#15091) dequantises in its own kernels like its other block formats.
+// Ampere on (compute capability 8.0+); vLLM on CDNA 3 (gfx942: MI300X, MI325X; vLLM's gpt-oss recipe: "you can
+// run it on ... MI300x, MI325x", `vllm serve openai/gpt-oss-120b` on gfx942); llama.cpp on its CUDA and ROCm
+// backends, whose MXFP4 GGUF type (added with gpt-oss, ggml-org/llama.cpp#15091) dequantises in its own kernels
+// like its other block formats.
 bool fp4_weight_only(const Workload& w, const GpuSpec& gpu) {
   const Framework f = w.effective_framework();
   const double cc = gpu.cc();
   if (is_training(w.mode)) return false;
   if (f == Framework::llamacpp) return gpu.stack == "cuda" || gpu.stack == "rocm";
+  if (f == Framework::vllm && gpu.stack == "rocm" && gpu.gfx_target == "gfx942") return true;
   return (f == Framework::vllm || f == Framework::sglang) && gpu.stack == "cuda" && cc >= 8.0;
 }
 
@@ -121,12 +124,14 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
       if (fp4_weight_only(w, gpu)) {
         ps.compute_key = has("bf16") ? "bf16" : "fp16";
         ps.note = Note::format("no FP4 tensor cores: the fp4 weights run weight-only ({} math, 4-bit weights unpacked in the kernel: {})", ps.compute_key,
-                               w.effective_framework() == Framework::llamacpp ? "llama.cpp's MXFP4 kernels" : "Marlin/Triton");
+                               w.effective_framework() == Framework::llamacpp ? "llama.cpp's MXFP4 kernels"
+                               : gpu.stack == "rocm"                           ? "Triton"
+                                                                               : "Marlin/Triton");
         return ps;
       }
       ps.supported = false;
-      ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4), vLLM/SGLang on an NVIDIA GPU from Ampere on "
-                "or llama.cpp (weight-only): use fp8 or int4";
+      ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4), vLLM/SGLang on an NVIDIA GPU from Ampere on, "
+                "vLLM on an MI300X or MI325X, or llama.cpp (weight-only): use fp8 or int4";
       return ps;
     }
     if (has("fp4")) return ps;
