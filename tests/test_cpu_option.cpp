@@ -101,7 +101,8 @@ TEST_CASE("cpu: an instance named is the same answer in every command", "[cpu]")
   CHECK_FALSE(recommendation(alone, "one card"));  // an instance is not a card
   const auto beside = test::run_json(job)["cpus"][0];
   CHECK(alone["ranking"][0]["cost"]["job_usd"].get<double>() == Approx(beside["cost"]["job_usd"].get<double>()));
-  auto est_args = with({"--gpu", "c7i.24xlarge", "--batch", "4", "--grad-accum", "32"});
+  const auto plan = beside["plan"];  // the micro-batch and accumulation the CPU row chose
+  auto est_args = with({"--gpu", "c7i.24xlarge", "--batch", plan["micro_batch"].dump(), "--grad-accum", plan["grad_accum"].dump()});
   est_args.insert(est_args.begin(), "estimate");
   const auto est = test::run_json(est_args);
   CHECK(est["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(beside["time"]["train_tokens_per_second_per_gpu"].get<double>()));

@@ -50,3 +50,16 @@ TEST_CASE("recommendations: without a job size, the fastest training row is the 
   CHECK(named);
   CHECK(top != "gaudi3-128gb");
 }
+
+TEST_CASE("recommendations: without --batch the planner grows a host-bound micro-batch, so its fastest plan is not host-bound", "[plan-choice][time]") {
+  // BERT-base fine-tuned under Hugging Face (0.45 ms of launches per layer and pass): the planner tried 2x and 4x
+  // the default micro-batch only and stopped at 4 sequences, still host-bound (46,813 tokens/s on an RTX 3090),
+  // while its own fastest line said a larger micro-batch uses the GPU. It now doubles while the launches are a
+  // tenth or more of the micro-batch (layout_space.hpp).
+  const auto ranked = test::run_json({"--model", "bert-base-uncased", "--mode", "finetune", "--seq-len", "128", "--tokens", "10M", "--only", "rtx-3090-24gb"});
+  const auto row = ranked["ranking"][0];
+  CHECK(row["plan"]["micro_batch"].get<double>() >= 8);
+  CHECK(row["time"]["train_tokens_per_second_per_gpu"].get<double>() > 1.4 * 46813);
+  for (const auto& rec : ranked["recommendations"])
+    if (rec["label"] == "fastest") CHECK(rec["reason"].get<std::string>().find("host-bound") == std::string::npos);
+}

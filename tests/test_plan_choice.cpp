@@ -208,9 +208,9 @@ TEST_CASE("pipeline pace: per-GPU throughput counts every stage's GPUs, so an un
   CHECK(sixty_four > 0.45 * eight);
 }
 
-TEST_CASE("layout space: without --batch each layout is also tried at 2x and 4x the micro-batch, and with it only as asked", "[plan-choice][layout-space]") {
+TEST_CASE("layout space: without --batch each layout is also tried at 2x, 4x, ... 32x the micro-batch, and with it only as asked", "[plan-choice][layout-space]") {
   // Qwen3-30B-A3B on 16 H100s, global batch 512 (Megatron-Bridge's recipe): 8 data-parallel ranks at PP 2 step
-  // with 64 sequences each, so micro-batches 1, 2 and 4 all reach it (64, 32 and 16 accumulation steps).
+  // with 64 sequences each, so micro-batches 1 to 32 all reach it (64 down to 2 accumulation steps).
   const ModelSpec m = test::model("qwen3-30b-a3b");
   const GpuSpec& g = *test::gpus().find("h100-sxm-80gb");
   Workload w;
@@ -225,7 +225,7 @@ TEST_CASE("layout space: without --batch each layout is also tried at 2x and 4x 
     });
     return seen;
   };
-  CHECK(micro_batches(w) == std::set<std::pair<std::int64_t, std::int64_t>>{{1, 64}, {2, 32}, {4, 16}});
+  CHECK(micro_batches(w) == std::set<std::pair<std::int64_t, std::int64_t>>{{1, 64}, {2, 32}, {4, 16}, {8, 8}, {16, 4}, {32, 2}});
   w.batch_given = true;
   CHECK(micro_batches(w) == std::set<std::pair<std::int64_t, std::int64_t>>{{1, 64}});
   // A search that says a larger micro-batch is not worth it stops at the first.

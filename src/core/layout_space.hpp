@@ -85,15 +85,16 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
       if (nodes % pp == 0 && (replicas || pp == nodes)) both(nodes, per_node, pp);
 }
 
-// The micro-batches a layout tries, the first and how many times it may double. Without --batch, a global batch
-// can be reached with larger micro-batches too (fewer accumulation steps): 2x and 4x the default, which amortise
+// The micro-batches a layout tries: the first, and the largest multiple of it (doubling). Without --batch, a global batch
+// can be reached with larger micro-batches too (fewer accumulation steps): 2x, 4x, ... up to 32x the default (the
+// planner stops doubling when it no longer pays, planner.cpp), which amortise
 // per-micro-batch costs (host launches, a MoE layer's experts, weights streamed per micro-batch) and cost memory
 // and, in a pipeline, a larger bubble; the savers shrink each again. An image job without --batch tries up to 16
 // images generated (method.md §12.4), 256 classified (§12.3); images trained with a recipe's batch take each
 // rank's whole share at once (global_batch.cpp).
 inline std::pair<std::int64_t, std::int64_t> micro_batches(const Workload& w, const ModelSpec& m, std::int64_t dp) {
   const bool training = is_training(w.mode), image_job = !training && m.vision && w.images && !w.batch_given;
-  if (training && w.global_batch && !w.batch_given) return m.vision ? std::pair{(*w.global_batch + dp - 1) / dp, std::int64_t{1}} : std::pair{w.batch, std::int64_t{4}};
+  if (training && w.global_batch && !w.batch_given) return m.vision ? std::pair{(*w.global_batch + dp - 1) / dp, std::int64_t{1}} : std::pair{w.batch, std::int64_t{32}};
   if (image_job) return {w.batch, m.vision->task == "generation" ? 16 : 256};
   return {w.batch, 1};
 }
