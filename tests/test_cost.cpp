@@ -173,3 +173,13 @@ TEST_CASE("cost: the table's footer states the price policy asked, and says so w
   REQUIRE(median.code == 0);
   CHECK(median.out.find("Prices are the median of each GPU's indicative on-demand offers") != std::string::npos);
 }
+
+TEST_CASE("cost: owned hardware without a purchase price names --purchase-price, not --price", "[cost][owned]") {
+  // Under --owned the price is the purchase amortised: an H100 with no purchase price in the catalogue was told to
+  // set --price, which --owned does not read.
+  const auto r = test::run({"--model", "llama-3.1-8b", "--mode", "lora", "--tokens", "100M", "--owned", "--only", "rtx-4090-24gb,h100-sxm-80gb"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("h100-sxm-80gb: not ranked by value: no purchase price (--purchase-price ID=USD sets one)") != std::string::npos);
+  const auto rented = test::run({"--model", "llama-3.1-8b", "--mode", "lora", "--tokens", "100M", "--only", "rtx-4090-24gb,h100-sxm-96gb"});
+  CHECK(rented.out.find("h100-sxm-96gb: not ranked by value: no price (--price ID=USD sets one)") != std::string::npos);
+}

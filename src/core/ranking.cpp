@@ -57,8 +57,7 @@ double score(const Candidate& c, RankBy order) {
       // Video streams: every plan carries the same frames (streams x fps); how fast it is, is each frame's time
       // through the pipeline (method.md §13), not the images/s of GPUs added beyond what the streams need.
       if (c.video) return c.video->latency_ms && c.video->decode_streams ? *c.video->latency_ms / 1e3 : unknown;
-      // The job time the table shows: billed wall time (start, setup, checkpoint writes and rework included), so
-      // 32,768 GPUs do not win a 1M-request job by 12 s of compute against 24 s when both take 15 minutes.
+      // The job time the table shows, billed (start, setup, checkpoints, rework): not compute alone (method.md §9).
       if (c.time.job_seconds) return c.cost.wall_hours > 0 ? c.cost.wall_hours * 3600 : *c.time.job_seconds;
       const auto rate = work_rate(c).per_second;
       return rate ? 1.0 / *rate : unknown;
@@ -155,8 +154,12 @@ std::string job_size_flags(const Workload& w, const ModelSpec& m) {
 std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::string& why_unknown) {
   const PlanShape& w = c.planned;
   const auto hourly = c.usd_per_hour();
+  // Rented or owned, the flag that gives the missing price (--price, or --purchase-price under --owned).
+  const std::string no_price = c.cost.missing_price && c.cost.missing_price->find("--purchase-price") != std::string::npos
+                                   ? "no purchase price (--purchase-price ID=USD sets one)"
+                                   : "no price (--price ID=USD sets one)";
   auto need_price = [&]() -> std::optional<double> {
-    why_unknown = "no price (--price ID=USD sets one)";
+    why_unknown = no_price;
     return std::nullopt;
   };
   if (c.video) {
@@ -168,7 +171,7 @@ std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::
       return std::nullopt;
     }
     if (c.video->usd_per_stream_hour) return c.video->usd_per_stream_hour;
-    why_unknown = !hourly ? "no price (--price ID=USD sets one)" : "streams per GPU unknown";
+    why_unknown = !hourly ? no_price : "streams per GPU unknown";
     return std::nullopt;
   }
   if (w.has_job_size()) {
