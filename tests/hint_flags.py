@@ -107,7 +107,10 @@ def check_command(text, where, failures):
             failures.append(f"{where}: {name} runs no script: {text}")
             return
         check_flags(rest[:at], engine["flags"], f"{where} ({name})", failures)
-        extra = check_flags(rest[at + 1 :], TABLE["script_args"]["flags"], f"{where} (script arguments)", failures)
+        # Megatron-LM's training script takes Megatron's options; any other script, Hugging Face's TrainingArguments.
+        megatron = rest[at] == "pretrain_gpt.py"
+        flags = TABLE["megatron"]["flags"] if megatron else TABLE["script_args"]["flags"]
+        extra = check_flags(rest[at + 1 :], flags, f"{where} (script arguments)", failures)
         if extra:
             failures.append(f"{where}: stray words after the script: {extra}")
         return
@@ -120,6 +123,8 @@ def check_hints(hints, where, failures, counts):
     for key in ("vllm", "server", "torchrun"):
         if isinstance(hints.get(key), str):
             counts[key] = counts.get(key, 0) + 1
+            if " pretrain_gpt.py" in hints[key]:
+                counts["megatron"] = counts.get("megatron", 0) + 1
             check_command(hints[key], f"{where} {key}", failures)
     if isinstance(hints.get("hf_trainer_args"), str):
         counts["hf_trainer_args"] = counts.get("hf_trainer_args", 0) + 1
@@ -206,6 +211,7 @@ def main():
             check_hints(run(args).get("launch_hints") or {}, f"[{' '.join(args)}]", failures, counts)
             commands += 1
     for layout in [["--gpus", "16", "--tp", "4", "--pp", "2", "--virtual-stages", "2", "--cp", "2"], ["--gpus", "8", "--sharding", "zero3"],
+                   ["--gpus", "16", "--nodes", "2", "--tp", "4", "--pp", "2", "--sharding", "zero1", "--offload", "optimizer", "--gradient-checkpointing"],
                    ["--gpus", "1", "--offload", "optimizer"]]:
         args = ["estimate", "--model", "llama-3.1-70b" if "--tp" in layout else "llama-3.1-8b", "--mode", "finetune", "--framework",
                 "megatron" if "--tp" in layout else "hf", "--gpu", "h100-sxm-80gb", *layout]

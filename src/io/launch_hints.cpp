@@ -69,6 +69,39 @@ std::string optim_name(Optimizer o) {
   return "adamw_torch";
 }
 
+// A training plan as Megatron-LM runs it (method.md §11), where Megatron-LM runs it as planned: full training or
+// fine-tuning (adapters are Megatron-Bridge's and NeMo's, not pretrain_gpt.py's) with AdamW or SGD, split by tensor,
+// pipeline, expert or context parallelism (any framework's plan: Hugging Face's Trainer has none of them), or under
+// --framework megatron, and sharded as Megatron shards: its distributed optimizer (ZeRO-1/2), FSDP2 without
+// pipeline or expert parallelism, the optimizer (not the parameters) on the CPU. Flags from
+// megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
+// OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
+std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
+  const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
+  if (!split && w.effective_framework() != Framework::megatron) return std::nullopt;
+  if (w.mode != Mode::train && w.mode != Mode::finetune) return std::nullopt;
+  if (w.effective_framework() == Framework::torchtitan || w.effective_framework() == Framework::torchtune) return std::nullopt;
+  if (w.optimizer == Optimizer::adamw_8bit || w.optimizer == Optimizer::adafactor || w.offload == Offload::optimizer_params) return std::nullopt;
+  const bool fsdp = w.sharding == Sharding::zero3;
+  if (fsdp && (w.pp > 1 || w.ep > 1 || w.offload != Offload::none)) return std::nullopt;
+  std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", w.tp, w.pp);
+  if (w.virtual_stages > 1) a += fmt::format(" --num-layers-per-virtual-pipeline-stage {}", (m.layers + w.pp - 1) / w.pp / w.virtual_stages);
+  if (w.ep > 1) a += fmt::format(" --expert-model-parallel-size {}{}", w.ep, experts_folded(w) && w.tp > 1 ? " --expert-tensor-parallel-size 1" : "");
+  if (w.cp > 1) a += fmt::format(" --context-parallel-size {}", w.cp);
+  if (w.tp > 1) a += " --sequence-parallel";
+  a += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", w.batch, w.batch * w.grad_accum * w.data_parallel(), seq_len);
+  if (w.precision == Precision::bf16 || w.precision == Precision::fp8) a += " --bf16";
+  if (w.precision == Precision::fp8) a += " --fp8-format hybrid";
+  if (w.precision == Precision::fp16) a += " --fp16";
+  if (w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum) a += " --optimizer sgd";
+  if (fsdp) a += " --use-torch-fsdp2";
+  else if (w.sharding != Sharding::none || w.offload != Offload::none) a += " --use-distributed-optimizer";
+  if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
+  if (w.checkpointing == Checkpointing::full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
+  if (w.checkpointing == Checkpointing::selective) a += " --recompute-granularity selective";
+  return a;
+}
+
 // A serving plan as its engine's command (method.md §11): vLLM, SGLang, TensorRT-LLM or llama.cpp, with the
 // weights the plan serves read the way that engine can read them from the repository named; ExLlama, ExLlamaV2 and
 // AutoAWQ, which have no server command, as a note.
@@ -176,6 +209,13 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
                                 : "export to TensorRT or ONNX Runtime for lower latency at small batches");
   } else if (!is_training(w.mode)) {
     serving_hints(h, w, c, m, repo, nodes);
+  } else if (const auto megatron = megatron_args(w, m, c.memory.seq_len)) {
+    const std::string launcher = nodes > 1 ? fmt::format("torchrun --nnodes {} --nproc_per_node {} --rdzv_backend c10d --rdzv_endpoint $HEAD:29500", nodes, per_node)
+                                           : fmt::format("torchrun --nproc_per_node {}", per_node);
+    h.torchrun = launcher + " pretrain_gpt.py " + *megatron;
+    h.notes.push_back(fmt::format("Megatron-LM's pretrain_gpt.py: add the model's shape ({} layers, hidden {}; --num-layers, --hidden-size, ...), the data "
+                                  "(--data-path) and, to fine-tune, a checkpoint converted to Megatron's format (--load DIR --finetune)",
+                                  m.layers, m.hidden));
   } else {
     const bool deepspeed = w.sharding != Sharding::none && (w.offload != Offload::none || w.sharding == Sharding::zero1 || w.sharding == Sharding::zero2);
     const bool fsdp = w.sharding == Sharding::zero3 && !deepspeed;
