@@ -119,7 +119,7 @@ TEST_CASE("generation: a batch-1 step on an H100 waits on the host's eager dispa
   CHECK(c["denoising_steps_per_second"].get<double>() > 1.3 * t["denoising_steps_per_second"].get<double>());
 }
 
-TEST_CASE("generation: each pipeline runs its diffusers default steps, and --steps sets them", "[diffusion][time]") {
+TEST_CASE("generation: each pipeline runs its diffusers default steps, and --diffusion-steps (or --steps) sets them", "[diffusion][time]") {
   // FluxPipeline's num_inference_steps is 28, StableDiffusionXLPipeline's 50: the call time is the steps times the
   // step plus the text encoders and the VAE decode once, so 50 steps over 28 add 22 steps.
   const std::vector<std::string> flux{"--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--precision", "bf16", "--gpu", "h100-sxm-80gb"};
@@ -132,6 +132,15 @@ TEST_CASE("generation: each pipeline runs its diffusers default steps, and --ste
   CHECK(1.0 / f["images_per_second"].get<double>() - 1.0 / d["images_per_second"].get<double>() == Approx(22.0 * step).epsilon(1e-6));
   const auto notes = test::run({"estimate", "--model", "flux-1-dev", "--mode", "inference", "--image-size", "1024", "--gpu", "h100-sxm-80gb"}).out;
   CHECK(notes.find("28 denoising steps") != std::string::npos);
+  // --diffusion-steps, the fidelity contract's name for them, is the same setting; given twice, or for a model that
+  // does not denoise, it is bad input.
+  auto named = flux;
+  named.insert(named.end(), {"--diffusion-steps", "50"});
+  CHECK(time_of(named)["images_per_second"].get<double>() == Approx(f["images_per_second"].get<double>()));
+  named.insert(named.end(), {"--steps", "50"});
+  named.insert(named.begin(), "estimate");
+  CHECK(test::run(named).code == 2);
+  CHECK(test::run({"estimate", "--model", "llama-3.1-8b", "--diffusion-steps", "20"}).code == 2);
 }
 
 TEST_CASE("generation: an image job without --batch runs the batch that amortises the step, a given --batch is kept", "[diffusion][plan]") {

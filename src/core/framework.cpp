@@ -242,6 +242,9 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   // element passes; a denoiser's CUDA graphs).
   if (given("compile") && !training && !m.vision)
     refuse("compile", "is timed for training and for vision and image-generation inference, not --mode " + mode + " of " + m.id);
+  if (given("diffusion_steps") && (training || !generation))
+    refuse("diffusion_steps", "applies to image-generation inference (--mode inference of a diffusion pipeline: Stable Diffusion, SDXL, FLUX), not " +
+                                  (m.vision ? "--mode " + mode + " of " + m.id : m.id + ", a language model"));
   if (given("epochs") && !training) refuse("epochs", "applies to training (a training job of --images or --dataset-tokens), not --mode " + mode);
   if (given("disaggregate") && (training || m.vision || !framework_profile(w.effective_framework()).kv_pool))
     refuse("disaggregate", "applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)");
