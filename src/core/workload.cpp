@@ -143,9 +143,7 @@ LoraTargets parse_lora_targets(const RawValue& raw) {
     else if (name == "gate") t.gate = true;
     else if (name == "up") t.up = true;
     else if (name == "down") t.down = true;
-    else
-      throw InputError(raw.origin + ": unknown projection '" + name +
-                       "' (valid: all-linear, attention, or a comma list of q, k, v, o, gate, up, down)");
+    else throw InputError(raw.origin + ": unknown projection '" + name + "' (valid: all-linear, attention, or a comma list of q, k, v, o, gate, up, down)");
     start = comma + 1;
   }
   return t;
@@ -173,13 +171,10 @@ std::string to_string(Framework v) { return k_frameworks.name(v); }
 
 bool is_training(Mode m) { return m != Mode::inference; }
 bool is_gguf(Precision p) {
-  switch (p) {
-    case Precision::q8_0: case Precision::q6_k: case Precision::q5_k_m: case Precision::q5_0:
-    case Precision::q4_k_m: case Precision::q4_0: case Precision::q4_1: case Precision::q3_k_m: case Precision::q2_k:
-      return true;
-    default:
-      return false;
-  }
+  for (Precision q : {Precision::q8_0, Precision::q6_k, Precision::q5_k_m, Precision::q5_0, Precision::q4_k_m, Precision::q4_0, Precision::q4_1,
+                      Precision::q3_k_m, Precision::q2_k})
+    if (p == q) return true;
+  return false;
 }
 bool is_weight_only_quant(Precision p) { return is_gguf(p) || p == Precision::int4 || p == Precision::nf4 || p == Precision::int8; }
 bool is_quantised_weights(Precision p) { return is_weight_only_quant(p) || p == Precision::fp8 || p == Precision::fp4; }
@@ -330,8 +325,7 @@ void read_job_fields(Workload& w, const Fields& f) {
                        fmt_limit(k_max_job_tokens));
   }
   if (auto* v = f.get("steps")) w.steps = parse_positive_int(*v, 1e12);
-  // An image-generation pipeline's denoising steps (the fidelity contract's name): held where --steps holds them.
-  if (auto* v = f.get("diffusion_steps")) {
+  if (auto* v = f.get("diffusion_steps")) {  // an image-generation pipeline's denoising steps, held where --steps holds them
     if (w.steps) throw InputError(v->origin + ": give the denoising steps once: --diffusion-steps (or --steps)");
     w.steps = parse_positive_int(*v, 10000);
   }
