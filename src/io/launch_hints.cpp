@@ -72,8 +72,9 @@ std::string optim_name(Optimizer o) {
 // A training plan as Megatron-LM runs it (method.md §11), where Megatron-LM runs it as planned: full training or
 // fine-tuning (adapters are Megatron-Bridge's and NeMo's, not pretrain_gpt.py's) with AdamW or SGD, split by tensor,
 // pipeline, expert or context parallelism (any framework's plan: Hugging Face's Trainer has none of them), or under
-// --framework megatron, and sharded as Megatron shards: its distributed optimizer (ZeRO-1/2), FSDP2 without
-// pipeline or expert parallelism, the optimizer (not the parameters) on the CPU. Flags from
+// --framework megatron, and sharded as Megatron shards: its distributed optimizer (ZeRO-1/2), Megatron-FSDP beside
+// tensor and expert parallelism (its user guide: `--use-megatron-fsdp --data-parallel-sharding-strategy
+// optim_grads_params --ckpt-format fsdp_dtensor`), the optimizer (not the parameters) on the CPU. Flags from
 // megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
 // OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
 std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
@@ -83,7 +84,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.effective_framework() == Framework::torchtitan || w.effective_framework() == Framework::torchtune) return std::nullopt;
   if (w.optimizer == Optimizer::adamw_8bit || w.optimizer == Optimizer::adafactor || w.offload == Offload::optimizer_params) return std::nullopt;
   const bool fsdp = w.sharding == Sharding::zero3;
-  if (fsdp && (w.pp > 1 || w.ep > 1 || w.offload != Offload::none)) return std::nullopt;
+  if (fsdp && (w.pp > 1 || w.offload != Offload::none)) return std::nullopt;
   std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", w.tp, w.pp);
   if (w.virtual_stages > 1) a += fmt::format(" --num-layers-per-virtual-pipeline-stage {}", (m.layers + w.pp - 1) / w.pp / w.virtual_stages);
   if (w.ep > 1) a += fmt::format(" --expert-model-parallel-size {}{}", w.ep, experts_folded(w) && w.tp > 1 ? " --expert-tensor-parallel-size 1" : "");
@@ -94,7 +95,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.precision == Precision::fp8) a += " --fp8-format hybrid";
   if (w.precision == Precision::fp16) a += " --fp16";
   if (w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum) a += " --optimizer sgd";
-  if (fsdp) a += " --use-torch-fsdp2";
+  if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";
   else if (w.sharding != Sharding::none || w.offload != Offload::none) a += " --use-distributed-optimizer";
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
   if (w.checkpointing == Checkpointing::full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
