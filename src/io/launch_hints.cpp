@@ -201,6 +201,9 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
   const std::int64_t nodes = std::max<std::int64_t>({1, c.nodes, w.nodes});  // the plan's (an estimate's given layout too)
   const std::int64_t per_node = std::max<std::int64_t>(1, w.gpus / nodes);
   h.skypilot_accelerator = skypilot_name(c.gpu->id);
+  // A training launch: torchrun on each node, the nodes meeting at the head's rendezvous.
+  const std::string launcher = nodes > 1 ? fmt::format("torchrun --nnodes {} --nproc_per_node {} --rdzv_backend c10d --rdzv_endpoint $HEAD:29500", nodes, per_node)
+                                         : fmt::format("torchrun --nproc_per_node {}", per_node);
   if (m.vision && !is_training(w.mode)) {
     // Vision inference: no LLM server; the pipeline is the application's (DeepStream/Triton for streams).
     // The settings go in a note: a shell comment in the command would swallow whatever a user appends to it.
@@ -211,8 +214,6 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
   } else if (!is_training(w.mode)) {
     serving_hints(h, w, c, m, repo, nodes);
   } else if (const auto megatron = megatron_args(w, m, c.memory.seq_len)) {
-    const std::string launcher = nodes > 1 ? fmt::format("torchrun --nnodes {} --nproc_per_node {} --rdzv_backend c10d --rdzv_endpoint $HEAD:29500", nodes, per_node)
-                                           : fmt::format("torchrun --nproc_per_node {}", per_node);
     h.torchrun = launcher + " pretrain_gpt.py " + *megatron;
     h.notes.push_back(fmt::format("Megatron-LM's pretrain_gpt.py: add the model's shape ({} layers, hidden {}; --num-layers, --hidden-size, ...), the data "
                                   "(--data-path) and, to fine-tune, a checkpoint converted to Megatron's format (--load DIR --finetune)",
@@ -220,8 +221,6 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
   } else {
     const bool deepspeed = w.sharding != Sharding::none && (w.offload != Offload::none || w.sharding == Sharding::zero1 || w.sharding == Sharding::zero2);
     const bool fsdp = w.sharding == Sharding::zero3 && !deepspeed;
-    const std::string launcher = nodes > 1 ? fmt::format("torchrun --nnodes {} --nproc_per_node {} --rdzv_backend c10d --rdzv_endpoint $HEAD:29500", nodes, per_node)
-                                           : fmt::format("torchrun --nproc_per_node {}", per_node);
     h.torchrun = launcher + " train.py" + (deepspeed ? " --deepspeed ds_config.json" : "");
     std::string args = fmt::format("--per_device_train_batch_size {}", w.batch);
     if (w.precision == Precision::bf16 || w.precision == Precision::fp8) args += " --bf16";
