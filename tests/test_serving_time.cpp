@@ -335,7 +335,7 @@ TEST_CASE("serving: a latency target holds without a KV pool too, on the batch t
   const auto checked = test::run({"check", "--model", "llama-3.1-8b", "--mode", "inference", "--gpu", "a10-24gb", "--input-tokens", "2000",
                                   "--output-tokens", "500", "--max-tpot-ms", "30"});
   CHECK(checked.code == 1);
-  CHECK(checked.out.find(fmt::format("on 1 GPU(s), 1 sequence in flight misses the latency target: TPOT {:.1f} ms", tpot_ms)) != std::string::npos);
+  CHECK(checked.out.find(fmt::format("on one GPU, 1 sequence in flight misses the latency target: TPOT {:.1f} ms", tpot_ms)) != std::string::npos);
   // The ranking keeps no row that misses it: every row that fits has a TPOT within 30 ms, and some GPUs do fit.
   const auto ranked = test::run_json({"--model", "llama-3.1-8b", "--mode", "inference", "--input-tokens", "2000", "--output-tokens", "500",
                                       "--requests", "1M", "--max-tpot-ms", "30", "--format", "json"});

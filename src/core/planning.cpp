@@ -71,12 +71,12 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
     r.failures.push_back(fmt::format("{}: not supported: {}", who, c.notes.empty() ? "precision" : c.notes.front().text()));
     return r;
   }
+  const std::string on = c.gpus == 1 ? "one GPU" : fmt::format("{} GPUs", c.gpus);
   if (!c.fits)
     r.failures.push_back(c.fit_reason.empty() || (!c.memory.vllm && c.memory.device_peak > cap)
-                             ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {} GPU(s), the GPU has {:.2f} GB", who,
-                                           c.memory.device_peak / 1e9, c.gpus, cap / 1e9)
-                         : c.latency_miss > 0 ? fmt::format("{}: on {} GPU(s), {}", who, c.gpus, c.fit_reason.text())
-                                              : fmt::format("{}: does not fit on {} GPU(s): {}", who, c.gpus, c.fit_reason.text()));
+                             ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {}, the GPU has {:.2f} GB", who, c.memory.device_peak / 1e9, on, cap / 1e9)
+                         : c.latency_miss > 0 ? fmt::format("{}: on {}, {}", who, on, c.fit_reason.text())
+                                              : fmt::format("{}: does not fit on {}: {}", who, on, c.fit_reason.text()));
   if (!c.fits && !planned) {
     if (std::string s = without_checkpointing(w, m); !s.empty()) r.notes.push_back(who + ": " + s);
     if (std::string s = llamacpp_offload_hint(w, m, g, margin); !s.empty()) r.notes.push_back(who + ": " + s);
@@ -109,8 +109,8 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
       r.failures.push_back(fmt::format("{}: --max-cost {:g} cannot be checked: {}", who, *a.max_cost_usd,
                                        c.fits && c.time.job_seconds ? "no price for this GPU (--price ID=USD)" : no_job));
     else if (*c.cost.total_usd > *a.max_cost_usd)
-      r.failures.push_back(fmt::format("{}: job costs ${:.2f}, more than --max-cost ${:g} ({} GPU(s) x {:.2f} h at ${:.2f}/GPU-h)", who,
-                                       *c.cost.total_usd, *a.max_cost_usd, c.gpus, c.cost.wall_hours, *c.cost.price.usd_per_gpu_hour));
+      r.failures.push_back(fmt::format("{}: job costs ${:.2f}, more than --max-cost ${:g} ({} GPU{} x {:.2f} h at ${:.2f}/GPU-h)", who,
+                                       *c.cost.total_usd, *a.max_cost_usd, c.gpus, c.gpus == 1 ? "" : "s", c.cost.wall_hours, *c.cost.price.usd_per_gpu_hour));
   }
   if (a.max_hours) {
     if (c.cost.wall_hours <= 0)

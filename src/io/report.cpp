@@ -207,11 +207,11 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                          *t.images_per_second < 1 ? fmt::format(" ({:.1f} s per image)", 1.0 / *t.images_per_second) : "");
     if (on_gpu->video) {
       const VideoPlan& v = *on_gpu->video;
-      out += fmt::format("  video: {:.0f} streams per GPU, limited by {} (decode {}, inference {}, memory {:.0f}); {} GPU(s) for {} streams\n",
+      out += fmt::format("  video: {:.0f} streams per GPU, limited by {} (decode {}, inference {}, memory {:.0f}); {} GPU{} for {} streams\n",
                          v.streams_per_gpu, v.limit, v.decode_streams ? fmt::format("{:.1f}", *v.decode_streams) : "unknown",
                          v.inference_streams ? fmt::format("{:.1f}", *v.inference_streams) : "unknown", v.memory_streams, v.gpus_needed,
-                         w.streams.value_or(0));
-      if (v.frames_dropped_pct > 0) out += fmt::format("  {:.0f}% of frames dropped on {} GPU(s)\n", v.frames_dropped_pct, w.gpus);
+                         v.gpus_needed == 1 ? "" : "s", w.streams.value_or(0));
+      if (v.frames_dropped_pct > 0) out += fmt::format("  {:.0f}% of frames dropped on {} GPU{}\n", v.frames_dropped_pct, w.gpus, w.gpus == 1 ? "" : "s");
       if (v.latency_ms && v.stages)
         out += fmt::format("  end-to-end latency about {:.0f} ms: decode {:.1f}, preprocess {:.1f}, batch fill {:.1f}, inference {:.1f}, "
                            "postprocess {:.1f}, tracking {:.1f}\n",

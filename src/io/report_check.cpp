@@ -30,7 +30,7 @@ class TableWriter final : public CheckWriter {
     const std::string mark = r.passed() ? paint(style_, "PASS", "32") : paint(style_, "FAIL", "31");
     // Several GPUs, or savers on one: the layout checked (a count given alone, or --max-gpus, is the planner's
     // search with its savers, method.md §9), so a pass says what it applied.
-    const std::string on = !c.layout.empty() && (c.gpus > 1 || c.layout != "single GPU") ? printable(c.layout) : fmt::format("{} GPU(s)", c.gpus);
+    const std::string on = !c.layout.empty() && (c.gpus > 1 || c.layout != "single GPU") ? printable(c.layout) : c.gpus == 1 ? "one GPU" : fmt::format("{} GPUs", c.gpus);
     std::string out = fmt::format("{}  {} on {}: {:.2f} of {:.2f} {} per GPU on {}, headroom {:.1f}%{}\n", mark, printable(r.workload), c.gpu->id,
                                   c.device_peak / mem_div(style_), static_cast<double>(c.gpu->memory_bytes) / mem_div(style_), mem_unit(style_), on,
                                   headroom_pct(c), c.total_usd ? fmt::format(", job ${:.2f} in {:.2f} h", *c.total_usd, c.wall_hours) : "");
