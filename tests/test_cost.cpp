@@ -183,3 +183,15 @@ TEST_CASE("cost: owned hardware without a purchase price names --purchase-price,
   const auto rented = test::run({"--model", "llama-3.1-8b", "--mode", "lora", "--tokens", "100M", "--only", "rtx-4090-24gb,h100-sxm-96gb"});
   CHECK(rented.out.find("h100-sxm-96gb: not ranked by value: no price (--price ID=USD sets one)") != std::string::npos);
 }
+
+TEST_CASE("cost: the footer of an owned ranking speaks of purchase prices, not of offers to rent", "[cost][owned]") {
+  const auto owned = test::run({"--model", "yolov8-n", "--mode", "inference", "--streams", "4", "--owned", "--amortize-years", "4", "--only", "rtx-4090-24gb"});
+  REQUIRE(owned.code == 0);
+  CHECK(owned.out.find("Costs are owned hardware: each GPU's purchase price (the catalogue's, or --purchase-price) over 4 years at 50% use, plus energy at "
+                       "$0.15/kWh.") != std::string::npos);
+  CHECK(owned.out.find("on-demand offers") == std::string::npos);
+  const auto unpriced = test::run({"--model", "yolov8-n", "--mode", "inference", "--streams", "4", "--owned", "--only", "h100-sxm-80gb"});
+  CHECK(unpriced.out.find("no purchase price for these GPUs (--purchase-price ID=USD sets one)") != std::string::npos);
+  const auto rented = test::run({"--model", "yolov8-n", "--mode", "inference", "--streams", "4", "--only", "rtx-4090-24gb"});
+  CHECK(rented.out.find("indicative on-demand offers") != std::string::npos);
+}

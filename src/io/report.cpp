@@ -331,7 +331,11 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
   const bool priced = std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.cost.price.usd_per_gpu_hour.has_value(); });
   const bool median = r.price_policy == PricePolicy::median;
   const char *used = median ? "median" : "cheapest", *other = median ? "cheapest" : "median";
-  if (!priced)
+  if (w.owned)  // owned hardware: the purchase amortised and the energy, not the offers to rent (method.md §10)
+    out += priced ? fmt::format("Costs are owned hardware: each GPU's purchase price (the catalogue's, or --purchase-price) over {:g} years at {:.0f}% "
+                                "use, plus energy at ${:g}/kWh.\n", w.amortize_years, 100.0 * w.utilization, w.power_usd_per_kwh)
+                  : "No row has a price: the catalogue has no purchase price for these GPUs (--purchase-price ID=USD sets one).\n";
+  else if (!priced)
     out += "No row has a price: the catalogue has none for these GPUs (--price ID=USD sets one, per GPU-hour).\n";
   else
     out += fmt::format("Prices are the {} of each GPU's indicative on-demand offers with the date they were seen (gpuadvise gpus ID shows them; "

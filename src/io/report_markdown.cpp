@@ -69,7 +69,8 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
   for (const auto& c : r.rows)
     if (!c.fits && !c.why.empty()) why += "- `" + c.gpu->id + "`: " + cell(c.why) + "\n";
   if (!why.empty()) out += "\n<details><summary>Why not</summary>\n\n" + why + "\n</details>\n";
-  out += "\nMemory is per GPU at the peak (nvidia-smi view); prices are indicative on-demand offers with the date they were seen.\n";
+  out += w.owned ? "\nMemory is per GPU at the peak (nvidia-smi view); costs are owned hardware: purchase prices amortised, plus energy.\n"
+                 : "\nMemory is per GPU at the peak (nvidia-smi view); prices are indicative on-demand offers with the date they were seen.\n";
   return out;
 }
 
