@@ -218,7 +218,7 @@ void add_output_flags(CLI::App* app, OutputFlags& of, bool with_explain) {
   if (with_explain && wanted(g, "--explain"))
     app->add_flag("--explain", of.explain, "show each memory component with its formula, inputs and source")->group("Output");
   if (wanted(g, "--hints"))
-    app->add_flag("--hints", of.hints, "print launch hints (vLLM, torchrun/FSDP, DeepSpeed, Trainer, SkyPilot); JSON always has them")->group("Output");
+    app->add_flag("--hints", of.hints, "print launch hints (vLLM, SGLang, TensorRT-LLM, llama.cpp; torchrun with Megatron-LM, FSDP, DeepSpeed or the Trainer; SkyPilot); JSON always has them")->group("Output");
   if (wanted(g, "--catalog"))
     app->add_option("--catalog", of.catalog, "GPU catalogue JSON replacing the bundled one (same schema)")->type_name("FILE")->group("Output");
   app->add_flag("-v,--verbose", of.verbose, "log more to stderr (-vv for debug)")->group("Output");

@@ -83,6 +83,8 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.mode != Mode::train && w.mode != Mode::finetune) return std::nullopt;
   if (w.effective_framework() == Framework::torchtitan || w.effective_framework() == Framework::torchtune) return std::nullopt;
   if (w.optimizer == Optimizer::adamw_8bit || w.optimizer == Optimizer::adafactor || w.offload == Offload::optimizer_params) return std::nullopt;
+  const bool sgd = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum;
+  if (sgd && w.offload != Offload::none) return std::nullopt;  // the precision-aware optimizer the offload needs is Adam's only
   const bool fsdp = w.sharding == Sharding::zero3;
   if (fsdp && (w.pp > 1 || w.offload != Offload::none)) return std::nullopt;
   std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", w.tp, w.pp);
@@ -94,7 +96,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.precision == Precision::bf16 || w.precision == Precision::fp8) a += " --bf16";
   if (w.precision == Precision::fp8) a += " --fp8-format hybrid";
   if (w.precision == Precision::fp16) a += " --fp16";
-  if (w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum) a += " --optimizer sgd";
+  if (sgd) a += " --optimizer sgd";
   if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";
   else if (w.sharding != Sharding::none || w.offload != Offload::none) a += " --use-distributed-optimizer";
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
