@@ -154,10 +154,8 @@ std::string job_size_flags(const Workload& w, const ModelSpec& m) {
 std::optional<double> value_of(const Candidate& c, std::string_view& unit, std::string& why_unknown) {
   const PlanShape& w = c.planned;
   const auto hourly = c.usd_per_hour();
-  // Rented or owned, the flag that gives the missing price (--price, or --purchase-price under --owned).
-  const std::string no_price = c.cost.missing_price && c.cost.missing_price->find("--purchase-price") != std::string::npos
-                                   ? "no purchase price (--purchase-price ID=USD sets one)"
-                                   : "no price (--price ID=USD sets one)";
+  // Rented or owned (the price's basis, set with or without a purchase price), the flag that gives the missing price.
+  const std::string no_price = c.cost.price.basis == "owned" ? "no purchase price (--purchase-price ID=USD sets one)" : "no price (--price ID=USD sets one)";
   auto need_price = [&]() -> std::optional<double> {
     why_unknown = no_price;
     return std::nullopt;

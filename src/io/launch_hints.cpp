@@ -79,9 +79,10 @@ std::string optim_name(Optimizer o) {
 // OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
 std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
-  if (!split && w.effective_framework() != Framework::megatron) return std::nullopt;
+  const Framework f = w.effective_framework();
+  if (!split && f != Framework::megatron) return std::nullopt;
   if (w.mode != Mode::train && w.mode != Mode::finetune) return std::nullopt;
-  if (w.effective_framework() == Framework::torchtitan || w.effective_framework() == Framework::torchtune) return std::nullopt;
+  if (f == Framework::torchtitan || f == Framework::torchtune) return std::nullopt;
   if (w.optimizer == Optimizer::adamw_8bit || w.optimizer == Optimizer::adafactor || w.offload == Offload::optimizer_params) return std::nullopt;
   const bool sgd = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum;
   if (sgd && w.offload != Offload::none) return std::nullopt;  // the precision-aware optimizer the offload needs is Adam's only
