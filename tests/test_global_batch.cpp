@@ -168,8 +168,8 @@ TEST_CASE("scale: a deadline nothing meets says so, not that nothing fits", "[cl
   CHECK(r.out.find("No plan meets the deadline or budget") != std::string::npos);
   CHECK(r.out.find("Nothing in the catalogue fits") == std::string::npos);
   // With a job size the search reaches 32,768 GPUs (bounds.hpp): how far it went is said.
-  CHECK(r.out.find("h100-sxm-80gb (dropped)") != std::string::npos);
-  CHECK(r.out.find("the fastest plan within 32768 GPUs") != std::string::npos);
+  CHECK(r.out.find("Dropped by --deadline, the fastest first:") != std::string::npos);
+  CHECK(r.out.find("h100-sxm-80gb: the fastest plan within 32768 GPUs") != std::string::npos);
   const auto md = test::run({"--model", "70B", "--mode", "train", "--tokens", "1T", "--deadline", "1h", "--format", "markdown"});
   CHECK(md.out.find("No plan meets the deadline or budget") != std::string::npos);
 }

@@ -367,12 +367,15 @@ TEST_CASE("plan: a deadline no plan of any GPU asked meets says how close each c
     CHECK(r.out.find("No plan meets the deadline or budget") != std::string::npos);
     CHECK(r.out.find("h100-sxm-80gb") != std::string::npos);
     CHECK(r.out.find("the fastest plan within 8 GPUs (8 GPUs: ") != std::string::npos);
-    CHECK(r.out.find(" d, over the 24.0 h deadline") != std::string::npos);
+    CHECK(r.out.find(" d for $") != std::string::npos);  // the plan's time and its cost
+    CHECK(r.out.find(", over the 24.0 h deadline") != std::string::npos);
   }
   const auto j = test::run_json(args);
   CHECK(j["ranking"].empty());
   REQUIRE(j["dropped"].size() == 1);
   CHECK(j["dropped"][0]["gpu"] == "h100-sxm-80gb");
+  CHECK(j["dropped"][0]["gpus"] == 8);
+  CHECK(j["dropped"][0]["wall_hours"].get<double>() > 24.0);
 }
 
 TEST_CASE("plan: a serving layout that misses the latency targets is not a plan that fits, and where none meets them, the nearest says by how much", "[plan-choice][serving]") {

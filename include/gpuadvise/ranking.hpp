@@ -97,9 +97,18 @@ struct Candidate {
   }
 };
 
+// A GPU type that fits but misses --deadline or --budget: why, and the closest plan found (the fastest for a
+// deadline, the cheapest for a budget), so a user sees how far it is.
 struct Dropped {
   std::string gpu;
   std::string reason;
+  std::int64_t gpus = 0;               // the closest plan's GPUs (0: no plan was timed)
+  std::string layout;                  // and its layout
+  std::optional<double> wall_hours;    // its billed wall time, unknown without a throughput
+  std::optional<double> job_usd;       // its job cost, unknown without a price
+  bool over_budget = false;            // dropped by --budget (else by --deadline)
+  // The closest plan was judged: its cost is known for a budget, its time for a deadline.
+  bool has_plan() const { return over_budget ? job_usd.has_value() : wall_hours.has_value(); }
 };
 
 // The table's opening lines: best value, fastest, cheapest single card to buy or rent, each with its reason.

@@ -134,14 +134,6 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
   return fmt::to_string(why);
 }
 
-bool meets_deadline(const Candidate& c, const RankOptions& o) {
-  return c.time.job_seconds && c.cost.wall_hours * 3600.0 <= *o.deadline_seconds;
-}
-std::int64_t search_reach(const GpuSpec& g, const RankOptions& o) {
-  return g.multi_node() ? o.max_gpus : std::min<std::int64_t>(o.max_gpus, g.gpus_per_node());
-}
-bool within_budget(const Candidate& c, const RankOptions& o) { return c.cost.total_usd && *c.cost.total_usd <= *o.budget_usd; }
-
 }  // namespace ranking_detail
 
 using namespace ranking_detail;
@@ -450,18 +442,11 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   // --deadline and --budget drop what cannot meet them (an unknown time or cost never passes), and say why.
   std::size_t kept = 0;
   for (auto& c : r.rows) {
-    if (c.fits && opts.deadline_seconds && !meets_deadline(c, opts)) {
-      r.dropped.push_back({c.gpu->id, c.time.job_seconds
-                                          ? fmt::format("the fastest plan within {} GPUs ({}) takes {}, over the {} deadline",
-                                                        search_reach(*c.gpu, opts), c.layout,
-                                                        duration_text(c.cost.wall_hours * 3600.0), duration_text(*opts.deadline_seconds))
-                                          : "job time unknown (no throughput figure), so the deadline cannot be checked"});
-      continue;
-    }
-    if (c.fits && opts.budget_usd && !within_budget(c, opts)) {
-      r.dropped.push_back({c.gpu->id, c.cost.total_usd ? fmt::format("the cheapest plan costs ${:.2f}, over the ${:.2f} budget", *c.cost.total_usd, *opts.budget_usd)
-                                                       : "job cost unknown (" + (c.unranked.empty() ? std::string("no price or throughput") : c.unranked) + "), so the budget cannot be checked"});
-      continue;
+    if (c.fits) {
+      if (auto missed = missed_limit(c, opts)) {
+        r.dropped.push_back(std::move(*missed));
+        continue;
+      }
     }
     if (&r.rows[kept] != &c) r.rows[kept] = std::move(c);
     ++kept;

@@ -55,6 +55,8 @@ bool meets_deadline(const Candidate& c, const RankOptions& o);
 // The most GPUs the search tries on g: --max-gpus, or one node where the catalogue knows no network between them.
 std::int64_t search_reach(const GpuSpec& g, const RankOptions& o);
 bool within_budget(const Candidate& c, const RankOptions& o);
+// A plan that fits but misses --deadline or --budget (an unknown time or cost never passes): why, with the plan.
+std::optional<Dropped> missed_limit(const Candidate& c, const RankOptions& o);
 // The tensors' memory of the layouts one ranking tries, shared by its GPUs: the same layouts come up on most of
 // them, and only the runtime, the reserve, a serving pool and the band depend on the GPU (memory.hpp). Keyed by the
 // plan's shape, the rest of the workload being the ranking's own; language models only.

@@ -46,6 +46,9 @@ std::string paint(const Style& s, const std::string& text, const char* code);
 std::string mib(double bytes);
 // The peak against the usable memory in eight cells, ten characters (report.cpp).
 std::string usage_bar(double peak, double capacity);
+
+// The GPUs dropped by --deadline or --budget whose closest plan was judged, nearest to the limit first.
+std::vector<const Dropped*> dropped_with_plans(const Ranking& r);
 // A list command's column (report_text_table.cpp): header, alignment, the priority it keeps under a narrow
 // terminal (0: never dropped, the lowest goes first) and whether a long cell may be shortened with '…'.
 struct TextColumn {

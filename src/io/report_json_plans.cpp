@@ -408,6 +408,10 @@ std::string ranking_json(const Workload& w, const ModelSpec& m, const Ranking& r
     o.begin_object();
     o.member("gpu", d.gpu);
     o.member("reason", d.reason);
+    o.member("gpus", d.gpus);
+    o.member("layout", d.layout);
+    o.member("wall_hours", d.wall_hours);
+    o.member("job_usd", d.job_usd);
     o.end_object();
   }
   o.end_array();

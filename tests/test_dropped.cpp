@@ -1,0 +1,66 @@
+// GPU types a --budget or --deadline drops: each is told with its closest plan (layout, time, cost) in the table,
+// the markdown and the JSON, the nearest first, and that plan is the one the ranking gives the same GPU unfiltered.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+
+namespace {
+const std::vector<std::string> job = {"--model", "gpt2", "--mode", "train", "--tokens", "5B", "--catalog", test::fixture("catalog_two_gpus.json")};
+
+std::vector<std::string> with(std::vector<std::string> extra) {
+  std::vector<std::string> a = job;
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+}  // namespace
+
+TEST_CASE("dropped by --budget: the cheapest plan of each GPU, as the cost order ranks it", "[dropped][cost]") {
+  const auto by_cost = test::run(with({"--format", "json", "--rank-by", "cost"}));
+  REQUIRE(by_cost.code == 0);
+  const auto budget = test::run(with({"--format", "json", "--budget", "1"}));
+  REQUIRE(budget.code == 0);
+  const auto ranked = by_cost.json()["ranking"], dropped = budget.json()["dropped"];
+  REQUIRE(ranked.size() == 2);
+  REQUIRE(dropped.size() == 2);
+  for (const auto& d : dropped) {
+    const auto row = d["gpu"] == ranked[0]["gpu"] ? ranked[0] : ranked[1];
+    REQUIRE(row["gpu"] == d["gpu"]);
+    CHECK(d["gpus"] == row["plan"]["gpus"]);
+    CHECK(d["layout"] == row["layout"]);
+    CHECK(d["job_usd"].get<double>() == Approx(row["cost"]["job_usd"].get<double>()));
+    CHECK(d["wall_hours"].get<double>() == Approx(row["cost"]["hours"]["wall"].get<double>()));
+    CHECK(d["job_usd"].get<double>() > 1.0);  // over the budget, or it would not be dropped
+  }
+  // The text names each plan, the cheapest first.
+  const auto text = test::run(with({"--budget", "1"}));
+  REQUIRE(text.code == 0);
+  const auto fast = text.out.find("fast-gpu: the cheapest plan (" + ranked[0]["layout"].get<std::string>() + ") costs $");
+  const auto slow = text.out.find("slow-gpu: the cheapest plan (");
+  REQUIRE(fast != std::string::npos);
+  REQUIRE(slow != std::string::npos);
+  CHECK((ranked[0]["gpu"] == "fast-gpu") == (fast < slow));
+  const auto md = test::run(with({"--budget", "1", "--format", "markdown"}));
+  CHECK(md.out.find("`fast-gpu`: the cheapest plan (") != std::string::npos);
+}
+
+TEST_CASE("dropped by --deadline beside rows that meet it: a line each, the fastest first, in text and markdown", "[dropped][cost]") {
+  // The fast GPU finishes 5B tokens within 30 h on one GPU; the slow one takes 25 h on one and is timed at its fastest.
+  const auto by_time = test::run(with({"--format", "json", "--rank-by", "time", "--max-gpus", "1"}));
+  REQUIRE(by_time.code == 0);
+  double slow_h = 0, fast_h = 0;
+  const auto rows = by_time.json()["ranking"];
+  for (const auto& row : rows) (row["gpu"] == "slow-gpu" ? slow_h : fast_h) = row["cost"]["hours"]["wall"].get<double>();
+  REQUIRE(fast_h < slow_h);
+  const std::string deadline = std::to_string(static_cast<int>((fast_h + slow_h) / 2.0)) + "h";
+  const auto j = test::run(with({"--format", "json", "--max-gpus", "1", "--deadline", deadline}));
+  REQUIRE(j.code == 0);
+  REQUIRE(j.json()["dropped"].size() == 1);
+  const auto d = j.json()["dropped"][0];
+  CHECK(d["gpu"] == "slow-gpu");
+  CHECK(d["gpus"] == 1);
+  CHECK(d["wall_hours"].get<double>() == Approx(slow_h));
+  const auto text = test::run(with({"--max-gpus", "1", "--deadline", deadline}));
+  CHECK(text.out.find("Dropped by --deadline, the fastest first:\n  slow-gpu: the fastest plan within one GPU (single GPU") != std::string::npos);
+  const auto md = test::run(with({"--max-gpus", "1", "--deadline", deadline, "--format", "markdown"}));
+  CHECK(md.out.find("- `slow-gpu` (dropped): the fastest plan within one GPU") != std::string::npos);
+}
