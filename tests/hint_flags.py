@@ -217,6 +217,16 @@ def main():
                 "megatron" if "--tp" in layout else "hf", "--gpu", "h100-sxm-80gb", *layout]
         check_hints(run(args).get("launch_hints") or {}, f"[{' '.join(args)}]", failures, counts)
         commands += 1
+    # A MoE under Megatron with its all-to-alls overlapped and an uneven pipeline split (94 layers over 8 stages): the
+    # dispatcher, the overlap and the layout string must all be seen.
+    args = ["estimate", "--model", "qwen3-235b-a22b", "--mode", "train", "--framework", "megatron", "--gpu", "h100-sxm-80gb", "--gpus", "256",
+            "--tp", "2", "--pp", "8", "--virtual-stages", "4", "--ep", "32", "--global-batch", "2048", "--ep-overlap"]
+    moe = run(args).get("launch_hints") or {}
+    check_hints(moe, f"[{' '.join(args)}]", failures, counts)
+    commands += 1
+    for flag in ("--overlap-moe-expert-parallel-comm", "--moe-token-dispatcher-type", "--pipeline-model-parallel-layout"):
+        if flag not in (moe.get("torchrun") or ""):
+            failures.append(f"[{' '.join(args)}]: no {flag} in the Megatron launch")
     # llama.cpp's expert offload over several GPUs: the layer split balanced by bytes (--tensor-split) must be seen.
     args = ["estimate", "--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m",
             "--gpu", "rtx-3090-24gb", "--gpus", "4", "--offload", "experts"]

@@ -57,9 +57,11 @@ TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", 
   // DeepSeek-V3 on 256 B200s at EP 32 over four nodes (26.04.01) runs DeepEP (a token crosses the network once per
   // destination node) with the all-to-alls overlapped by another micro-batch's compute; the tool charges a copy per
   // expert, exposed, and stays under it (known, method.md §8.4): held to the sign of that gap.
+  // Two rows of NVIDIA's Megatron-Core MoE report (arXiv:2603.07685: Qwen3-235B-A22B BF16 on 256 H100s, DeepSeek-V3 FP8
+  // on 1,024) ran with the all-to-alls overlapped: run with --ep-overlap, held to 20 % like the recipe rows.
   std::map<std::string, double> err;
   for (const auto& [c, e] : test::data_case_errors("moe_train_time.jsonl")) err[c["id"].get<std::string>()] = e;
-  REQUIRE(err.size() == 25);
+  REQUIRE(err.size() == 27);
   CHECK(std::abs(err.at("mbridge_2602_qwen3_30b_a3b_8xb200")) <= 0.02);  // the fitted row
   const std::set<std::string> version_spread{"mbridge_2511_qwen3_30b_a3b_16xh100", "mbridge_2602_qwen3_30b_a3b_16xh100",
                                              "mbridge_26021_qwen3_235b_a22b_256xb300_mbs1"};
@@ -74,7 +76,7 @@ TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", 
     CHECK(std::abs(e) <= 0.20);
     ++held;
   }
-  CHECK(held == 20);
+  CHECK(held == 22);
   // Micro-batch 4 against the fitted micro-batch 1 on the same 8 B200s: the estimate's ratio is within 10 % of the
   // measured 2.75x (26,695 / 9,691).
   const double mbs1 = (1.0 + err.at("mbridge_2602_qwen3_30b_a3b_8xb200")) * 9691.0;

@@ -343,7 +343,7 @@ TEST_CASE("support: launch hints run as written: the engine's own command, weigh
                              "--seq-len", "4096"});
   // Launched as Megatron-LM's pretrain_gpt.py with its layout and batch (Hugging Face's Trainer has no TP, PP or EP).
   CHECK(folded["torchrun"].get<std::string>().find(" pretrain_gpt.py --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --expert-model-parallel-size 8 "
-                                                   "--expert-tensor-parallel-size 1 --sequence-parallel --micro-batch-size 4 --global-batch-size 512 --seq-length "
+                                                   "--expert-tensor-parallel-size 1 --moe-token-dispatcher-type alltoall --sequence-parallel --micro-batch-size 4 --global-batch-size 512 --seq-length "
                                                    "4096 --bf16 --use-distributed-optimizer") != std::string::npos);
   CHECK((folded["hf_trainer_args"].is_null() && folded["deepspeed_config"].is_null()));
 }

@@ -52,6 +52,14 @@ struct TimeEstimate {
 // Training FLOPs per token: 6·N_active + attention 12·L·a·d·s·(1/2 causal) (method.md §8.1), more with
 // recomputation, less for LoRA (no weight gradients of the frozen base).
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
+// Whether Megatron overlaps a MoE layer's expert-parallel all-to-alls with another micro-batch's compute
+// (--ep-overlap: --overlap-moe-expert-parallel-comm, 1F1B batch-level overlap; method.md §8.4): asked, Megatron-LM with expert
+// parallelism, no full recomputation, an interleaved schedule where there are pipeline stages, 16-bit or FP8
+// training, and at least two micro-batches a step (transformer_config.py asserts the first four).
+bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m);
+// The share of a step's micro-batches whose all-to-alls run beside another micro-batch's compute: the 1F1B
+// steady state, (m − p)/m of m micro-batches over p stages (the warm-up and cool-down ones wait on theirs).
+double expert_overlap_share(const Workload& w, const ModelSpec& m);
 // The share of a pipeline step spent idle: (p−1)/(v·m+p−1) with p stages, m micro-batches per step and v chunks per
 // stage (1F1B: v = 1; Megatron's interleaved schedule shrinks the bubble v-fold, [NARA] §2.2.2). method.md §8.4.
 double pipeline_bubble(std::int64_t stages, double micro_batches, std::int64_t virtual_stages);

@@ -107,6 +107,9 @@ struct Workload {
   // sequences, whole heads), the experts split over them (TensorRT-LLM enable_attention_dp, SGLang
   // --enable-dp-attention, vLLM --data-parallel-size with expert parallel; method.md §6.2, §8.3).
   bool attention_dp = false;
+  // Megatron training of a mixture of experts: each micro-batch's expert all-to-alls beside another's compute
+  // (--overlap-moe-expert-parallel-comm; method.md §8.4).
+  bool ep_overlap = false;
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
   Offload offload = Offload::none;
   double gpu_memory_utilization = 0.9;  // vLLM's share of the card (SGLang: mem_fraction_static; TensorRT-LLM: of the free memory)

@@ -149,6 +149,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "allow_quantization", "--allow-quantization", "true", "inference: the planner may serve int8 or int4 weights on fewer GPUs", g);
   add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)", g);
   add_switch(app, wf, "disaggregate", "--disaggregate", "true", "serving: prefill and decode on separate replicas of the layout, the KV cache sent between them (vLLM, SGLang, TensorRT-LLM)", g);
+  add_switch(app, wf, "ep_overlap", "--ep-overlap", "true", "Megatron training of a mixture of experts: the expert all-to-alls of one micro-batch beside another's compute (--overlap-moe-expert-parallel-comm; needs an interleaved schedule with pipeline stages and no full recomputation)", g);
   add_switch(app, wf, "attention_dp", "--attention-dp", "true", "serving a mixture of experts: attention and its KV cache data parallel over the --tp GPUs, each with its own sequences, the experts split over them (TensorRT-LLM, SGLang, vLLM)", g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
   add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [pre-training with --tokens: DeepSeek LLM's law; fine-tuning: 128]", g);
@@ -230,9 +231,8 @@ void add_job_flags(CLI::App* app, WorkloadFlags& wf, CostFlags& cf, OutputFlags&
   add_output_flags(app, of, with_explain);
 }
 
-// Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never CLI11's
-// generic TEXT; the workload settings get theirs from `placeholder` when they are added. One app's own options:
-// each subcommand's are named when they are registered.
+// Every option's --help placeholder says what kind of value it takes (N, ID, FILE, USD, ...), never CLI11's generic
+// TEXT; the workload settings get theirs from `placeholder` when added. One app's own options: each subcommand's later.
 void name_placeholders(CLI::App& app) {
   static const std::pair<const char*, const char*> kinds[] = {
       {"--rank-by", "KEY"},   {"--only", "ID"},          {"--deadline", "DURATION"}, {"--budget", "USD"},     {"--min-headroom", "PCT"},

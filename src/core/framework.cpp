@@ -254,6 +254,10 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
     if (given("tp") && w.tp < 2) refuse("attention_dp", "needs --tp 2 or more: the GPUs the attention is data parallel over");
     if (w.ep > 1 && w.ep != w.tp) refuse("attention_dp", "splits the experts over the --tp GPUs: --ep must be 1 or " + std::to_string(w.tp));
   }
+  if (given("ep_overlap") && (!training || !m.is_moe() || w.effective_framework() != Framework::megatron))
+    refuse("ep_overlap", "applies to Megatron training of a mixture-of-experts model (--framework megatron, --mode train or finetune)");
+  if (given("ep_overlap") && w.checkpointing == Checkpointing::full)
+    refuse("ep_overlap", "Megatron refuses it with full recomputation: --gradient-checkpointing selective or none");
   for (const char* key : {"lora_rank", "lora_targets"})
     if (given(key) && !adapters) refuse(key, "applies to --mode lora or qlora, not --mode " + mode);
   if (given("double_quant") && w.mode != Mode::qlora && w.precision != Precision::nf4)

@@ -195,14 +195,6 @@ TrainingLayout training_layout(const TimeBasis& in) {
   return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
 }
 
-// The time a collective of `comm` seconds adds beside a compute window of `window` seconds (method.md §8.4):
-// NCCL's kernels take SMs and memory bandwidth from the compute they overlap, which runs slower for as long as
-// the overlap lasts (coef::overlap_slowdown, [OVERLAP]'s average), and whatever of the collective outlasts the
-// slowed compute shows.
-double overlapped_cost(double comm, double window) {
-  const double slowed = coef::overlap_slowdown.value * std::min(comm, window);
-  return slowed + std::max(0.0, comm - window - slowed);
-}
 
 // Communication the compute does not hide, and the compute it slows, per micro-batch (method.md §8.4, NCCL ring
 // costs, on the links the plan uses): data parallel or ZeRO/FSDP collectives, tensor-parallel all-reduces,
@@ -234,7 +226,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       // Each transformer block is a unit: two all-gathers and a reduce-scatter per block, each paying NCCL's
       // latency, which grows with the ranks of the ring (FSDP over thousands of GPUs is latency-bound).
       const double latency = 3.0 * d(m.layers) / pp * links.dp_gather_latency_s;
-      exposed += overlapped_cost(ring_seconds(2.0 * weight_bytes, expert_share) + ring_seconds(grad_bytes, grad_share) + latency, t_compute);
+      exposed += perf_detail::overlapped_cost(ring_seconds(2.0 * weight_bytes, expert_share) + ring_seconds(grad_bytes, grad_share) + latency, t_compute);
     } else {
       // Data parallel and ZeRO-1/2: one all-reduce (or reduce-scatter + all-gather) of the gradients per
       // optimizer step, overlapped with the last micro-batch's backward (about 2/3 of it).
@@ -244,7 +236,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       const double bucket = std::max(coef::dp_bucket_params.value, coef::dp_bucket_params_per_rank.value * dp);
       const double buckets = std::ceil(grad_bytes / 2.0 / bucket);
       const double latency = buckets * (w.sharding == Sharding::none ? links.dp_allreduce_latency_s : 2.0 * links.dp_gather_latency_s);
-      exposed += overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share) + latency, coef::dp_overlap_window.value * t_compute) / accum;
+      exposed += perf_detail::overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share) + latency, coef::dp_overlap_window.value * t_compute) / accum;
     }
   }
   const bool folded = m.is_moe() && experts_folded(w);
@@ -264,9 +256,14 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double chunk = tokens_step * 2.0 * d(m.kv_heads * m.head_dim) * 2.0;
     const double ring = 3.0 * (cp - 1.0) * chunk * d(m.layers) / pp / links.cp_bytes_per_s;
     const double attention = t_compute * train_attention_flops_per_token(w, m, mem.seq_len) / fpt;
-    exposed += overlapped_cost(ring, attention);
+    exposed += perf_detail::overlapped_cost(ring, attention);
   }
-  if (m.is_moe() && w.ep > 1) exposed += perf_detail::expert_all_to_all_seconds(in, tokens_step);
+  if (m.is_moe() && w.ep > 1) {
+    // The all-to-alls wait on the link, unless Megatron's batch-level overlap runs them beside another
+    // micro-batch's compute (1F1B's steady state), slowing it as any collective does (method.md §8.4).
+    const double a2a = perf_detail::expert_all_to_all_seconds(in, tokens_step), share = expert_overlap_share(w, m);
+    exposed += (1.0 - share) * a2a + share * perf_detail::overlapped_cost(a2a, t_compute);
+  }
   return exposed;
 }
 
@@ -310,7 +307,7 @@ double offload_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_
   const double step = (4.0 * local / pcie + local / coef::cpu_adam_params_per_s.value) / lay.accum;
   if (w.offload == Offload::optimizer_params) {
     const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
-    fetched = overlapped_cost((passes * 2.0 * in.pc.total / (in.model_par * shards) + 2.0 * local) / pcie, t_compute);
+    fetched = perf_detail::overlapped_cost((passes * 2.0 * in.pc.total / (in.model_par * shards) + 2.0 * local) / pcie, t_compute);
   }
   const std::string link = perf_detail::host_link_name(gpu);
   t.notes.push_back(w.offload == Offload::optimizer_params
@@ -352,6 +349,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     return t;
   }
   const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt);
+  perf_detail::note_expert_overlap(w, m, t);
   const double expert_host = perf_detail::expert_host_seconds(in, t_compute, fpt);
   double stage_time = t_compute + exposed + expert_host;
   const double bubble = w.pp > 1 ? pipeline_bubble(w.pp, accum, w.virtual_stages) : 0.0;

@@ -15,6 +15,18 @@
 
 namespace gpuadvise::perf_detail {
 
+// The time a collective of `comm` seconds adds beside a compute window of `window` seconds (method.md §8.4):
+// NCCL's kernels take SMs and memory bandwidth from the compute they overlap, which runs slower for as long as
+// the overlap lasts (coef::overlap_slowdown, [OVERLAP]'s average), and whatever of the collective outlasts the
+// slowed compute shows.
+inline double overlapped_cost(double comm, double window) {
+  const double slowed = coef::overlap_slowdown.value * std::min(comm, window);
+  return slowed + std::max(0.0, comm - window - slowed);
+}
+
+// With --ep-overlap, whether this layout lets Megatron overlap the expert all-to-alls, as a note (method.md §8.4).
+void note_expert_overlap(const Workload& w, const ModelSpec& m, TimeEstimate& t);
+
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Host to device, one direction at the links' efficiency (80 %, method.md §8.3): the catalogue's own host link where it

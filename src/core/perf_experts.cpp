@@ -54,4 +54,31 @@ double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step) {
   return passes * moe_layers * std::max(inside, outside);
 }
 
+void note_expert_overlap(const Workload& w, const ModelSpec& m, TimeEstimate& t) {
+  if (!w.ep_overlap || !m.is_moe()) return;
+  t.notes.push_back(expert_all_to_all_overlapped(w, m)
+                        ? Note::format("--ep-overlap: {:.0f}% of the micro-batches run their expert all-to-alls beside another's compute "
+                                       "(1F1B's steady state: {} micro-batches over {} pipeline stages)",
+                                       100.0 * expert_overlap_share(w, m), w.grad_accum, w.pp)
+                        : Note::format("--ep-overlap does not apply to this layout (it needs expert parallel {}, an interleaved schedule where there are "
+                                       "pipeline stages, no full recomputation and two or more micro-batches a step): the all-to-alls wait on the link",
+                                       "2 or more"));
+}
+
 }  // namespace gpuadvise::perf_detail
+
+namespace gpuadvise {
+
+bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m) {
+  const bool precision = w.precision == Precision::bf16 || w.precision == Precision::fp16 || w.precision == Precision::fp8;
+  return w.ep_overlap && m.is_moe() && w.ep > 1 && w.effective_framework() == Framework::megatron && w.checkpointing != Checkpointing::full &&
+         (w.pp == 1 || w.virtual_stages > 1) && precision && w.grad_accum >= 2;
+}
+
+double expert_overlap_share(const Workload& w, const ModelSpec& m) {
+  if (!expert_all_to_all_overlapped(w, m)) return 0.0;
+  const double micro = perf_detail::d(w.grad_accum), stages = perf_detail::d(w.pp);
+  return std::max(0.0, micro - stages) / micro;
+}
+
+}  // namespace gpuadvise

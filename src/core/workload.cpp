@@ -208,7 +208,7 @@ const std::vector<std::string>& workload_keys() {
       "sharding", "tp", "pp", "virtual_stages", "gpu_layers", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "diffusion_steps", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
-      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp"};
+      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp", "ep_overlap"};
   return keys;
 }
 
@@ -269,6 +269,7 @@ void read_model_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("rope_scaling")) w.rope_scaling = parse_bool(*v);
   if (auto* v = f.get("disaggregate")) w.disaggregate = parse_bool(*v);
   if (auto* v = f.get("attention_dp")) w.attention_dp = parse_bool(*v);
+  if (auto* v = f.get("ep_overlap")) w.ep_overlap = parse_bool(*v);
   if (auto* v = f.get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
   if (auto* v = f.get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
 }

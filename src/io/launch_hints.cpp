@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuadvise/escape.hpp"
+#include "gpuadvise/perf.hpp"
 
 namespace gpuadvise {
 
@@ -77,6 +78,32 @@ std::string optim_name(Optimizer o) {
 // optim_grads_params --ckpt-format fsdp_dtensor`), the optimizer (not the parameters) on the CPU. Flags from
 // megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
 // OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
+// Megatron's pipeline split as the time assumes it (the largest stage holds ceil(layers/p) layers, in v chunks;
+// method.md §8.4): where the layers divide evenly, layers per virtual stage; otherwise an explicit
+// --pipeline-model-parallel-layout (chunks in model order, embedding E first, loss L last) whose first and last
+// chunks give up the layers the stages do not divide (pipeline_parallel_layer_layout.py parses "(t*3|)*29").
+std::string megatron_pipeline_split(const Workload& w, const ModelSpec& m) {
+  const std::int64_t layers = m.layers, pp = w.pp, vp = std::max<std::int64_t>(1, w.virtual_stages);
+  const std::int64_t per_stage = (layers + pp - 1) / pp, per_chunk = per_stage / vp;
+  if (layers % pp == 0) return vp > 1 ? fmt::format(" --num-layers-per-virtual-pipeline-stage {}", per_chunk) : std::string();
+  const std::int64_t chunks = pp * vp;
+  std::vector<std::int64_t> size(static_cast<std::size_t>(chunks), per_chunk);
+  for (std::int64_t deficit = chunks * per_chunk - layers, i = 0; deficit > 0; ++i) {  // first, last, second, last but one, ...
+    const std::int64_t j = i % 2 == 0 ? i / 2 : chunks - 1 - i / 2;
+    auto& s = size[static_cast<std::size_t>(((j % chunks) + chunks) % chunks)];
+    if (s > 0) --s, --deficit;
+  }
+  auto chunk = [](std::int64_t n) { return n == 0 ? std::string() : n == 1 ? std::string("t") : fmt::format("t*{}", n); };
+  std::string layout = "E" + chunk(size.front()) + "|";
+  for (std::size_t j = 1; j + 1 < size.size();) {  // runs of equal chunks as (t*k|)*n
+    std::size_t run = 1;
+    while (j + run + 1 < size.size() && size[j + run] == size[j]) ++run;
+    layout += run > 1 ? fmt::format("({}|)*{}", chunk(size[j]), run) : chunk(size[j]) + "|";
+    j += run;
+  }
+  return " --pipeline-model-parallel-layout " + shell_word(layout + chunk(size.back()) + "L");
+}
+
 std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
   const Framework f = w.effective_framework();
@@ -89,8 +116,12 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   const bool fsdp = w.sharding == Sharding::zero3;
   if (fsdp && (w.pp > 1 || w.offload != Offload::none)) return std::nullopt;
   std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", w.tp, w.pp);
-  if (w.virtual_stages > 1) a += fmt::format(" --num-layers-per-virtual-pipeline-stage {}", (m.layers + w.pp - 1) / w.pp / w.virtual_stages);
+  if (w.pp > 1) a += megatron_pipeline_split(w, m);
   if (w.ep > 1) a += fmt::format(" --expert-model-parallel-size {}{}", w.ep, experts_folded(w) && w.tp > 1 ? " --expert-tensor-parallel-size 1" : "");
+  // The all-to-all dispatcher the time assumes (Megatron's default gathers every token to every rank), and, asked
+  // for, its batch-level overlap (method.md §8.4).
+  if (w.ep > 1) a += " --moe-token-dispatcher-type alltoall";
+  if (expert_all_to_all_overlapped(w, m)) a += " --overlap-moe-expert-parallel-comm";
   if (w.cp > 1) a += fmt::format(" --context-parallel-size {}", w.cp);
   if (w.tp > 1) a += " --sequence-parallel";
   a += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", w.batch, w.batch * w.grad_accum * w.data_parallel(), seq_len);
@@ -264,7 +295,7 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     if (w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1)
       h.notes.push_back(fmt::format("tensor/pipeline/expert/context parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
                                     "--pipeline-model-parallel-size {}{} --expert-model-parallel-size {}{}{}",
-                                    w.tp, w.pp, w.virtual_stages > 1 ? fmt::format(" --num-layers-per-virtual-pipeline-stage {}", (m.layers + w.pp - 1) / w.pp / w.virtual_stages) : "",
+                                    w.tp, w.pp, w.pp > 1 ? megatron_pipeline_split(w, m) : "",
                                     w.ep, experts_folded(w) && w.tp > 1 ? " --expert-tensor-parallel-size 1" : "",  // folded: whole experts (method.md §3.4)
                                     w.cp > 1 ? fmt::format(" --context-parallel-size {}", w.cp) : ""));
     if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
