@@ -49,3 +49,21 @@ TEST_CASE("check: a tight plan passes without a margin of its own and says what 
   strict.insert(strict.end(), {"--min-headroom", "5"});
   CHECK(test::run(strict).code == 1);
 }
+
+TEST_CASE("sweep and check take --gpu as the ranking does: repeatable or comma-separated", "[sweep][check][cli]") {
+  const std::vector<std::string> job = {"--model", "llama-3.1-8b", "--mode", "lora"};
+  auto with = [&](std::vector<std::string> head, std::vector<std::string> tail) {
+    head.insert(head.end(), job.begin(), job.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+  const auto comma = test::run(with({"sweep"}, {"--vary", "seq-len", "--from", "1024", "--to", "4096", "--gpu", "rtx-4090-24gb,a100-sxm-80gb"}));
+  const auto twice = test::run(with({"sweep"}, {"--vary", "seq-len", "--from", "1024", "--to", "4096", "--gpu", "rtx-4090-24gb", "--gpu", "a100-sxm-80gb"}));
+  REQUIRE(comma.code == 0);
+  CHECK(comma.out == twice.out);
+  CHECK(comma.out.find("a100-sxm-80gb: fits") != std::string::npos);
+  const auto check = test::run(with({"check"}, {"--gpu", "rtx-4090-24gb,a100-sxm-80gb", "--format", "json"}));
+  REQUIRE(check.code == 1);  // the 4090 does not hold 8B LoRA at 2,048 tokens without checkpointing; the A100 does
+  CHECK(check.json()["results"].size() == 2);
+  CHECK(check.json()["failed"] == 1);
+}

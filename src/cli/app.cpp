@@ -197,7 +197,7 @@ void register_workload_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
   c.chk = app.add_subcommand("check", "CI gate: assert that workloads fit GPUs within headroom, cost, time and GPU limits (exit 1 when not)");
   lazy.defer(c.chk, [&] {
     add_job_flags(c.chk, c.chk_flags.chk_wf, c.chk_flags.chk_cf, c.chk_of, false);
-    c.chk->add_option("--gpu", c.chk_flags.chk_gpus, "a GPU id to check on (repeatable)")->group("Assertions");
+    c.chk->add_option("--gpu", c.chk_flags.chk_gpus, "a GPU id to check on (repeatable or comma-separated)")->delimiter(',')->group("Assertions");
     c.chk->add_option("--min-headroom", c.chk_flags.min_headroom, "free memory per GPU at the peak, in % of capacity")->group("Assertions");
     c.chk->add_option("--max-cost", c.chk_flags.max_cost, "cost of the job in USD")->group("Assertions");
     c.chk->add_option("--max-hours", c.chk_flags.max_hours, "billed time of the job: hours, or 90m, 1d, 1h30m")->group("Assertions");
@@ -260,7 +260,7 @@ void register_other_commands(CLI::App& app, Commands& c, LazyOptions& lazy) {
     c.swp->add_option("--to", c.swp_flags.swp_to, "last value")->group("Sweep");
     c.swp->add_option("--points", c.swp_flags.swp_points, "values from --from to --to, evenly spaced on a log scale (whole numbers; --vary gpus: powers of two and --to) [8]")->group("Sweep");
     c.swp->add_option("--metric", c.swp_flags.swp_metric, "memory | time | cost [memory]")->group("Sweep");
-    c.swp->add_option("--gpu", c.swp_flags.swp_gpus, "a GPU to draw (repeatable) [h100-sxm-80gb]")->group("Sweep");
+    c.swp->add_option("--gpu", c.swp_flags.swp_gpus, "a GPU to draw (repeatable or comma-separated) [h100-sxm-80gb]")->delimiter(',')->group("Sweep");
     c.swp->footer("\nExample:\n  gpuadvise sweep --model llama-3.1-8b --mode lora --vary seq-len --from 1024 --to 32768 --gpu rtx-4090-24gb --gpu h100-sxm-80gb\n");
   });
 
