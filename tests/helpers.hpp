@@ -113,6 +113,12 @@ inline bool says(const nlohmann::json& notes, const std::string& text) {
   return false;
 }
 
+// A command line: `base` followed by `extra` (a test's fixed job and the flags one check adds).
+inline std::vector<std::string> args(std::vector<std::string> base, const std::vector<std::string>& extra) {
+  base.insert(base.end(), extra.begin(), extra.end());
+  return base;
+}
+
 inline std::string fixture(const std::string& rel) { return std::string(GPUADVISE_SOURCE_DIR) + "/tests/fixtures/" + rel; }
 
 // A fused engine's (vLLM, SGLang, TensorRT-LLM) memory-bound bytes per prompt token of a Llama-style decoder

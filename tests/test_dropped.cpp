@@ -6,12 +6,7 @@
 
 namespace {
 const std::vector<std::string> job = {"--model", "gpt2", "--mode", "train", "--tokens", "5B", "--catalog", test::fixture("catalog_two_gpus.json")};
-
-std::vector<std::string> with(std::vector<std::string> extra) {
-  std::vector<std::string> a = job;
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
+std::vector<std::string> with(const std::vector<std::string>& extra) { return test::args(job, extra); }
 }  // namespace
 
 TEST_CASE("dropped by --budget: the cheapest plan of each GPU, as the cost order ranks it", "[dropped][cost]") {

@@ -11,26 +11,13 @@ using namespace gpuadvise;
 
 namespace {
 Workload moe_layout(std::int64_t pp, std::int64_t vp, std::int64_t accum) {
-  Workload w;
-  w.mode = Mode::train;
-  w.framework = Framework::megatron;
-  w.precision = Precision::bf16;
-  w.ep = 32;
-  w.tp = 2;
-  w.pp = pp;
-  w.virtual_stages = vp;
-  w.grad_accum = accum;
-  w.ep_overlap = true;
-  return w;
+  return test::wl({{"mode", "train"}, {"framework", "megatron"}, {"precision", "bf16"}, {"gpus", "256"}, {"ep", "32"}, {"tp", "2"}, {"pp", std::to_string(pp)},
+                   {"virtual_stages", std::to_string(vp)}, {"grad_accum", std::to_string(accum)}, {"ep_overlap", "true"}});
 }
 const std::vector<std::string> qwen_h100 = {"estimate", "--model", "qwen3-235b-a22b", "--mode", "train", "--framework", "megatron", "--precision", "bf16",
                                             "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--gpus", "256", "--tp", "2", "--pp", "8", "--ep", "32",
                                             "--batch", "1", "--global-batch", "2048"};
-std::vector<std::string> with(std::vector<std::string> extra) {
-  std::vector<std::string> a = qwen_h100;
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
+std::vector<std::string> with(const std::vector<std::string>& extra) { return test::args(qwen_h100, extra); }
 }  // namespace
 
 TEST_CASE("ep overlap: the 1F1B steady state's share of the micro-batches, and where Megatron refuses it", "[ep-overlap]") {
