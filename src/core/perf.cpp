@@ -349,7 +349,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
     return t;
   }
   const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt);
-  perf_detail::note_expert_overlap(w, m, t);
+  if (m.is_moe() && (w.ep > 1 || w.ep_overlap)) perf_detail::note_expert_overlap(in, perf_detail::expert_all_to_all_seconds(in, tokens_step), t_compute, t);
   const double expert_host = perf_detail::expert_host_seconds(in, t_compute, fpt);
   double stage_time = t_compute + exposed + expert_host;
   const double bubble = w.pp > 1 ? pipeline_bubble(w.pp, accum, w.virtual_stages) : 0.0;

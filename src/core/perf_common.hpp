@@ -24,8 +24,6 @@ inline double overlapped_cost(double comm, double window) {
   return slowed + std::max(0.0, comm - window - slowed);
 }
 
-// With --ep-overlap, whether this layout lets Megatron overlap the expert all-to-alls, as a note (method.md §8.4).
-void note_expert_overlap(const Workload& w, const ModelSpec& m, TimeEstimate& t);
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
@@ -139,6 +137,10 @@ struct TimeBasis {
   ParamCounts pc;
   double tp, pp, model_par;
 };
+
+// With --ep-overlap, whether this layout lets Megatron overlap the expert all-to-alls; without it, where Megatron could
+// and the all-to-alls (a2a seconds per micro-batch) weigh, that it could: a note either way (method.md §8.4).
+void note_expert_overlap(const TimeBasis& in, double a2a, double t_compute, TimeEstimate& t);
 
 // Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads
 // (perf_inference.cpp).

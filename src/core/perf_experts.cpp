@@ -10,6 +10,13 @@
 
 namespace gpuadvise::perf_detail {
 
+// Where Megatron runs the overlap, asked or not (transformer_config.py's assertions, and a second micro-batch).
+static bool overlap_runs(const Workload& w, const ModelSpec& m) {
+  const bool precision = w.precision == Precision::bf16 || w.precision == Precision::fp16 || w.precision == Precision::fp8;
+  return m.is_moe() && w.ep > 1 && w.effective_framework() == Framework::megatron && w.checkpointing != Checkpointing::full &&
+         (w.pp == 1 || w.virtual_stages > 1) && precision && w.grad_accum >= 2;
+}
+
 // A dropless MoE layer learns how many tokens each local expert got only on the host: Megatron's token
 // dispatcher copies tokens_per_expert to the CPU and waits for it (the all-to-all splits and the grouped GEMM's
 // m_splits need it), Hugging Face's eager layer tests each expert's mask. The GPU's queue is then empty, and the
@@ -54,8 +61,16 @@ double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step) {
   return passes * moe_layers * std::max(inside, outside);
 }
 
-void note_expert_overlap(const Workload& w, const ModelSpec& m, TimeEstimate& t) {
-  if (!w.ep_overlap || !m.is_moe()) return;
+void note_expert_overlap(const TimeBasis& in, double a2a, double t_compute, TimeEstimate& t) {
+  const auto& [w, m, gpu, mem] = in.io;
+  if (!m.is_moe()) return;
+  if (!w.ep_overlap) {  // not asked: say what it would hide where Megatron could run it and the all-to-alls weigh
+    if (overlap_runs(w, m) && a2a > 0.1 * t_compute)
+      t.notes.push_back(Note::format("the expert all-to-alls wait on the link, {:.0f}% of each micro-batch's compute: Megatron can run them beside "
+                                     "another micro-batch's (--ep-overlap, its --overlap-moe-expert-parallel-comm)",
+                                     100.0 * a2a / t_compute));
+    return;
+  }
   t.notes.push_back(expert_all_to_all_overlapped(w, m)
                         ? Note::format("--ep-overlap: {:.0f}% of the micro-batches run their expert all-to-alls beside another's compute "
                                        "(1F1B's steady state: {} micro-batches over {} pipeline stages)",
@@ -69,11 +84,7 @@ void note_expert_overlap(const Workload& w, const ModelSpec& m, TimeEstimate& t)
 
 namespace gpuadvise {
 
-bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m) {
-  const bool precision = w.precision == Precision::bf16 || w.precision == Precision::fp16 || w.precision == Precision::fp8;
-  return w.ep_overlap && m.is_moe() && w.ep > 1 && w.effective_framework() == Framework::megatron && w.checkpointing != Checkpointing::full &&
-         (w.pp == 1 || w.virtual_stages > 1) && precision && w.grad_accum >= 2;
-}
+bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m) { return w.ep_overlap && perf_detail::overlap_runs(w, m); }
 
 double expert_overlap_share(const Workload& w, const ModelSpec& m) {
   if (!expert_all_to_all_overlapped(w, m)) return 0.0;
