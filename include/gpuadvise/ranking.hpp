@@ -102,7 +102,7 @@ struct Candidate {
 struct Dropped {
   std::string gpu;
   std::string reason;
-  std::int64_t gpus = 0;               // the closest plan's GPUs (0: no plan was timed)
+  std::int64_t gpus = 0;               // the closest plan's GPUs
   std::string layout;                  // and its layout
   std::optional<double> wall_hours;    // its billed wall time, unknown without a throughput
   std::optional<double> job_usd;       // its job cost, unknown without a price

@@ -195,12 +195,11 @@ TrainingLayout training_layout(const TimeBasis& in) {
   return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
 }
 
-
 // Communication the compute does not hide, and the compute it slows, per micro-batch (method.md §8.4, NCCL ring
 // costs, on the links the plan uses): data parallel or ZeRO/FSDP collectives, tensor-parallel all-reduces,
-// expert-parallel all-to-alls, context-parallel rings (fpt: the training FLOPs per token, of which attention can
-// hide the rings).
-double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double tokens_step, double fpt) {
+// expert-parallel all-to-alls (a2a seconds of them per micro-batch), context-parallel rings (fpt: the training FLOPs
+// per token, of which attention can hide the rings).
+double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, double t_compute, double tokens_step, double fpt, double a2a) {
   const auto& [w, m, gpu, mem] = in.io;
   const double tp = in.tp, pp = in.pp, model_par = in.model_par;
   const LinkPlan& links = lay.links;
@@ -261,7 +260,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
   if (m.is_moe() && w.ep > 1) {
     // The all-to-alls wait on the link, unless Megatron's batch-level overlap runs them beside another
     // micro-batch's compute (1F1B's steady state), slowing it as any collective does (method.md §8.4).
-    const double a2a = perf_detail::expert_all_to_all_seconds(in, tokens_step), share = expert_overlap_share(w, m);
+    const double share = expert_overlap_share(w, m);
     exposed += (1.0 - share) * a2a + share * perf_detail::overlapped_cost(a2a, t_compute);
   }
   return exposed;
@@ -348,8 +347,9 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
                                   gpu.node.network.empty() ? "not in the catalogue" : gpu.node.network));
     return t;
   }
-  const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt);
-  if (m.is_moe() && (w.ep > 1 || w.ep_overlap)) perf_detail::note_expert_overlap(in, perf_detail::expert_all_to_all_seconds(in, tokens_step), t_compute, t);
+  const double a2a = m.is_moe() && w.ep > 1 ? perf_detail::expert_all_to_all_seconds(in, tokens_step) : 0.0;  // per micro-batch
+  const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt, a2a);
+  if (m.is_moe() && (w.ep > 1 || w.ep_overlap)) perf_detail::note_expert_overlap(in, a2a, t_compute, t);
   const double expert_host = perf_detail::expert_host_seconds(in, t_compute, fpt);
   double stage_time = t_compute + exposed + expert_host;
   const double bubble = w.pp > 1 ? pipeline_bubble(w.pp, accum, w.virtual_stages) : 0.0;

@@ -24,7 +24,6 @@ inline double overlapped_cost(double comm, double window) {
   return slowed + std::max(0.0, comm - window - slowed);
 }
 
-
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
 // Host to device, one direction at the links' efficiency (80 %, method.md §8.3): the catalogue's own host link where it

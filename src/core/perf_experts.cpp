@@ -75,9 +75,8 @@ void note_expert_overlap(const TimeBasis& in, double a2a, double t_compute, Time
                         ? Note::format("--ep-overlap: {:.0f}% of the micro-batches run their expert all-to-alls beside another's compute "
                                        "(1F1B's steady state: {} micro-batches over {} pipeline stages)",
                                        100.0 * expert_overlap_share(w, m), w.grad_accum, w.pp)
-                        : Note::format("--ep-overlap does not apply to this layout (it needs expert parallel {}, an interleaved schedule where there are "
-                                       "pipeline stages, no full recomputation and two or more micro-batches a step): the all-to-alls wait on the link",
-                                       "2 or more"));
+                        : Note("--ep-overlap does not apply to this layout (it needs expert parallel 2 or more, an interleaved schedule where there "
+                                       "are pipeline stages, no full recomputation and two or more micro-batches a step): the all-to-alls wait on the link"));
 }
 
 }  // namespace gpuadvise::perf_detail

@@ -442,11 +442,9 @@ Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& c
   // --deadline and --budget drop what cannot meet them (an unknown time or cost never passes), and say why.
   std::size_t kept = 0;
   for (auto& c : r.rows) {
-    if (c.fits) {
-      if (auto missed = missed_limit(c, opts)) {
-        r.dropped.push_back(std::move(*missed));
-        continue;
-      }
+    if (auto missed = c.fits ? missed_limit(c, opts) : std::nullopt) {
+      r.dropped.push_back(std::move(*missed));
+      continue;
     }
     if (&r.rows[kept] != &c) r.rows[kept] = std::move(c);
     ++kept;

@@ -70,14 +70,6 @@ std::string optim_name(Optimizer o) {
   return "adamw_torch";
 }
 
-// A training plan as Megatron-LM runs it (method.md §11), where Megatron-LM runs it as planned: full training or
-// fine-tuning (adapters are Megatron-Bridge's and NeMo's, not pretrain_gpt.py's) with AdamW or SGD, split by tensor,
-// pipeline, expert or context parallelism (any framework's plan: Hugging Face's Trainer has none of them), or under
-// --framework megatron, and sharded as Megatron shards: its distributed optimizer (ZeRO-1/2), Megatron-FSDP beside
-// tensor and expert parallelism (its user guide: `--use-megatron-fsdp --data-parallel-sharding-strategy
-// optim_grads_params --ckpt-format fsdp_dtensor`), the optimizer (not the parameters) on the CPU. Flags from
-// megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
-// OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
 // Megatron's pipeline split as the time assumes it (the largest stage holds ceil(layers/p) layers, in v chunks;
 // method.md §8.4): where the layers divide evenly, layers per virtual stage; otherwise an explicit
 // --pipeline-model-parallel-layout (chunks in model order, embedding E first, loss L last) whose first and last
@@ -89,8 +81,8 @@ std::string megatron_pipeline_split(const Workload& w, const ModelSpec& m) {
   const std::int64_t chunks = pp * vp;
   std::vector<std::int64_t> size(static_cast<std::size_t>(chunks), per_chunk);
   for (std::int64_t deficit = chunks * per_chunk - layers, i = 0; deficit > 0; ++i) {  // first, last, second, last but one, ...
-    const std::int64_t j = i % 2 == 0 ? i / 2 : chunks - 1 - i / 2;
-    auto& s = size[static_cast<std::size_t>(((j % chunks) + chunks) % chunks)];
+    const std::int64_t k = i % chunks, j = k % 2 == 0 ? k / 2 : chunks - 1 - k / 2;
+    auto& s = size[static_cast<std::size_t>(j)];
     if (s > 0) --s, --deficit;
   }
   auto chunk = [](std::int64_t n) { return n == 0 ? std::string() : n == 1 ? std::string("t") : fmt::format("t*{}", n); };
@@ -104,6 +96,14 @@ std::string megatron_pipeline_split(const Workload& w, const ModelSpec& m) {
   return " --pipeline-model-parallel-layout " + shell_word(layout + chunk(size.back()) + "L");
 }
 
+// A training plan as Megatron-LM runs it (method.md §11), where Megatron-LM runs it as planned: full training or
+// fine-tuning (adapters are Megatron-Bridge's and NeMo's, not pretrain_gpt.py's) with AdamW or SGD, split by tensor,
+// pipeline, expert or context parallelism (any framework's plan: Hugging Face's Trainer has none of them), or under
+// --framework megatron, and sharded as Megatron shards: its distributed optimizer (ZeRO-1/2), Megatron-FSDP beside
+// tensor and expert parallelism (its user guide: `--use-megatron-fsdp --data-parallel-sharding-strategy
+// optim_grads_params --ckpt-format fsdp_dtensor`), the optimizer (not the parameters) on the CPU. Flags from
+// megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
+// OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
 std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
   const Framework f = w.effective_framework();

@@ -315,13 +315,13 @@ void ranking_footer(std::string& out, const Workload& w, const Ranking& r, const
     out += "Why not:\n";
     for (const auto& g : detail::group_notes(reasons)) out += "  " + detail::join_ids(g.gpus, 0) + ": " + g.text + "\n";
   }
-  const auto planned = detail::dropped_with_plans(r);
-  if (!planned.empty()) {
-    for (std::size_t i = 0; i < planned.size(); ++i) {
-      if (i == 0 || planned[i]->over_budget != planned[i - 1]->over_budget)
-        out += planned[i]->over_budget ? "Dropped by --budget, the cheapest first:\n" : "Dropped by --deadline, the fastest first:\n";
-      out += "  " + planned[i]->gpu + ": " + planned[i]->reason + "\n";
-    }
+  const Dropped* before = nullptr;
+  for (const Dropped* d : detail::dropped_in_order(r)) {
+    if (!d->has_plan()) break;  // the rest were not judged: grouped above
+    if (!before || d->over_budget != before->over_budget)
+      out += d->over_budget ? "Dropped by --budget, the cheapest first:\n" : "Dropped by --deadline, the fastest first:\n";
+    out += "  " + d->gpu + ": " + d->reason + "\n";
+    before = d;
   }
   std::vector<std::pair<std::string, std::string_view>> notes;
   for (const auto& c : r.rows) {
@@ -361,9 +361,7 @@ std::string ranking_table(const Workload& w, const ModelSpec& m, const Ranking& 
     // Every GPU asked was dropped (a deadline or budget no plan meets): say how close each came, as below a table.
     if (r.dropped.empty()) return "No GPU selected.\n";
     out = paint(style, "No plan meets the deadline or budget: every GPU asked fits the workload but is dropped, each with its closest plan:", "31") + "\n";
-    for (const Dropped* d : detail::dropped_with_plans(r)) out += "  " + d->gpu + ": " + d->reason + "\n";
-    for (const auto& d : r.dropped)
-      if (!d.has_plan()) out += "  " + d.gpu + ": " + d.reason + "\n";
+    for (const Dropped* d : detail::dropped_in_order(r)) out += "  " + d->gpu + ": " + d->reason + "\n";
     return out;
   }
   // Written once into room for the whole table (a row is under 256 bytes, the notes a few KB): growing by

@@ -47,8 +47,9 @@ std::string mib(double bytes);
 // The peak against the usable memory in eight cells, ten characters (report.cpp).
 std::string usage_bar(double peak, double capacity);
 
-// The GPUs dropped by --deadline or --budget whose closest plan was judged, nearest to the limit first.
-std::vector<const Dropped*> dropped_with_plans(const Ranking& r);
+// The GPUs dropped by --deadline or --budget: those whose closest plan was judged first, nearest to the limit
+// first, then those that could not be judged (report_dropped.cpp).
+std::vector<const Dropped*> dropped_in_order(const Ranking& r);
 // A list command's column (report_text_table.cpp): header, alignment, the priority it keeps under a narrow
 // terminal (0: never dropped, the lowest goes first) and whether a long cell may be shortened with '…'.
 struct TextColumn {

@@ -39,9 +39,7 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
   if (r.rows.empty()) {
     if (r.dropped.empty()) return "No GPU selected.\n";
     out = "- No plan meets the deadline or budget: every GPU asked fits the workload but is dropped, each with its closest plan:\n";
-    for (const Dropped* d : detail::dropped_with_plans(r)) out += "  - `" + d->gpu + "`: " + cell(d->reason) + "\n";
-    for (const auto& d : r.dropped)
-      if (!d.has_plan()) out += "  - `" + d.gpu + "`: " + cell(d.reason) + "\n";
+    for (const Dropped* d : detail::dropped_in_order(r)) out += "  - `" + d->gpu + "`: " + cell(d->reason) + "\n";
     return out;
   }
   out += "**Workload:** " + cell(workload_line(w, m, r.rows.front().memory)) + "\n\n";
@@ -71,9 +69,7 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
   for (const auto& c : r.rows)
     if (!c.fits && !c.why.empty()) why += "- `" + c.gpu->id + "`: " + cell(c.why) + "\n";
   // The GPUs --deadline or --budget dropped, each with its closest plan (nearest first), then those not judged.
-  for (const Dropped* d : detail::dropped_with_plans(r)) why += "- `" + d->gpu + "` (dropped): " + cell(d->reason) + "\n";
-  for (const auto& d : r.dropped)
-    if (!d.has_plan()) why += "- `" + d.gpu + "` (dropped): " + cell(d.reason) + "\n";
+  for (const Dropped* d : detail::dropped_in_order(r)) why += "- `" + d->gpu + "` (dropped): " + cell(d->reason) + "\n";
   if (!why.empty()) out += "\n<details><summary>Why not</summary>\n\n" + why + "\n</details>\n";
   out += w.owned ? "\nMemory is per GPU at the peak (nvidia-smi view); costs are owned hardware: purchase prices amortised, plus energy.\n"
                  : "\nMemory is per GPU at the peak (nvidia-smi view); prices are indicative on-demand offers with the date they were seen.\n";
