@@ -65,6 +65,16 @@ def check_flags(words, flags, where, failures):
                 failures.append(f"{where}: {name} is a switch and takes no value")
             i += 1
             continue
+        if isinstance(kind, dict) and "nargs" in kind:
+            # argparse nargs='+': one or more values, up to the next option.
+            values = []
+            i += 1
+            while i < len(words) and not words[i].startswith("-"):
+                values.append(words[i])
+                i += 1
+            if not values or any(v not in kind["nargs"] for v in values):
+                failures.append(f"{where}: {name} {' '.join(values)!r} is not a list of {kind['nargs']}")
+            continue
         if "=" in word:
             value = word.split("=", 1)[1]
             i += 1
@@ -227,6 +237,15 @@ def main():
     for flag in ("--overlap-moe-expert-parallel-comm", "--moe-token-dispatcher-type", "--pipeline-model-parallel-layout"):
         if flag not in (moe.get("torchrun") or ""):
             failures.append(f"[{' '.join(args)}]: no {flag} in the Megatron launch")
+    # MLA under Megatron's selective recompute: the list flag naming its up-projections must be seen and checked.
+    args = ["estimate", "--model", "deepseek-v3", "--mode", "train", "--framework", "megatron", "--precision", "fp8", "--gpu", "h100-sxm-80gb",
+            "--gpus", "1024", "--tp", "2", "--pp", "8", "--virtual-stages", "4", "--ep", "64", "--sharding", "zero1", "--gradient-checkpointing",
+            "selective", "--global-batch", "8192"]
+    mla = run(args).get("launch_hints") or {}
+    check_hints(mla, f"[{' '.join(args)}]", failures, counts)
+    commands += 1
+    if "--recompute-modules core_attn mla_up_proj" not in (mla.get("torchrun") or ""):
+        failures.append(f"[{' '.join(args)}]: no --recompute-modules naming mla_up_proj in the Megatron launch")
     # llama.cpp's expert offload over several GPUs: the layer split balanced by bytes (--tensor-split) must be seen.
     args = ["estimate", "--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "llamacpp", "--precision", "q4_k_m",
             "--gpu", "rtx-3090-24gb", "--gpus", "4", "--offload", "experts"]

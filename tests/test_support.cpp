@@ -339,12 +339,12 @@ TEST_CASE("support: launch hints run as written: the engine's own command, weigh
   CHECK(served("vllm").find(" --enable-expert-parallel") != std::string::npos);
   CHECK(served("sglang").find(" --ep-size 8") != std::string::npos);
   CHECK(served("trtllm").find(" --ep_size 8") != std::string::npos);
-  const auto folded = hints({"--model", "qwen3-30b-a3b", "--mode", "train", "--only", "h100-sxm-80gb", "--max-gpus", "16", "--tokens", "100B", "--global-batch", "512",
-                             "--seq-len", "4096"});
+  const auto folded = hints({"--model", "qwen3-30b-a3b", "--mode", "train", "--only", "h100-sxm-80gb", "--gpus", "16", "--tp", "2", "--pp", "2", "--ep", "8", "--batch", "2",
+                             "--sharding", "zero1", "--gradient-checkpointing", "selective", "--tokens", "100B", "--global-batch", "512", "--seq-len", "4096"});
   // Launched as Megatron-LM's pretrain_gpt.py with its layout and batch (Hugging Face's Trainer has no TP, PP or EP).
   CHECK(folded["torchrun"].get<std::string>().find(" pretrain_gpt.py --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --expert-model-parallel-size 8 "
-                                                   "--expert-tensor-parallel-size 1 --moe-token-dispatcher-type alltoall --sequence-parallel --micro-batch-size 4 --global-batch-size 512 --seq-length "
-                                                   "4096 --bf16 --use-distributed-optimizer") != std::string::npos);
+                                                   "--expert-tensor-parallel-size 1 --moe-token-dispatcher-type alltoall --sequence-parallel --micro-batch-size 2 --global-batch-size 512 --seq-length "
+                                                   "4096 --bf16 --use-distributed-optimizer --recompute-granularity selective") != std::string::npos);
   CHECK((folded["hf_trainer_args"].is_null() && folded["deepspeed_config"].is_null()));
 }
 

@@ -32,84 +32,6 @@ double kv_tokens_avg(const ModelSpec& m, double tokens) {
   return m.sliding_fraction * local + (1.0 - m.sliding_fraction) * tokens;
 }
 
-namespace {
-
-struct LayerShape {
-  double h, qd, kvd, f, a;  // hidden, query width (a·d), kv width per rank (g·d), ffn, query heads
-};
-
-// Elements saved for backward per token in one transformer layer (16-bit or fp32 by the caller), with
-// flash attention. method.md §4.2: norm inputs and outputs, Q, K, V, attention output, and the MLP's
-// intermediates (gated: gate, up, act, product; GeLU: fc1 output and act output).
-struct SavedElements {
-  double act = 0;      // elements at activation precision
-  double fp32 = 0;     // elements held in fp32 (quantised layers computing in fp32, LSE)
-  double bytes1 = 0;   // one-byte masks (dropout)
-  double scores = 0;   // per query token per key: a (eager attention), multiplied by s by the caller
-  double score_bytes = 0;  // bytes per score element kept
-};
-
-SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const FrameworkProfile& fw, const LayerShape& s) {
-  SavedElements e;
-  // Frozen linear layers keep their inputs for backward as trainable ones do: LitGPT's LoRA rows measure
-  // the same activation memory per layer as full fine-tuning (phi-1.5 and StableLM-Alpha, about 17·h
-  // elements per token per layer at f = 4h), so the adapters change the model states, not activations.
-  const bool frozen = w.mode == Mode::lora || w.mode == Mode::qlora;
-  const bool qlora = w.mode == Mode::qlora;
-  const bool fp32_inputs = qlora && fw.quant_linear_fp32_compute && is_16bit_or_lower(w.precision);
-  const LoraTargets& t = w.lora_targets;
-  const bool attn_adapted = t.q || t.k || t.v;
-  const bool mlp_in_adapted = t.gate || t.up;
-  // Parallel attention with one norm (GPT-J, Phi, Falcon-7B): the MLP reads the attention's normed input.
-  const double norms_shared = (m.parallel_attention && m.norms_per_layer == 1) ? 1.0 : 0.0;
-
-  // A linear layer's input, saved for its weight gradient: FP8 under Transformer Engine's FP8 training.
-  const bool fp8_inputs = fw.fp8_saved_inputs && w.precision == Precision::fp8;
-  auto linear_input = [&](double elements) { (fp8_inputs ? e.bytes1 : e.act) += elements; };
-  // Attention half.
-  e.act += s.h;                    // norm input (norm backward)
-  linear_input(s.h);               // norm output = Q/K/V projection input
-  e.act += s.qd + 2.0 * s.kvd;     // Q, K, V (attention backward)
-  if (w.checkpointing != Checkpointing::selective) linear_input(s.qd);  // attention output (Wo input)
-  e.fp32 += s.a;                   // flash-attention log-sum-exp per head
-  if (!w.flash_attention && w.checkpointing != Checkpointing::selective) {
-    // Eager attention keeps the probabilities (softmax output) for backward; HF upcasts them to fp32 and
-    // also keeps the 16-bit cast for the product with V.
-    e.scores = s.a;
-    e.score_bytes = fw.eager_softmax_fp32 ? 4.0 + activation_bytes(w.precision) : activation_bytes(w.precision);
-    if (m.architecture != Architecture::decoder) e.score_bytes += 1.0 + activation_bytes(w.precision);  // dropout mask + output
-  }
-  // MLP half.
-  if (!m.parallel_attention) e.act += s.h;  // norm input
-  linear_input(s.h * (1.0 - norms_shared));  // MLP norm output = fc1 input (shared with attention when parallel)
-  if (m.gated_mlp) {
-    e.act += (fw.fused_swiglu ? 2.0 : 3.0) * s.f;  // gate, up (and act(gate) unfused): the activation's backward
-    linear_input(s.f);                             // product = down-projection input
-  } else {
-    e.act += s.f;     // fc1 output (act backward)
-    linear_input(s.f);  // act output = fc2 input
-  }
-  if (fp32_inputs) {
-    // bitsandbytes casts each 4-bit layer's input to its fp32 compute dtype and saves that copy:
-    // the Q/K/V input, the Wo input, the two MLP inputs (gate and up, or fc1), and the down input.
-    e.fp32 += s.h + s.qd + s.h * (m.gated_mlp ? 2.0 : 1.0) + s.f;
-  }
-  if (frozen && fw.lora_dropout) {
-    // Dropout before each adapted input: a dropped copy and a one-byte mask.
-    const double inputs = (attn_adapted ? 1.0 : 0.0) + (mlp_in_adapted ? 1.0 : 0.0);
-    e.act += inputs * s.h + (t.down ? s.f : 0.0) + (t.o ? s.qd : 0.0);
-    e.bytes1 += inputs * s.h + (t.down ? s.f : 0.0) + (t.o ? s.qd : 0.0);
-  }
-  if (frozen) {
-    const double r = d(w.lora_rank);
-    const int adapted = int(t.q) + int(t.k) + int(t.v) + int(t.o) + int(t.gate) + int(t.up) + int(t.down);
-    e.act += d(adapted) * r;  // x·A of each adapter
-  }
-  if (m.architecture != Architecture::decoder) e.bytes1 += 2.0 * s.h;  // hidden dropout masks (BERT, T5)
-  return e;
-}
-
-}  // namespace
 
 
 ModelStates zero_model_states(double params, double weight_bytes, double grad_bytes, double optimizer_bytes,
@@ -195,6 +117,15 @@ LayerShape layer_shape(const MemBasis& in, MemoryEstimate& e) {
   const double f_dense = d(m.ffn);
   const double f_moe = m.is_moe() ? d(m.expert_ffn * m.experts_per_token + m.shared_expert_ffn * m.shared_experts) : f_dense;
   ls.f = (m.is_moe() ? f_moe : f_dense) / tp;
+  if (m.is_mla()) {
+    ls.vd = d(m.heads * m.v_head_dim) / tp;
+    ls.latent = d(m.q_lora_rank + m.kv_lora_rank) / tp;
+  }
+  if (m.is_moe()) {
+    const double routed = d(m.layers - m.dense_layers) / d(std::max<std::int64_t>(1, m.layers));
+    ls.routed_in = routed * d(m.experts_per_token) * ls.h / tp;
+    ls.router = routed * d(m.experts) / tp;
+  }
 
   return ls;
 }

@@ -33,6 +33,28 @@ void apply_serving_pool(MemoryEstimate& e, const Workload& w, const ModelSpec& m
 // Vision models and image-generation pipelines (memory_vision.cpp).
 MemoryEstimate estimate_vision_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu);
 
+struct LayerShape {
+  double h, qd, kvd, f, a;  // hidden, query width (a·d), kv width per rank (g·d), ffn, query heads
+  // Training only (method.md §4.2): MLA's value width per rank (a·v_head_dim) and its two latents (q_lora_rank +
+  // kv_lora_rank, per rank under sequence parallelism); a MoE layer's routed copies of each token (k·h, averaged
+  // over the layers that route) and its router scores (E).
+  double vd = 0, latent = 0, routed_in = 0, router = 0;
+};
+
+// Elements saved for backward per token in one transformer layer (16-bit or fp32 by the caller), with
+// flash attention. method.md §4.2: norm inputs and outputs, Q, K, V, attention output, and the MLP's
+// intermediates (gated: gate, up, act, product; GeLU: fc1 output and act output).
+struct SavedElements {
+  double act = 0;      // elements at activation precision
+  double fp32 = 0;     // elements held in fp32 (quantised layers computing in fp32, LSE)
+  double bytes1 = 0;   // one-byte masks (dropout)
+  double scores = 0;   // per query token per key: a (eager attention), multiplied by s by the caller
+  double score_bytes = 0;  // bytes per score element kept
+};
+
+// The elements one transformer layer keeps for its backward, per token (method.md §4.1, §4.2; memory_saved.cpp).
+SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const FrameworkProfile& fw, const LayerShape& s);
+
 // What every part of a language model's memory is computed from.
 struct MemBasis {
   const Workload& w;

@@ -58,7 +58,9 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
   RankOptions opts;
   opts.cost = cost;
   opts.max_gpus = a.max_gpus.value_or(1);
-  opts.min_headroom_pct = a.min_headroom_pct.value_or(0);  // the check asserts its own margin below
+  // The layout is searched with the ranking's margin (tight plans only when nothing leaves it), so the check picks
+  // the plan the ranking picks; the check asserts its own margin below.
+  opts.min_headroom_pct = margin;
   opts.offload_margin_pct = margin;                         // llama.cpp's counts as the ranking keeps them
 
   const bool planned = (w.gpus == 1 && opts.max_gpus > 1) || count_without_layout(w);  // the planner's savers and layouts, else as given

@@ -134,6 +134,9 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
   if (w.checkpointing == Checkpointing::full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (w.checkpointing == Checkpointing::selective) a += " --recompute-granularity selective";
+  // MLA under Megatron's selective recompute: its up-projections too, as the memory counts them (method.md §4.2;
+  // transformer_config.py's recompute_modules, a list flag).
+  if (w.checkpointing == Checkpointing::selective && m.is_mla() && f == Framework::megatron) a += " --recompute-modules core_attn mla_up_proj";
   return a;
 }
 
