@@ -130,6 +130,26 @@ LayerShape layer_shape(const MemBasis& in, MemoryEstimate& e) {
   return ls;
 }
 
+// The pipeline stage at the peak (method.md §4.2): 1F1B keeps more micro-batches in flight on the first stage, while
+// the last holds the logits. Of the `kept` activations (L layers' worth of one micro-batch), the first stage holds
+// once without interleaving (p micro-batches of L/p layers), (1 + (p−1)/(p·v)) times with it (Megatron-LM
+// theoretical_memory_usage.py, interleaved_schedule_memory_penalty: its (p−1)·2 + (v−1)·p warm-up chunks and one
+// more), the last ((v−1)·p + 1)/(p·v) times (its (v−1)·p warm-up chunks and
+// one more; 1/p without interleaving: its one micro-batch); `fixed` (the working set, the edges) is on both.
+struct PipelinePeak {
+  double activations, logits;
+  std::string stage;  // for --explain
+};
+PipelinePeak pipeline_peak(const Workload& w, double kept, double fixed, double logits) {
+  if (w.pp <= 1) return {kept + fixed, logits, ""};
+  const double p = d(w.pp), v = d(std::max<std::int64_t>(1, w.virtual_stages));
+  const double first = kept * (v > 1.0 ? 1.0 + (p - 1.0) / (p * v) : 1.0) + fixed, last = kept * ((v - 1.0) * p + 1.0) / (p * v) + fixed;
+  if (last + logits > first)
+    return {last, logits, fmt::format("; the last stage is the peak: {:.1f} GB of activations with the logits", last / 1e9)};
+  return {first, 0.0, fmt::format("; on the last stage only, which peaks lower ({:.1f} GB with its activations) than the first ({:.1f} GB)",
+                                  (last + logits) / 1e9, first / 1e9)};
+}
+
 // Training activations, logits and the optimizer step's temporary (method.md §4).
 void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstimate& e) {
   const Workload& w = in.w;
@@ -148,19 +168,21 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
   // keys and values around instead).
   const double tokens = b * s / d(w.cp);
   double layer_bytes = per_token_layer * tokens;
-  double acts = 0;
+  double acts = 0, working = 0;  // what the in-flight micro-batches keep; the working set of the layer being recomputed
   const char* act_formula = "";  // for --explain
   if (w.checkpointing == Checkpointing::selective && w.effective_framework() == Framework::torchtitan) {
     // torchtitan's op-level selective checkpointing saves the attention kernel's output and every
     // second matmul output of a layer (Wq, Wv, W1, W2) and recomputes the rest; the layer being
     // recomputed holds its whole working set during its backward (torchtitan activation_checkpoint.py).
     const double saved = sls.h + ls.qd + ls.qd + ls.kvd + ls.f + sls.h;
-    acts = layers_total * tokens * (saved * act_b + ls.a * 4.0) + layer_bytes;
+    acts = layers_total * tokens * (saved * act_b + ls.a * 4.0);
+    working = layer_bytes;
     act_formula = "L·b·s·(h + 2·a·d + g·d + f + h)·bytes (torchtitan op-level selective AC) + one layer's working set";
   } else if (w.checkpointing == Checkpointing::full) {
     // [KORTH] Table 2 "full recompute": each layer's input (2·s·b·h) is kept; the layer being
     // recomputed holds its whole working set during its backward.
-    acts = layers_total * tokens * ls.h * act_b / tp + layer_bytes;
+    acts = layers_total * tokens * ls.h * act_b / tp;
+    working = layer_bytes;
     act_formula = "L·b·s·h·bytes (layer inputs) + one layer's working set during its recompute";
   } else {
     // Pipeline 1F1B: the first stage keeps pp micro-batches of L/pp layers ≈ L layers ([KORTH] §4.2.3).
@@ -168,15 +190,7 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
     act_formula = "L·b·s·(saved elements per token·bytes) (method.md §4.2)";
   }
   // Embedding output and final norm input.
-  acts += 2.0 * tokens * sls.h * act_b;
-  // Megatron's interleaved schedule runs more micro-batches ahead on the first stage: its activations grow by
-  // 1 + (p−1)/(p·v) (Megatron-LM theoretical_memory_usage.py, interleaved_schedule_memory_penalty).
-  if (w.pp > 1 && w.virtual_stages > 1) acts *= 1.0 + d(w.pp - 1) / (d(w.pp) * d(w.virtual_stages));
-  e.activations = acts;
-  if (w.explain) e.explain.push_back({"activations", act_formula,
-                       fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
-                                   w.batch, s_len, m.hidden, ls.f * tp, per_token_layer),
-                       acts, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
+  const double edges = 2.0 * tokens * sls.h * act_b;
   // Logits and loss: b·s·V elements; the last pipeline stage, vocab split over tp.
   double logit_bytes = 0;
   if (m.architecture == Architecture::encoder && m.num_labels > 0) {
@@ -186,11 +200,17 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
                                                            : fw.train_logits_bytes_per_element * coef::fp32_logits_factor.value;
     logit_bytes = tokens * V / tp * per_elem;
   }
-  e.logits = logit_bytes;
+  const PipelinePeak peak = pipeline_peak(w, acts, working + edges, logit_bytes);
+  e.activations = peak.activations;
+  e.logits = peak.logits;
+  if (w.explain) e.explain.push_back({"activations", act_formula,
+                       fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
+                                   w.batch, s_len, m.hidden, ls.f * tp, per_token_layer),
+                       e.activations, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
   if (w.explain) e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
-                       fmt::format("b·s={}, V={}, {:.1f} B/element ({})", w.batch * s_len, m.vocab,
-                                   fw.train_logits_bytes_per_element, fw.summary),
-                       logit_bytes, "method.md §4.4"});
+                       fmt::format("b·s={}, V={}, {:.1f} B/element ({}){}", w.batch * s_len, m.vocab,
+                                   fw.train_logits_bytes_per_element, fw.summary, peak.stage),
+                       e.logits, "method.md §4.4"});
   e.peak_phase = "end of forward / start of backward (activations, logits and gradients live)";
   // The optimizer step: PyTorch's multi-tensor AdamW allocates a temporary of the size of the states it
   // updates (sqrt of v) while weights, gradients and states are all live (torch/optim/adamw.py).
