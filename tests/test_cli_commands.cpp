@@ -302,7 +302,7 @@ TEST_CASE("cli: models filters by kind and family, and refuses an unknown one", 
   const auto gen = test::run({"models", "--kind", "generation", "--format", "json"});
   REQUIRE(gen.code == 0);
   const auto j = gen.json();
-  REQUIRE(j["models"].size() == 3);  // Stable Diffusion 1.4, SDXL, FLUX.1-dev
+  REQUIRE(j["models"].size() == 6);  // Stable Diffusion 1.4 and 1.5, SDXL, FLUX.1-dev and -schnell, SD3 Medium
   const auto qwen = test::run({"models", "--family", "qwen2"});
   REQUIRE(qwen.code == 0);
   CHECK(qwen.out.find("qwen2.5-7b") != std::string::npos);

@@ -143,6 +143,30 @@ TEST_CASE("generation: each pipeline runs its diffusers default steps, and --dif
   CHECK(test::run({"estimate", "--model", "llama-3.1-8b", "--diffusion-steps", "20"}).code == 2);
 }
 
+TEST_CASE("generation: the bundled pipelines run their own defaults: SD 1.5 as SD 1.4, FLUX.1-schnell 4 steps, SD3 Medium 28 with guidance", "[diffusion][time]") {
+  // SD 1.5 is further training of SD 1.4's architecture: the same time. FLUX.1-schnell is FLUX.1-dev's transformer,
+  // timestep-distilled: 4 steps, no guidance, at most 256 T5 tokens (512 for dev), so each step joins 4,096 + 256
+  // tokens instead of 4,608 and is shorter. SD3 Medium: StableDiffusion3Pipeline's 28 steps at guidance 7.0 (two
+  // samples a step).
+  auto run = [](const char* model) {
+    return test::run({"estimate", "--model", model, "--mode", "inference", "--precision", "bf16", "--gpu", "h100-sxm-80gb"});
+  };
+  const auto t14 = time_of({"--model", "stable-diffusion-v1-4", "--mode", "inference", "--precision", "bf16", "--gpu", "h100-sxm-80gb"});
+  const auto t15 = time_of({"--model", "stable-diffusion-v1-5", "--mode", "inference", "--precision", "bf16", "--gpu", "h100-sxm-80gb"});
+  CHECK(t15["images_per_second"].get<double>() == Approx(t14["images_per_second"].get<double>()));
+  const auto schnell = run("flux-1-schnell"), sd3 = run("stable-diffusion-3-medium");
+  REQUIRE(schnell.code == 0);
+  REQUIRE(sd3.code == 0);
+  CHECK(schnell.out.find("4 denoising steps of") != std::string::npos);
+  CHECK(schnell.out.find("classifier-free guidance") == std::string::npos);
+  CHECK(sd3.out.find("28 denoising steps of") != std::string::npos);
+  CHECK(sd3.out.find("with classifier-free guidance") != std::string::npos);
+  const auto dev = time_of({"--model", "flux-1-dev", "--mode", "inference", "--precision", "bf16", "--gpu", "h100-sxm-80gb"});
+  const auto fast = time_of({"--model", "flux-1-schnell", "--mode", "inference", "--precision", "bf16", "--gpu", "h100-sxm-80gb"});
+  CHECK(fast["denoising_steps_per_second"].get<double>() > dev["denoising_steps_per_second"].get<double>());
+  CHECK(fast["images_per_second"].get<double>() > 5.0 * dev["images_per_second"].get<double>());  // 4 steps for 28
+}
+
 TEST_CASE("generation: an image job without --batch runs the batch that amortises the step, a given --batch is kept", "[diffusion][plan]") {
   // SDXL at 1024x1024 on one H100: at batch 1 the host's 2,910 eager operations (58 ms a step at 20 us) take as long
   // as the GPU's work (59 ms, much of it the kernels' fixed time and small layers' idle tiles), so the planner
