@@ -138,16 +138,19 @@ LayerShape layer_shape(const MemBasis& in, MemoryEstimate& e) {
 // one more; 1/p without interleaving: its one micro-batch); `fixed` (the working set, the edges) is on both.
 struct PipelinePeak {
   double activations, logits;
-  std::string stage;  // for --explain
+  std::string stage;  // for --explain: the logits line
+  const char* holder = "";  // for --explain: the activations line
 };
 PipelinePeak pipeline_peak(const Workload& w, double kept, double fixed, double logits) {
   if (w.pp <= 1) return {kept + fixed, logits, ""};
   const double p = d(w.pp), v = d(std::max<std::int64_t>(1, w.virtual_stages));
   const double first = kept * (v > 1.0 ? 1.0 + (p - 1.0) / (p * v) : 1.0) + fixed, last = kept * ((v - 1.0) * p + 1.0) / (p * v) + fixed;
   if (last + logits > first)
-    return {last, logits, fmt::format("; the last stage is the peak: {:.1f} GB of activations with the logits", last / 1e9)};
+    return {last, logits, fmt::format("; the last stage is the peak: {:.1f} GB of activations with the logits", last / 1e9),
+            "; the last pipeline stage's micro-batches in flight"};
   return {first, 0.0, fmt::format("; on the last stage only, which peaks lower ({:.1f} GB with its activations) than the first ({:.1f} GB)",
-                                  (last + logits) / 1e9, first / 1e9)};
+                                  (last + logits) / 1e9, first / 1e9),
+          "; the first pipeline stage's micro-batches in flight"};
 }
 
 // Training activations, logits and the optimizer step's temporary (method.md §4).
@@ -204,8 +207,8 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
   e.activations = peak.activations;
   e.logits = peak.logits;
   if (w.explain) e.explain.push_back({"activations", act_formula,
-                       fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B", m.layers + m.encoder_layers,
-                                   w.batch, s_len, m.hidden, ls.f * tp, per_token_layer),
+                       fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B{}", m.layers + m.encoder_layers,
+                                   w.batch, s_len, m.hidden, ls.f * tp, per_token_layer, peak.holder),
                        e.activations, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
   if (w.explain) e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
                        fmt::format("b·s={}, V={}, {:.1f} B/element ({}){}", w.batch * s_len, m.vocab,
