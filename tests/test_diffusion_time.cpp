@@ -104,6 +104,21 @@ TEST_CASE("generation: an SD 1.5 step on an RTX 4090 at batch 16 is its tensor w
   CHECK(time_of(nchw)["denoising_steps_per_second"].get<double>() > 1.15 * t["denoising_steps_per_second"].get<double>());
 }
 
+TEST_CASE("generation: a FLUX.1-dev step on an H100 is its tokens through one stream's weights, the joint attention and its fp32 elementwise chains, by hand", "[diffusion][time]") {
+  // 1024 x 1024: 64 x 64 latent patches of 2 x 2 = 4,096 image tokens + 512 T5 tokens = 4,608, width 3,072, 57 blocks
+  // (19 double-stream, 38 single-stream), 24 heads of 128.
+  //   projections: 57 x 12 x 3,072^2 x 4,608 = 2.9747e13 multiply-adds at Hopper's matmul share (0.50 of 989.4 TFLOP/s):
+  //     0.12026 s; joint attention: 57 x 2 x 4,608^2 x 3,072 = 7.4366e12 at 128/(128 + 64) of that: 0.04510 s; over
+  //     the occupancy 14.16e6 / (14.16e6 + 2.5e5) = 0.98266: 0.16828 s;
+  //   elementwise: 240 B per channel and token in a double block and 230 in a single (the q/k RMSNorm and RoPE in
+  //     fp32 are 128 of them), 19 x 240 + 38 x 230 = 13,300 B x 4,608 x 3,072 = 188.3 GB at 0.8 x 3,350 GB/s: 0.07025 s;
+  //   the blocks' 57 x 60 operations at 10 us of GPU time each: 0.0342 s (their 20 us of host dispatch, 0.068 s, hide).
+  // In all 0.27273 s a step (2 x 3.7184e13 = 7.4367e13 FLOPs: a third of the H100's peak).
+  const auto t = time_of({"--model", "flux-1-dev", "--mode", "inference", "--precision", "bf16", "--gpu", "h100-sxm-80gb"});
+  const double step = 1.0 / t["denoising_steps_per_second"].get<double>();
+  CHECK(step == Approx(0.16828 + 0.07025 + 0.0342).epsilon(2e-4));
+}
+
 TEST_CASE("generation: a batch-1 step on an H100 waits on the host's eager dispatch, and --compile removes it", "[diffusion][time]") {
   // SD 1.5 at batch 1 on an H100: the host dispatches 1,030 operations at 20 us, 20.6 ms, against about 16 ms of
   // GPU work for the two inputs: 48.5 it/s (stable-fast measured 54.5, sd-benchmarks 1.00 s a 50-step image).

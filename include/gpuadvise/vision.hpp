@@ -53,8 +53,11 @@ struct VisionArch {
     bool operator==(const Level&) const = default;
   };
   std::vector<Level> levels;
-  // Diffusion transformer: blocks, width, heads, text tokens, patch size on the latent.
-  std::int64_t dit_blocks = 0, dit_hidden = 0, dit_heads = 0, dit_text_tokens = 0;
+  // Diffusion transformer: blocks (of which double-stream: image and text tokens through their own weights), width,
+  // heads, text tokens; whether its attention normalises q and k (RMSNorm) and rotates them (RoPE), both in fp32 in
+  // diffusers' eager code.
+  std::int64_t dit_blocks = 0, dit_double_blocks = 0, dit_hidden = 0, dit_heads = 0, dit_text_tokens = 0;
+  bool dit_qk_norm = false, dit_rope = false;
   std::int64_t default_steps = 50;
   bool operator==(const VisionArch&) const = default;
 };

@@ -30,6 +30,7 @@ constexpr double k_blocks_per_level = 5;
 struct Forward {
   double tensor_s = 0, passes = 0, ops = 0, flops = 0;
   double full_tensor_s = 0;  // the tensor seconds at full occupancy
+  double stream_s = 0;       // memory-bound seconds counted as bytes (a diffusion transformer's)
 };
 
 // One denoising step of `samples` denoiser inputs: its FLOPs and seconds on the tensor cores (and at full occupancy),
@@ -64,16 +65,51 @@ Forward unet_forward(const VisionArch& a, double lw, double lh, double n, double
   return f;
 }
 
-// A diffusion transformer: one multiply-add per parameter and token, and the attention scores (2·T²·width per block).
-Forward dit_forward(const VisionArch& a, double lw, double lh, double n, double rate) {
+// Element accesses per channel and token of one diffusion-transformer block in diffusers' eager code (16-bit and
+// fp32), and what torch.compile leaves once it fuses each chain of elementwise kernels (method.md §12.4). Counted
+// from FluxTransformerBlock, FluxSingleTransformerBlock and JointTransformerBlock (diffusers): per block, the
+// LayerNorm and its AdaLN modulation (2 + 2), the attention output's transpose to the projection (2), the gated
+// residual add (2 + 3), and the GELU over the 4x-wide MLP (8); a double-stream block also concatenates its two
+// streams' q, k and v (6), norms and modulates again before the MLP (4) and adds it through a second gate (5); a
+// single-stream block concatenates attention and MLP outputs into one projection (10). With q/k RMSNorm (FLUX:
+// cast to fp32, square, mean, scale, cast back, weight; 5 16-bit and 6 fp32 accesses for each of q and k) and rotary
+// embedding in fp32 (the half negated, stacked, both cast up, times cos and sin, added, cast back: 6 and 10 each).
+struct BlockAccesses {
+  double a16, a32;
+};
+BlockAccesses dit_block_accesses(const VisionArch& a, bool double_stream, bool compiled) {
+  const double norm = a.dit_qk_norm ? 1.0 : 0.0, rope = a.dit_rope ? 1.0 : 0.0;
+  if (compiled) {
+    // Each chain one kernel: norm and modulation 2, q/k norm and rotation 4, the transposed output 2, gate and
+    // residual 3, GELU 8; double-stream: the value's concatenation 2 (6 unrotated), the second norm 2 and gate 3.
+    const double qk = (norm + rope > 0.0) ? 4.0 : 0.0;
+    return double_stream ? BlockAccesses{2.0 + qk + (qk > 0.0 ? 2.0 : 6.0) + 2.0 + 3.0 + 2.0 + 8.0 + 3.0, 0.0} : BlockAccesses{2.0 + 8.0 + qk + 2.0 + 3.0, 0.0};
+  }
+  const double a16 = (double_stream ? 4.0 + 6.0 + 2.0 + 5.0 + 4.0 + 8.0 + 5.0 : 4.0 + 8.0 + 2.0 + 10.0 + 5.0) + norm * 10.0 + rope * 12.0;
+  return {a16, norm * 12.0 + rope * 20.0};
+}
+
+// A diffusion transformer from the hardware up (method.md §12.4), as the ViTs of §12.3: each token passes its own
+// stream's weights (12·h² multiply-adds a block: the q, k, v and output projections and the 4x MLP, in either block
+// kind; the AdaLN modulations run once per sample), at the family's matmul share; the joint attention (2·T²·h a
+// block) at head_dim/(head_dim + 64) of it ([FA2] Fig. 5-6, as §8.2); the elementwise kernels beside them as
+// bytes at the streaming share of the bandwidth (16-bit under bf16/fp16, all fp32 in fp32).
+Forward dit_forward(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double lw, double lh, double n, double peak_flops) {
   Forward f;
-  const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens), hidden = static_cast<double>(a.dit_hidden);
-  const double blocks = static_cast<double>(a.dit_blocks);
-  const double macs = a.denoiser_params * T + 2.0 * blocks * hidden * T * T;
-  f.flops = n * 2.0 * macs;
-  f.full_tensor_s = f.flops / rate;
-  f.tensor_s = f.full_tensor_s / occupancy(n * T * hidden);
-  f.passes = n * blocks * T * hidden * coef::transformer_layer_passes.value;
+  const double T = (lw / 2.0) * (lh / 2.0) + static_cast<double>(a.dit_text_tokens), h = static_cast<double>(a.dit_hidden);
+  const double blocks = static_cast<double>(a.dit_blocks), doubles = static_cast<double>(a.dit_double_blocks);
+  const double heads = static_cast<double>(std::max<std::int64_t>(1, a.dit_heads));
+  const double proj = n * blocks * 12.0 * h * h * T, attn = n * blocks * 2.0 * T * T * h;
+  f.flops = 2.0 * (proj + attn);
+  const bool fp32 = w.precision == Precision::fp32;
+  const double e_mm = fp32 ? coef::fp32_cuda_core_share.value : family_efficiency(gpu_family(gpu)).matmul_efficiency;
+  const double e_attn = (h / heads) / (h / heads + 64.0);
+  f.full_tensor_s = 2.0 * proj / (peak_flops * e_mm) + 2.0 * attn / (peak_flops * e_mm * e_attn);
+  f.tensor_s = f.full_tensor_s / occupancy(n * T * h);
+  const BlockAccesses dbl = dit_block_accesses(a, true, w.compile), sgl = dit_block_accesses(a, false, w.compile);
+  const double b16 = fp32 ? 4.0 : 2.0;
+  const double per_token = doubles * (dbl.a16 * b16 + dbl.a32 * 4.0) + (blocks - doubles) * (sgl.a16 * b16 + sgl.a32 * 4.0);
+  if (gpu.bandwidth_gb_per_s) f.stream_s = n * T * h * per_token / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
   f.ops = blocks * k_dit_block_ops;
   return f;
 }
@@ -125,13 +161,13 @@ DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec
   // step's GEMMs are large and inference-only, and reach more of the peak than training's (§8.2's family table).
   const bool fp32 = w.precision == Precision::fp32;
   const double matmul_rate = peak_flops * (fp32 ? coef::fp32_cuda_core_share.value : coef::denoiser_share.value);
-  const Forward f = dit ? dit_forward(a, W / 8.0, H / 8.0, samples, matmul_rate) : unet_forward(a, W / 8.0, H / 8.0, samples, conv_rate(w, gpu, peak_flops), matmul_rate, w.channels_last.value_or(false));
+  const Forward f = dit ? dit_forward(w, a, gpu, W / 8.0, H / 8.0, samples, peak_flops) : unet_forward(a, W / 8.0, H / 8.0, samples, conv_rate(w, gpu, peak_flops), matmul_rate, w.channels_last.value_or(false));
   DenoiserStep s;
   s.flops = f.flops;
   s.tensor_s = f.tensor_s;
   s.full_tensor_s = f.full_tensor_s;
   const double fused = w.compile ? coef::compiled_pass_share.value : 1.0;
-  s.elementwise_s = f.passes * fused * element_pass_seconds(w, gpu);
+  s.elementwise_s = f.passes * fused * element_pass_seconds(w, gpu) + f.stream_s;
   // Each operation's kernels take a few microseconds of GPU time beyond their work at small sizes.
   s.launch_s = f.ops * fused * coef::eager_op_gpu_s.value;
   // torch.compile's CUDA graphs replay the step without the host; eager, the host dispatches every operation.

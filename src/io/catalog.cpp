@@ -107,8 +107,7 @@ void read_software(GpuSpec& g, Obj& o, const std::string& where, bool cpu) {
     throw InputError(where + ".software.stack: unknown value '" + g.stack + "' (valid: " + (cpu ? "cpu" : "cuda, rocm, synapseai") + ")");
   g.compute_capability = sw.opt_str("compute_capability");
   if (const auto& cc = g.compute_capability) {
-    // MAJOR.MINOR, as nvidia-smi --query-gpu=compute_cap prints it ("8.9", "10.0").
-    const auto dot = cc->find('.');
+    const auto dot = cc->find('.');  // MAJOR.MINOR, as nvidia-smi --query-gpu=compute_cap prints it ("8.9", "10.0")
     auto digits = [](const std::string& t) { return !t.empty() && t.size() <= 2 && t.find_first_not_of("0123456789") == std::string::npos; };
     if (dot == std::string::npos || !digits(cc->substr(0, dot)) || !digits(cc->substr(dot + 1)))
       throw InputError(where + ".software.compute_capability: expected MAJOR.MINOR such as \"8.9\" or \"10.0\", got '" + *cc + "'");
@@ -270,11 +269,9 @@ VisionArch parse_vision(const json& j, const std::string& where) {
     Obj d(o.raw("diffusion"), where + ".diffusion");
     a.denoiser_params = d.num("denoiser_params");
     a.text_encoder_params = d.num("text_encoder_params");
-    if (d.has("fp32_text_encoder_params")) {
-      a.fp32_text_encoder_params = d.num("fp32_text_encoder_params");
-      if (a.fp32_text_encoder_params < 0 || a.fp32_text_encoder_params > a.text_encoder_params)
-        throw InputError(where + ".diffusion.fp32_text_encoder_params: expected a count from 0 to text_encoder_params");
-    }
+    if (d.has("fp32_text_encoder_params")) a.fp32_text_encoder_params = d.num("fp32_text_encoder_params");
+    if (a.fp32_text_encoder_params < 0 || a.fp32_text_encoder_params > a.text_encoder_params)
+      throw InputError(where + ".diffusion.fp32_text_encoder_params: expected a count from 0 to text_encoder_params");
     a.vae_params = d.num("vae_params");
     a.cfg = d.boolean("cfg");
     a.latent_channels = d.integer("latent_channels", 0, 1e6);
@@ -296,6 +293,9 @@ VisionArch parse_vision(const json& j, const std::string& where) {
       a.dit_hidden = t.integer("hidden", 0, 1e6);
       a.dit_heads = t.integer("heads", 0, 1e6);
       a.dit_text_tokens = t.integer("text_tokens", 0, 1e6);
+      if (t.has("double_blocks")) a.dit_double_blocks = t.integer("double_blocks", 0, static_cast<double>(a.dit_blocks));
+      a.dit_qk_norm = t.has("qk_norm") && t.boolean("qk_norm");  // q/k RMSNorm in the joint attention
+      a.dit_rope = t.has("rope") && t.boolean("rope");           // rotary embedding
       t.done();
     }
     d.done();
