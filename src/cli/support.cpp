@@ -167,7 +167,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "dataset_tokens", "--dataset-tokens", "training: tokens in the data set (with --epochs)", "Job size");
   add(app, wf, "epochs", "--epochs", "training: passes over --dataset-tokens [1]", "Job size");
   add(app, wf, "steps", "--steps", "training: optimizer steps (x batch x seq-len x data-parallel GPUs)", "Job size");
-  add(app, wf, "diffusion_steps", "--diffusion-steps", "image generation: denoising steps per image [the pipeline's own: Stable Diffusion 1.4 and SDXL 50, FLUX.1-dev 28]", "Job size");
+  add(app, wf, "diffusion_steps", "--diffusion-steps", "image generation: denoising steps per image [the pipeline's own: Stable Diffusion 1.x and SDXL 50, FLUX.1-dev and SD3 Medium 28, FLUX.1-schnell 4]", "Job size");
   add(app, wf, "mfu", "--mfu", "override the achievable model-FLOPs utilisation (0-1)", "Job size");
   const std::string v = "Video";
   add(app, wf, "streams", "--streams", "video analytics: camera or file streams decoded in full", v);

@@ -33,7 +33,6 @@ double kv_tokens_avg(const ModelSpec& m, double tokens) {
 }
 
 
-
 ModelStates zero_model_states(double params, double weight_bytes, double grad_bytes, double optimizer_bytes,
                               Sharding sharding, double dp) {
   // [ZERO] Fig. 1: P_os shards the optimizer states, P_os+g also the gradients, P_os+g+p also the weights.
@@ -132,10 +131,10 @@ LayerShape layer_shape(const MemBasis& in, MemoryEstimate& e) {
 
 // The pipeline stage at the peak (method.md §4.2): 1F1B keeps more micro-batches in flight on the first stage, while
 // the last holds the logits. Of the `kept` activations (L layers' worth of one micro-batch), the first stage holds
-// once without interleaving (p micro-batches of L/p layers), (1 + (p−1)/(p·v)) times with it (Megatron-LM
+// them once without interleaving (p micro-batches of L/p layers) and (1 + (p−1)/(p·v)) times with it (Megatron-LM
 // theoretical_memory_usage.py, interleaved_schedule_memory_penalty: its (p−1)·2 + (v−1)·p warm-up chunks and one
-// more), the last ((v−1)·p + 1)/(p·v) times (its (v−1)·p warm-up chunks and
-// one more; 1/p without interleaving: its one micro-batch); `fixed` (the working set, the edges) is on both.
+// more); the last ((v−1)·p + 1)/(p·v) times (its (v−1)·p warm-up chunks and one more; 1/p without interleaving, its
+// one micro-batch). `fixed` (the working set, the edges) is on both.
 struct PipelinePeak {
   double activations, logits;
   std::string stage;  // for --explain: the logits line
