@@ -26,6 +26,18 @@ TEST_CASE("memory: a MoE layer keeps each token once per routed expert, Qwen3-23
   CHECK(r.out.find("per token per layer 73088 B") != std::string::npos);
 }
 
+TEST_CASE("memory: Hugging Face's expert loop keeps each routed copy twice, Qwen3-30B-A3B in bf16", "[memory][moe]") {
+  // transformers' MoE experts gather each expert's tokens (the matmul keeps them: 8 x 2,048 = 16,384 elements a token)
+  // and multiply the down-projection's output by the routing weight (kept for its gradient: 16,384 again). Per token
+  // and layer in 16 bits: norm inputs and outputs 4 x 2,048, Q 4,096, K and V 2 x 4 heads x 128 = 1,024, Wo's input
+  // 4,096, the unfused SwiGLU's gate, up and act 3 x 6,144 (8 experts x 768) and the down input 6,144, and the two
+  // routed copies: 74,752 elements = 149,504 B; fp32: 32 heads' log-sum-exp and 128 router scores, 640 B: 150,144 B.
+  const auto r = test::run({"estimate", "--model", "qwen3-30b-a3b", "--mode", "finetune", "--seq-len", "2048", "--gpu", "h100-sxm-80gb", "--gpus", "8",
+                            "--sharding", "zero3", "--explain"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("per token per layer 150144 B") != std::string::npos);
+}
+
 TEST_CASE("memory: MLA trains on full heads, and Megatron's selective recompute of its up-projections keeps DeepSeek-V3's report layout on an H100", "[memory][moe][mla]") {
   // DeepSeek-V3 at TP 2 in FP8, per token and layer: h/t = 3,584; the query's and key's 128 heads x 192 / 2 = 12,288
   // each and the values' 128 x 128 / 2 = 8,192 (what flash attention keeps, from the up-projections of Megatron's

@@ -53,6 +53,9 @@ SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const Frame
   // router's fp32 scores for their backward.
   linear_input(s.routed_in);
   e.fp32 += s.router;
+  // Hugging Face's expert loop (transformers' MoE experts: each expert's down-projection output times its routing
+  // weight, then index_add_) keeps that output for the weight's gradient: each token's k routed copies again.
+  if (w.effective_framework() == Framework::hf) e.act += s.routed_in;
   if (m.gated_mlp) {
     e.act += (fw.fused_swiglu ? 2.0 : 3.0) * s.f;  // gate, up (and act(gate) unfused): the activation's backward
     linear_input(s.f);                             // product = down-projection input
