@@ -137,19 +137,14 @@ LayerShape layer_shape(const MemBasis& in, MemoryEstimate& e) {
 // one micro-batch). `fixed` (the working set, the edges) is on both.
 struct PipelinePeak {
   double activations, logits;
-  std::string stage;  // for --explain: the logits line
-  const char* holder = "";  // for --explain: the activations line
+  double first = 0, last = 0;  // the two stages' peaks with a pipeline (for --explain)
 };
 PipelinePeak pipeline_peak(const Workload& w, double kept, double fixed, double logits) {
-  if (w.pp <= 1) return {kept + fixed, logits, ""};
+  if (w.pp <= 1) return {kept + fixed, logits};
   const double p = d(w.pp), v = d(std::max<std::int64_t>(1, w.virtual_stages));
   const double first = kept * (v > 1.0 ? 1.0 + (p - 1.0) / (p * v) : 1.0) + fixed, last = kept * ((v - 1.0) * p + 1.0) / (p * v) + fixed;
-  if (last + logits > first)
-    return {last, logits, fmt::format("; the last stage is the peak: {:.1f} GB of activations with the logits", last / 1e9),
-            "; the last pipeline stage's micro-batches in flight"};
-  return {first, 0.0, fmt::format("; on the last stage only, which peaks lower ({:.1f} GB with its activations) than the first ({:.1f} GB)",
-                                  (last + logits) / 1e9, first / 1e9),
-          "; the first pipeline stage's micro-batches in flight"};
+  if (last + logits > first) return {last, logits, first, last + logits};
+  return {first, 0.0, first, last + logits};
 }
 
 // Training activations, logits and the optimizer step's temporary (method.md §4).
@@ -205,14 +200,23 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
   const PipelinePeak peak = pipeline_peak(w, acts, working + edges, logit_bytes);
   e.activations = peak.activations;
   e.logits = peak.logits;
-  if (w.explain) e.explain.push_back({"activations", act_formula,
-                       fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B{}", m.layers + m.encoder_layers,
-                                   w.batch, s_len, m.hidden, ls.f * tp, per_token_layer, peak.holder),
-                       e.activations, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
-  if (w.explain) e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
-                       fmt::format("b·s={}, V={}, {:.1f} B/element ({}){}", w.batch * s_len, m.vocab,
-                                   fw.train_logits_bytes_per_element, fw.summary, peak.stage),
-                       e.logits, "method.md §4.4"});
+  if (w.explain) {
+    // With a pipeline, which stage is at the peak: the first with its micro-batches in flight, or the last with the logits.
+    const bool piped = w.pp > 1, last_peaks = piped && e.logits > 0.0;
+    const char* holder = !piped ? "" : last_peaks ? "; the last pipeline stage's micro-batches in flight" : "; the first pipeline stage's micro-batches in flight";
+    const std::string stage = !piped ? ""
+                              : last_peaks ? fmt::format("; the last stage is the peak: {:.1f} GB of activations with the logits", e.activations / 1e9)
+                                           : fmt::format("; on the last stage only, which peaks lower ({:.1f} GB with its activations) than the first ({:.1f} GB)",
+                                                         peak.last / 1e9, peak.first / 1e9);
+    e.explain.push_back({"activations", act_formula,
+                         fmt::format("L={}, b={}, s={}, h={}, f={}, per token per layer {:.0f} B{}", m.layers + m.encoder_layers, w.batch, s_len,
+                                     m.hidden, ls.f * tp, per_token_layer, holder),
+                         e.activations, "method.md §4 ([KORTH] Table 2; flash attention per Dao et al. 2022)"});
+    e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
+                         fmt::format("b·s={}, V={}, {:.1f} B/element ({}){}", w.batch * s_len, m.vocab, fw.train_logits_bytes_per_element,
+                                     fw.summary, stage),
+                         e.logits, "method.md §4.4"});
+  }
   e.peak_phase = "end of forward / start of backward (activations, logits and gradients live)";
   // The optimizer step: PyTorch's multi-tensor AdamW allocates a temporary of the size of the states it
   // updates (sqrt of v) while weights, gradients and states are all live (torch/optim/adamw.py).

@@ -67,13 +67,10 @@ double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens
   const PrecisionSupport& ps = in.ps;
   const auto& peak = in.peak;
   const double bw_bytes = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::streaming_bandwidth_share.value;
-  // Fused attention (FlashAttention-2) reaches a smaller share of the peak than large GEMMs, the less the
-  // smaller the head dimension its inner products run over: head_dim/(head_dim + 64) of the matmul share
-  // (0.5 at 64, 0.67 at 128; [FA2] Fig. 5-6, method.md §8.2).
   const double attn = train_attention_flops_per_token(w, m, mem.seq_len);
   const double e_mm = matmul_efficiency_for(gpu, ps.compute_key);
   const FrameworkProfile& fw = framework_profile(w.effective_framework());
-  double e_attn = d(m.head_dim) / (d(m.head_dim) + 64.0);
+  double e_attn = perf_detail::flash_attention_share(d(m.head_dim));  // fused attention's share of the matmul share
   if (gpu_family(gpu) == GpuFamily::hopper) e_attn *= fw.hopper_attention_speedup;
   // FP8 training quantises the projections only; the attention runs in 16 bits.
   double attn_peak = *peak;
@@ -272,7 +269,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   }
   const double a2a = m.is_moe() && w.ep > 1 ? perf_detail::expert_all_to_all_seconds(in, tokens_step) : 0.0;  // per micro-batch
   const double exposed = exposed_communication(in, lay, t_compute, tokens_step, fpt, a2a);
-  if (m.is_moe() && (w.ep > 1 || w.ep_overlap)) perf_detail::note_expert_overlap(in, a2a, t_compute, t);
+  perf_detail::note_expert_overlap(in, a2a, t_compute, t);
   const double expert_host = perf_detail::expert_host_seconds(in, t_compute, fpt);
   double stage_time = t_compute + exposed + expert_host;
   const double bubble = w.pp > 1 ? pipeline_bubble(w.pp, accum, w.virtual_stages) : 0.0;

@@ -26,6 +26,11 @@ inline double overlapped_cost(double comm, double window) {
 
 inline double d(std::int64_t v) { return static_cast<double>(v); }
 
+// Fused attention (FlashAttention-2) reaches a smaller share of the peak than large GEMMs, the less the smaller the
+// head dimension its inner products run over: head_dim/(head_dim + 64) of the matmul share (0.5 at 64, 0.67 at 128;
+// [FA2] Fig. 5-6, method.md §8.2).
+inline double flash_attention_share(double head_dim) { return head_dim / (head_dim + 64.0); }
+
 // Host to device, one direction at the links' efficiency (80 %, method.md §8.3): the catalogue's own host link where it
 // has one (GH200's NVLink-C2C), else PCIe at 16 GB/s per generation step from 3.0's x16; on an edge module a copy
 // within the one memory.

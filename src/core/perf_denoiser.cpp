@@ -103,7 +103,7 @@ Forward dit_forward(const Workload& w, const VisionArch& a, const GpuSpec& gpu, 
   f.flops = 2.0 * (proj + attn);
   const bool fp32 = w.precision == Precision::fp32;
   const double e_mm = fp32 ? coef::fp32_cuda_core_share.value : family_efficiency(gpu_family(gpu)).matmul_efficiency;
-  const double e_attn = (h / heads) / (h / heads + 64.0);
+  const double e_attn = flash_attention_share(h / heads);
   f.full_tensor_s = 2.0 * proj / (peak_flops * e_mm) + 2.0 * attn / (peak_flops * e_mm * e_attn);
   f.tensor_s = f.full_tensor_s / occupancy(n * T * h);
   const BlockAccesses dbl = dit_block_accesses(a, true, w.compile), sgl = dit_block_accesses(a, false, w.compile);
@@ -156,12 +156,14 @@ double conv_rate(const Workload& w, const GpuSpec& gpu, double peak_flops) {
 }
 
 DenoiserStep denoiser_step(const Workload& w, const VisionArch& a, const GpuSpec& gpu, double peak_flops, double W, double H, double samples) {
-  const bool dit = a.backbone == "dit";
-  // The convolutions and projections at denoiser_share (fp32 projections on CUDA cores at their share): a denoising
-  // step's GEMMs are large and inference-only, and reach more of the peak than training's (§8.2's family table).
-  const bool fp32 = w.precision == Precision::fp32;
-  const double matmul_rate = peak_flops * (fp32 ? coef::fp32_cuda_core_share.value : coef::denoiser_share.value);
-  const Forward f = dit ? dit_forward(w, a, gpu, W / 8.0, H / 8.0, samples, peak_flops) : unet_forward(a, W / 8.0, H / 8.0, samples, conv_rate(w, gpu, peak_flops), matmul_rate, w.channels_last.value_or(false));
+  // A UNet's convolutions and projections at denoiser_share (fp32 projections on CUDA cores at their share): its
+  // GEMMs are large and inference-only, and reach more of the peak than training's (§8.2's family table). A
+  // diffusion transformer's rates are its own (dit_forward).
+  auto unet = [&] {
+    const double matmul_rate = peak_flops * (w.precision == Precision::fp32 ? coef::fp32_cuda_core_share.value : coef::denoiser_share.value);
+    return unet_forward(a, W / 8.0, H / 8.0, samples, conv_rate(w, gpu, peak_flops), matmul_rate, w.channels_last.value_or(false));
+  };
+  const Forward f = a.backbone == "dit" ? dit_forward(w, a, gpu, W / 8.0, H / 8.0, samples, peak_flops) : unet();
   DenoiserStep s;
   s.flops = f.flops;
   s.tensor_s = f.tensor_s;

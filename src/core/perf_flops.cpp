@@ -24,11 +24,15 @@ double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
   return 4.0 * layers * d(m.heads * m.head_dim) * ((1.0 - f) * s / 2.0 + f * windowed_keys);
 }
 
+bool mla_up_projections_recomputed(const Workload& w, const ModelSpec& m) {
+  return m.is_mla() && w.checkpointing == Checkpointing::selective && w.effective_framework() == Framework::megatron;
+}
+
 // Megatron's selective recompute of MLA's up-projections ("mla_up_proj", method.md §4.2): per token and layer the
 // query's (q_lora_rank -> a·(nope + rope)) and the keys' and values' (kv_lora_rank -> a·(nope + v)) matmuls run again.
 namespace {
 double mla_up_recompute_flops(const Workload& w, const ModelSpec& m) {
-  if (!m.is_mla() || w.checkpointing != Checkpointing::selective || w.effective_framework() != Framework::megatron) return 0.0;
+  if (!mla_up_projections_recomputed(w, m)) return 0.0;
   const double a = d(m.heads);
   return 2.0 * d(m.layers) * (d(m.q_lora_rank) * a * d(m.qk_nope_head_dim + m.qk_rope_head_dim) + d(m.kv_lora_rank) * a * d(m.qk_nope_head_dim + m.v_head_dim));
 }

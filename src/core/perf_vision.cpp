@@ -131,7 +131,7 @@ double vit_seconds_per_image(const Workload& w, const VisionArch& a, const GpuSp
   const double passes = training ? 3.0 : 1.0;
   const double attn = std::min(flops, passes * layers * 4.0 * tokens * tokens * h);
   const double e_mm = family_efficiency(gpu_family(gpu)).matmul_efficiency;
-  const double e_attn = head_dim / (head_dim + 64.0);
+  const double e_attn = perf_detail::flash_attention_share(head_dim);
   const double compute = (flops - attn) / (peak * e_mm) + attn / (peak * e_mm * e_attn);
   if (!gpu.bandwidth_gb_per_s) return compute;
   const double act_b = (w.precision == Precision::fp32 || w.precision == Precision::tf32) ? 2.0 : 1.0;
@@ -172,7 +172,7 @@ double swin_seconds_per_image(const Workload& w, const VisionArch& a, const GpuS
   }
   attn = std::min(attn, flops);
   const double e_mm = family_efficiency(gpu_family(gpu)).matmul_efficiency;
-  const double e_attn = head_dim / (head_dim + 64.0);
+  const double e_attn = perf_detail::flash_attention_share(head_dim);
   const double compute = (flops - attn) / (peak * e_mm) + attn / (peak * e_mm * e_attn);
   if (!gpu.bandwidth_gb_per_s) return compute;
   const double traffic = bytes * (w.compile ? 0.5 : 1.0) / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);

@@ -136,7 +136,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.checkpointing == Checkpointing::selective) a += " --recompute-granularity selective";
   // MLA under Megatron's selective recompute: its up-projections too, as the memory counts them (method.md §4.2;
   // transformer_config.py's recompute_modules, a list flag).
-  if (w.checkpointing == Checkpointing::selective && m.is_mla() && f == Framework::megatron) a += " --recompute-modules core_attn mla_up_proj";
+  if (mla_up_projections_recomputed(w, m)) a += " --recompute-modules core_attn mla_up_proj";
   return a;
 }
 
