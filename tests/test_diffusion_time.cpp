@@ -119,6 +119,31 @@ TEST_CASE("generation: a FLUX.1-dev step on an H100 is its tokens through one st
   CHECK(step == Approx(0.16828 + 0.07025 + 0.0342).epsilon(2e-4));
 }
 
+TEST_CASE("generation: --text-tokens sets T5's prompt tokens in the joint attention, within the pipeline's limit", "[diffusion][time]") {
+  // FLUX.1-dev at 1024 x 1024 with 77 T5 tokens (diffusers' flux_lora_quantization computes its embeddings so):
+  // 4,096 + 77 = 4,173 tokens.
+  //   projections: 57 x 12 x 3,072^2 x 4,173 = 2.6937e13 multiply-adds at 0.50 of 989.4 TFLOP/s: 0.10890 s; joint
+  //     attention: 57 x 2 x 4,173^2 x 3,072 = 6.0985e12 at 128/192 of that: 0.03698 s; over the occupancy
+  //     12.82e6 / (12.82e6 + 2.5e5) = 0.98087: 0.14873 s;
+  //   elementwise: 13,300 B x 4,173 x 3,072 = 170.5 GB at 0.8 x 3,350 GB/s: 0.06362 s; the blocks' kernels 0.0342 s.
+  // In all 0.24655 s a step, against 0.27273 s at the default 512 (the test above).
+  const auto t = time_of({"--model", "flux-1-dev", "--mode", "inference", "--precision", "bf16", "--gpu", "h100-sxm-80gb", "--text-tokens", "77"});
+  CHECK(1.0 / t["denoising_steps_per_second"].get<double>() == Approx(0.14873 + 0.06362 + 0.0342).epsilon(2e-4));
+  // The workload echoes the tokens; SD3 joins CLIP's 77 to T5's, so its default 256 is what the flag replaces.
+  CHECK(test::run_json({"estimate", "--model", "flux-1-dev", "--gpu", "h100-sxm-80gb", "--text-tokens", "77"})["workload"]["text_tokens"] == 77);
+  CHECK(test::run_json({"estimate", "--model", "stable-diffusion-3-medium", "--gpu", "h100-sxm-80gb"})["workload"]["text_tokens"] == 256);
+  const ModelSpec sd3 = test::model("stable-diffusion-3-medium");
+  Workload w = test::wl({{"model", "stable-diffusion-3-medium"}, {"text_tokens", "77"}});
+  CHECK(vision_arch(w, sd3).dit_text_tokens == 77 + 77);
+  // Beyond the pipeline's max_sequence_length, or for a pipeline without T5, it is bad input naming the limit.
+  const auto over = test::run({"estimate", "--model", "flux-1-schnell", "--gpu", "h100-sxm-80gb", "--text-tokens", "300"});
+  CHECK(over.code == 2);
+  CHECK(over.err.find("--text-tokens: flux-1-schnell's pipeline takes at most 256 T5 tokens") != std::string::npos);
+  const auto unet = test::run({"estimate", "--model", "sdxl-base-1.0", "--text-tokens", "77"});
+  CHECK(unet.code == 2);
+  CHECK(unet.err.find("--text-tokens: applies to image generation with a diffusion transformer") != std::string::npos);
+}
+
 TEST_CASE("generation: a batch-1 step on an H100 waits on the host's eager dispatch, and --compile removes it", "[diffusion][time]") {
   // SD 1.5 at batch 1 on an H100: the host dispatches 1,030 operations at 20 us, 20.6 ms, against about 16 ms of
   // GPU work for the two inputs: 48.5 it/s (stable-fast measured 54.5, sd-benchmarks 1.00 s a 50-step image).

@@ -54,9 +54,11 @@ struct VisionArch {
   };
   std::vector<Level> levels;
   // Diffusion transformer: blocks (of which double-stream: image and text tokens through their own weights), width,
-  // heads, text tokens; whether its attention normalises q and k (RMSNorm) and rotates them (RoPE), both in fp32 in
-  // diffusers' eager code.
+  // heads, text tokens in the joint attention at the pipeline's defaults, of which T5's (its max_sequence_length: the
+  // default and the pipeline's limit; SD3 joins CLIP's 77 to them); whether its attention normalises q and k (RMSNorm)
+  // and rotates them (RoPE), both in fp32 in diffusers' eager code.
   std::int64_t dit_blocks = 0, dit_double_blocks = 0, dit_hidden = 0, dit_heads = 0, dit_text_tokens = 0;
+  std::int64_t dit_t5_tokens = 0, dit_t5_max_tokens = 0;
   bool dit_qk_norm = false, dit_rope = false;
   std::int64_t default_steps = 50;
   bool operator==(const VisionArch&) const = default;

@@ -76,7 +76,9 @@ struct Workload {
   // The memory format of convolutions: unset is the model's own (channels_last for classifier CNNs on cuDNN, as
   // NVIDIA's recipes run them; contiguous for image-generation UNets, as diffusers loads them; method.md §12.3, §12.4).
   std::optional<bool> channels_last;
-  bool vae_tiling = false;  // image generation: the VAE decodes in tiles (diffusers enable_vae_tiling)  // image generation training: latents and text embeddings precomputed (no text encoders or VAE resident)  // torch.compile: fused elementwise kernels (training time, method.md §8.2)
+  bool vae_tiling = false;  // image generation: the VAE decodes in tiles (diffusers enable_vae_tiling)
+  // A diffusion transformer's T5 prompt tokens (diffusers' max_sequence_length); unset, the pipeline's default.
+  std::optional<std::int64_t> text_tokens;
   std::int64_t lora_rank = 16;
   LoraTargets lora_targets;
   std::int64_t gpus = 1;

@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 
 #include "bundled.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -127,6 +126,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1; images trained with --images: the task's recipe batch over all GPUs, 256 or 16; images inferred: the planner's]", g);
   add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]", g);
   add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)", g);
+  add(app, wf, "text_tokens", "--text-tokens", "image generation with FLUX or SD3: T5 prompt tokens in the joint attention (diffusers' max_sequence_length) [the pipeline's own: FLUX.1-dev 512, FLUX.1-schnell and SD3 Medium 256]", g);
   add(app, wf, "classes", "--classes", "vision: classes of your data set (the preset's by default: 1000 ImageNet, 80 COCO, ...)", g);
   if (CLI::Option* o = add(app, wf, "gradient_checkpointing", "--gradient-checkpointing", "activation recomputation: full (bare flag) | selective [off]", g))
     o->expected(0, 1);

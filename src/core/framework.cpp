@@ -245,6 +245,13 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   if (given("diffusion_steps") && (training || !generation))
     refuse("diffusion_steps", "applies to image-generation inference (--mode inference of a diffusion pipeline: Stable Diffusion, SDXL, FLUX), not " +
                                   (m.vision ? "--mode " + mode + " of " + m.id : m.id + ", a language model"));
+  if (given("text_tokens")) {
+    const std::int64_t most = generation ? m.vision->dit_t5_max_tokens : 0;
+    if (most == 0)
+      refuse("text_tokens", "applies to image generation with a diffusion transformer that reads T5 prompt tokens (flux-1-dev, flux-1-schnell, "
+                            "stable-diffusion-3-medium), not " + m.id);
+    if (*w.text_tokens > most) refuse("text_tokens", fmt::format("{}'s pipeline takes at most {} T5 tokens (its max_sequence_length), got {}", m.id, most, *w.text_tokens));
+  }
   if (given("epochs") && !training) refuse("epochs", "applies to training (a training job of --images or --dataset-tokens), not --mode " + mode);
   if (given("disaggregate") && (training || m.vision || !framework_profile(w.effective_framework()).kv_pool))
     refuse("disaggregate", "applies to a serving engine's language-model inference (--framework vllm, sglang or trtllm)");

@@ -34,6 +34,9 @@ VisionPolicy vision_policy(const Workload& w) {
 VisionArch vision_arch(const Workload& w, const ModelSpec& m) {
   VisionArch a = *m.vision;
   if (w.classes) a.classes = *w.classes;
+  // --text-tokens: T5's prompt tokens (diffusers' max_sequence_length) in place of the pipeline's default; SD3 joins
+  // CLIP's 77 to them (method.md §12.4).
+  if (w.text_tokens && a.dit_t5_tokens > 0) a.dit_text_tokens += *w.text_tokens - a.dit_t5_tokens, a.dit_t5_tokens = *w.text_tokens;
   return a;
 }
 
@@ -209,7 +212,7 @@ MemoryEstimate memory_detail::estimate_vision_memory(const Workload& w, const Mo
   e.seq_len = 0;
   if (m.vision->task == "generation") {
     const auto [W, H] = image_size(w, m);
-    diffusion_memory(e, w, *m.vision, W, H);
+    diffusion_memory(e, w, vision_arch(w, m), W, H);
     if (w.precision == Precision::fp16 && m.vision->fp32_text_encoder_params > 0 && !(is_training(w.mode) && w.cache_latents))
       e.notes.push_back(Note::format("fp16: the T5 text encoder ({:.2f} B parameters) stays in fp32, {:.1f} GB more: its activations overflow fp16 "
                                      "(diffusers' Flux docs run the text encoders in fp32 under fp16)",

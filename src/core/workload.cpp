@@ -88,8 +88,6 @@ constexpr double k_max_gpus = 65536;
 constexpr double k_max_degree = 1024;            // tensor, pipeline, expert parallel degree
 constexpr double k_max_job_tokens = 1e16;        // 10 quadrillion training tokens
 
-
-
 // The physical ranges of counts (docs/method.md, "Input ranges"): a value outside is bad input, not a
 // number to carry into arithmetic.
 std::int64_t parse_positive_int(const RawValue& raw, double hi, const std::string& what = "", bool binary_k = false) {
@@ -206,7 +204,7 @@ const std::vector<std::string>& workload_keys() {
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "channels_last", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "virtual_stages", "gpu_layers", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
-      "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "diffusion_steps", "images", "mfu", "setup_hours",
+      "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "diffusion_steps", "text_tokens", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp", "ep_overlap"};
   return keys;
@@ -330,6 +328,7 @@ void read_job_fields(Workload& w, const Fields& f) {
     if (w.steps) throw InputError(v->origin + ": give the denoising steps once: --diffusion-steps (or --steps)");
     w.steps = parse_positive_int(*v, 10000);
   }
+  if (auto* v = f.get("text_tokens")) w.text_tokens = parse_positive_int(*v, 1e6);  // the pipeline's limit is checked with the model
   if (auto* v = f.get("images")) w.images = parse_count(v->value, v->origin, 1e12);
   auto non_negative = [&](const char* key, const char* what) -> std::optional<double> {
     const RawValue* v = f.get(key);

@@ -143,6 +143,7 @@ void vision(std::ostream& o, const VisionArch& a) {
   for (const auto& l : a.levels) o << fmt::format("    a.levels.push_back(VisionArch::Level{{{}, {}, {}}});\n", l.channels, l.transformer_layers, l.heads);
   o << fmt::format("    a.dit_blocks = {}; a.dit_hidden = {}; a.dit_heads = {}; a.dit_text_tokens = {}; a.default_steps = {};\n", a.dit_blocks,
                    a.dit_hidden, a.dit_heads, a.dit_text_tokens, a.default_steps);
+  if (a.dit_t5_tokens > 0) o << fmt::format("    a.dit_t5_tokens = {}; a.dit_t5_max_tokens = {};\n", a.dit_t5_tokens, a.dit_t5_max_tokens);
   if (a.dit_double_blocks > 0 || a.dit_qk_norm || a.dit_rope)
     o << fmt::format("    a.dit_double_blocks = {}; a.dit_qk_norm = {}; a.dit_rope = {};\n", a.dit_double_blocks, boolean(a.dit_qk_norm), boolean(a.dit_rope));
   o << "    m.vision = std::move(a);\n";

@@ -51,6 +51,7 @@ void write_workload(JsonWriter& o, const Workload& w, std::int64_t seq_len, cons
     o.member("width", W);
     o.member("height", H);
     o.end_object();
+    if (m->vision->dit_t5_tokens > 0) o.member("text_tokens", vision_arch(w, *m).dit_t5_tokens);  // T5's max_sequence_length
   }
   o.member("offload", to_string(w.offload));
   o.member("tokens", w.tokens);
