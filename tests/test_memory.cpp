@@ -78,6 +78,32 @@ TEST_CASE("memory: mixed-precision AdamW full fine-tune keeps 16-18 bytes per pa
   CHECK(states / count_params(m).total < 18.0);
 }
 
+TEST_CASE("memory: --grad-dtype bf16 halves Megatron's fp32 main grads, the reduction and the launch say so", "[memory]") {
+  // Llama 3.1 8B (8.03e9 parameters) pre-trained under Megatron at TP 1: Megatron-LM accumulates and reduces bf16
+  // training's gradients in fp32 (its arguments.py), 4 B a parameter: 32.12 GB; Megatron-Bridge's benchmarks set
+  // grad_reduce_in_fp32 false: 2 B, 16.06 GB. The weights (2 B) and the optimizer (12 B) do not change.
+  const auto m = test::model("llama-3.1-8b");
+  const double n = count_params(m).total;
+  auto megatron = [&](const char* grads) {
+    auto w = wl({{"mode", "train"}, {"framework", "megatron"}, {"seq_len", "1024"}});
+    if (grads[0] != 0) w = wl({{"mode", "train"}, {"framework", "megatron"}, {"seq_len", "1024"}, {"grad_dtype", grads}});
+    return estimate_memory(w, m, nullptr);
+  };
+  const auto fp32 = megatron(""), bf16 = megatron("bf16");
+  CHECK(fp32.gradients == Approx(4.0 * n));
+  CHECK(bf16.gradients == Approx(2.0 * n));
+  CHECK(bf16.grad_element_bytes == 2.0);
+  CHECK(bf16.weights == Approx(fp32.weights));
+  CHECK(bf16.optimizer_states == Approx(fp32.optimizer_states));
+  CHECK(megatron("fp32").gradients == Approx(fp32.gradients));
+  // On 8 GPUs with the distributed optimizer the launch asks Megatron-LM for it; the workload echoes it.
+  const std::vector<std::string> base{"estimate", "--model", "llama-3.1-8b", "--mode", "train", "--framework", "megatron", "--gpu", "h100-sxm-80gb",
+                                      "--gpus", "8", "--sharding", "zero1", "--grad-dtype", "bf16", "--format", "json"};
+  const auto j = test::run_json(base);
+  CHECK(j["workload"]["grad_dtype"] == "bf16");
+  CHECK(j["launch_hints"]["torchrun"].get<std::string>().find(" --grad-reduce-in-bf16") != std::string::npos);
+}
+
 TEST_CASE("memory: sharding and tensor parallelism shrink each GPU share, data parallelism does not", "[memory]") {
   const auto m = test::model("llama-3.1-8b");
   const auto one = estimate_memory(wl({{"mode", "finetune"}, {"seq_len", "1024"}}), m, nullptr);

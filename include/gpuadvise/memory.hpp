@@ -56,6 +56,7 @@ struct MemoryEstimate {
   double device_low = 0, device_high = 0;
   const char* peak_phase = "";  // static text: written for every layout the planner tries
   double params_total = 0, params_active = 0, params_trainable = 0;
+  double grad_element_bytes = 2;  // training: bytes per element of the gradients' accumulation and reduction buffer
   std::int64_t seq_len = 0;
   std::int64_t kv_heads_per_gpu = 0;
   double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping

@@ -64,6 +64,8 @@ struct Workload {
   std::optional<Precision> kv_precision;  // default: effective_kv_precision()
   bool double_quant = false;
   std::optional<MasterWeights> master_weights;  // default: fp32 for 16/8-bit training
+  // Mixed precision: the gradients' accumulation and reduction buffer, fp32 or bf16; unset, the framework's own.
+  std::optional<Precision> grad_dtype;
   Optimizer optimizer = Optimizer::adamw;
   std::int64_t batch = 1;
   std::optional<std::int64_t> seq_len;  // default 2048, or the model's context if shorter

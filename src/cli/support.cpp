@@ -27,7 +27,6 @@
 namespace gpuadvise::cli {
 
 namespace {
-
 // The placeholder --help shows for a workload setting's value: what kind of thing it takes.
 const char* placeholder(const std::string& key) {
   static const std::pair<const char*, const char*> kinds[] = {
@@ -37,7 +36,7 @@ const char* placeholder(const std::string& key) {
       {"lora_targets", "LIST"}, {"epochs", "X"},            {"fps", "X"},               {"infer_every", "N"},          {"resolution", "RES"},
       {"setup_hours", "HOURS"}, {"checkpoint_every", "HOURS"}, {"amortize_years", "YEARS"}, {"storage_usd", "USD"},  {"egress_usd", "USD"},
       {"power_price", "USD/kWh"}, {"max_latency_ms", "MS"}, {"max_ttft_ms", "MS"},      {"max_tpot_ms", "MS"},
-      {"master_weights", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"},
+      {"master_weights", "NAME"}, {"grad_dtype", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"},
       {"codec", "NAME"},        {"tracker", "NAME"},        {"gradient_checkpointing", "KIND"}};
   for (const auto& [k, v] : kinds)
     if (key == k) return v;
@@ -122,6 +121,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "kv_precision", "--kv-precision", "KV-cache precision [16-bit, fp32 for fp32; fp8 under trtllm at fp8 or fp4]", g);
   add_switch(app, wf, "double_quant", "--double-quant", "true", "NF4 with double quantisation (bitsandbytes)", g);
   add(app, wf, "master_weights", "--master-weights", "fp32 | none (pure 16-bit training) [fp32]", g);
+  add(app, wf, "grad_dtype", "--grad-dtype", "mixed-precision training: the gradients' accumulation and reduction buffer, fp32 | bf16 [the framework's: fp32 under Megatron-LM, torchtitan and Hugging Face DDP; bf16 under ZeRO/FSDP with Hugging Face, LitGPT, torchtune, llm.q; Megatron-Bridge's benchmarks set bf16]", g);
   add(app, wf, "optimizer", "--optimizer", "adamw | adamw-8bit | adafactor | sgd | sgd-momentum [adamw]", g);
   add(app, wf, "batch", "--batch", "micro-batch per GPU; for inference, sequences in flight [1; images trained with --images: the task's recipe batch over all GPUs, 256 or 16; images inferred: the planner's]", g);
   add(app, wf, "seq_len", "--seq-len", "tokens per sequence (inference: prompt + output) [2048 or the model's context]", g);

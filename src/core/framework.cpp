@@ -245,6 +245,14 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   if (given("diffusion_steps") && (training || !generation))
     refuse("diffusion_steps", "applies to image-generation inference (--mode inference of a diffusion pipeline: Stable Diffusion, SDXL, FLUX), not " +
                                   (m.vision ? "--mode " + mode + " of " + m.id : m.id + ", a language model"));
+  if (given("grad_dtype")) {
+    if (!training || adapters || m.vision || w.precision == Precision::fp32 || w.precision == Precision::tf32 || w.effective_master_weights() != MasterWeights::fp32)
+      refuse("grad_dtype", "applies to mixed-precision training of a language model's full parameters (--mode train or finetune at bf16, fp16 or "
+                           "fp8 with fp32 master weights)");
+    if (framework_profile(w.effective_framework()).amp_fp32_params && w.sharding == Sharding::none)
+      refuse("grad_dtype", "Hugging Face's AMP keeps fp32 parameters and gradients: it applies with --sharding (ZeRO/FSDP) or under Megatron, torchtitan, "
+                           "LitGPT or torchtune");
+  }
   if (given("text_tokens")) {
     const std::int64_t most = generation ? m.vision->dit_t5_max_tokens : 0;
     if (most == 0)

@@ -111,9 +111,11 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
     const bool hf_amp = mixed && fw.amp_fp32_params && shard == Sharding::none;
     if (mixed) {
       if (hf_amp) { wbytes = 4.0; gbytes = 4.0; }  // HF AMP: fp32 parameters and gradients ([HF-ANAT] 18 B/param)
-      else { gbytes = (shard != Sharding::none && w.effective_framework() == Framework::hf) ? 2.0 : fw.mixed_grad_bytes; }
+      else if (w.grad_dtype) gbytes = *w.grad_dtype == Precision::fp32 ? 4.0 : 2.0;  // --grad-dtype (Megatron's grad_reduce_in_fp32)
+      else gbytes = (shard != Sharding::none && w.effective_framework() == Framework::hf) ? 2.0 : fw.mixed_grad_bytes;
     }
     const double state_elem = (mixed || !is_16bit_or_lower(w.precision)) ? 4.0 : p16;  // optimizer state element bytes
+    e.grad_element_bytes = gbytes;  // what the data-parallel reduction moves per gradient (method.md §8.4)
     obytes = optimizer_state_bytes(w.optimizer, state_elem, state_elem * 4.0 / std::max(1.0, d(m.hidden)));
     if (mixed && !hf_amp) obytes += 4.0;  // fp32 master copy counted with the optimizer ([ZERO] K = 12)
     // An expert-parallel group's own routed experts (parameters per GPU), which shard only over the dp/ep ranks that

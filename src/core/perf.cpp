@@ -111,7 +111,9 @@ TrainingLayout training_layout(const TimeBasis& in) {
   // over tensor parallel: whole experts, the split beyond tp·pp is ep/tp; method.md §3.4).
   const double ep = m.is_moe() ? d(expert_shards(w)) : 1.0;
   const double local_params = pc.total - pc.routed_experts * (1.0 - 1.0 / ep);
-  const double grad_bytes = (adapters ? mem.params_trainable : local_params) * 2.0 / model_par;  // 16-bit gradients
+  // Gradients reduce in their buffer's precision: fp32 main grads under Megatron-LM's defaults and torchtitan's
+  // reduce_dtype, 16-bit under ZeRO/FSDP with Hugging Face and Megatron-Bridge's benchmarks (--grad-dtype); adapters in 16 bits.
+  const double grad_bytes = (adapters ? mem.params_trainable * 2.0 : local_params * mem.grad_element_bytes) / model_par;
   return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
 }
 
@@ -153,7 +155,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       // ranks so the collectives stay bandwidth-bound), each an all-reduce, or a reduce-scatter and an all-gather
       // with ZeRO-1/2, paying NCCL's latency.
       const double bucket = std::max(coef::dp_bucket_params.value, coef::dp_bucket_params_per_rank.value * dp);
-      const double buckets = std::ceil(grad_bytes / 2.0 / bucket);
+      const double buckets = std::ceil((lay.adapters ? mem.params_trainable : local_params) / in.model_par / bucket);
       const double latency = buckets * (w.sharding == Sharding::none ? links.dp_allreduce_latency_s : 2.0 * links.dp_gather_latency_s);
       exposed += perf_detail::overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share) + latency, coef::dp_overlap_window.value * t_compute) / accum;
     }

@@ -50,6 +50,7 @@ const Names<Sharding> k_sharding{{{Sharding::none, "none"}, {Sharding::zero1, "z
 const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "optimizer"},
                                 {Offload::optimizer_params, "optimizer+params"}, {Offload::model, "model"}, {Offload::sequential, "sequential"}, {Offload::layers, "layers"}, {Offload::experts, "experts"}}};
 const Names<MasterWeights> k_master{{{MasterWeights::fp32, "fp32"}, {MasterWeights::none, "none"}}};
+const Names<Precision> k_grad_dtypes{{{Precision::fp32, "fp32"}, {Precision::bf16, "bf16"}}};
 const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::sglang, "sglang"},
                                      {Framework::trtllm, "trtllm"}, {Framework::llamacpp, "llamacpp"},
                                      {Framework::exllama, "exllama"}, {Framework::exllamav2, "exllamav2"}, {Framework::autoawq, "autoawq"},
@@ -152,7 +153,7 @@ LoraTargets parse_lora_targets(const RawValue& raw) {
 // The values each enumerated workload flag takes (completions read them; the parsers above accept them).
 std::vector<std::pair<std::string, std::vector<std::string>>> workload_choices() {
   return {{"--mode", k_modes.all()},           {"--precision", k_precisions.all()},     {"--kv-precision", k_precisions.all()},
-          {"--master-weights", k_master.all()}, {"--optimizer", k_optimizers.all()},     {"--gradient-checkpointing", k_ckpt.all()},
+          {"--master-weights", k_master.all()}, {"--grad-dtype", k_grad_dtypes.all()}, {"--optimizer", k_optimizers.all()},     {"--gradient-checkpointing", k_ckpt.all()},
           {"--sharding", k_sharding.all()},     {"--framework", k_frameworks.all()},     {"--engine", k_frameworks.all()},
           {"--offload", k_offload.all()},       {"--resolution", k_resolutions},         {"--codec", k_codecs},
           {"--tracker", k_trackers},            {"--lora-targets", {"all-linear", "attention"}}};
@@ -201,7 +202,7 @@ std::optional<double> Workload::job_tokens(std::int64_t seq) const {
 
 const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
-      "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "optimizer", "batch",
+      "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "grad_dtype", "optimizer", "batch",
       "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "channels_last", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "virtual_stages", "gpu_layers", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "diffusion_steps", "text_tokens", "images", "mfu", "setup_hours",
@@ -209,9 +210,6 @@ const std::vector<std::string>& workload_keys() {
       "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp", "ep_overlap"};
   return keys;
 }
-
-
-
 
 Workload build_workload(const RawWorkload& raw) { return build_workload(RawWorkload(raw)); }
 
@@ -237,6 +235,7 @@ void read_model_fields(Workload& w, const Fields& f) {
   if (auto* v = f.get("kv_precision")) w.kv_precision = parse_enum(k_precisions, *v);
   if (auto* v = f.get("double_quant")) w.double_quant = parse_bool(*v);
   if (auto* v = f.get("master_weights")) w.master_weights = parse_enum(k_master, *v);
+  if (auto* v = f.get("grad_dtype")) w.grad_dtype = parse_enum(k_grad_dtypes, *v);
   if (auto* v = f.get("optimizer")) w.optimizer = parse_enum(k_optimizers, *v, {{"adam", Optimizer::adamw}, {"adamw_8bit", Optimizer::adamw_8bit}, {"adam8bit", Optimizer::adamw_8bit}, {"sgd_momentum", Optimizer::sgd_momentum}});
   if (auto* v = f.get("batch")) {
     w.batch = parse_positive_int(*v, k_max_batch);

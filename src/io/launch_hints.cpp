@@ -127,6 +127,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   a += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", w.batch, w.batch * w.grad_accum * w.data_parallel(), seq_len);
   if (w.precision == Precision::bf16 || w.precision == Precision::fp8) a += " --bf16";
   if (w.precision == Precision::fp8) a += " --fp8-format hybrid";
+  if (w.grad_dtype == Precision::bf16) a += " --grad-reduce-in-bf16";  // Megatron-LM reduces bf16 training's gradients in fp32 unless told
   if (w.precision == Precision::fp16) a += " --fp16";
   if (sgd) a += " --optimizer sgd";
   if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";

@@ -28,6 +28,8 @@ void write_workload(JsonWriter& o, const Workload& w, std::int64_t seq_len, cons
   w.kv_precision ? o.value(to_string(*w.kv_precision)) : o.null();
   o.member("double_quant", w.double_quant);
   o.member("master_weights", to_string(w.effective_master_weights()));
+  o.key("grad_dtype");  // given, else null: the framework's own (the memory's gradients say which)
+  w.grad_dtype ? o.value(to_string(*w.grad_dtype)) : o.null();
   o.member("optimizer", to_string(w.optimizer));
   o.member("batch", w.batch);
   o.member("seq_len", seq_len);
