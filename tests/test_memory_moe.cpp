@@ -81,3 +81,32 @@ TEST_CASE("memory: MLA trains on full heads, and Megatron's selective recompute 
   CHECK(up == Approx(6.652e9).epsilon(1e-3));
   CHECK(megatron.json()["time"]["train_flops_per_token"].get<double>() - hf.json()["time"]["train_flops_per_token"].get<double>() == Approx(up));
 }
+
+TEST_CASE("memory: Megatron's recompute modules drop the norms' outputs and the experts' activation, Qwen3-235B-A22B at TP 2 in FP8", "[memory][moe]") {
+  // Megatron-Bridge's Qwen3 MoE H100 recipe runs recompute_modules [moe_act, layernorm]. From the 73,088 B a token and
+  // layer above: "layernorm" keeps neither norm's output (the FP8 copies of the QKV and of the MLP norm's output, 2 x
+  // 2,048 B: the linears save no copy, set_save_original_input), "moe_act" not the routed experts' activation output
+  // (the down projection's FP8 input, 8 x 1,536 / 2 = 6,144 B); the attention's output stays (no core_attn):
+  // 73,088 - 4,096 - 6,144 = 62,848 B.
+  const std::vector<std::string> base{"estimate", "--model", "qwen3-235b-a22b", "--mode", "train", "--framework", "megatron", "--precision", "fp8",
+                                      "--seq-len", "4096", "--gpu", "h100-sxm-80gb", "--gpus", "256", "--tp", "2", "--pp", "8", "--virtual-stages", "4",
+                                      "--ep", "16", "--global-batch", "2048"};
+  const auto r = test::run(test::args(base, {"--recompute-modules", "moe_act,layernorm", "--explain"}));
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("per token per layer 62848 B") != std::string::npos);
+  // No matmul runs again (the attention core is kept), and the launch names the modules as Megatron takes them.
+  const auto kept = test::run(test::args(base, {"--format", "json"})).json();
+  const auto recomputed = test::run(test::args(base, {"--recompute-modules", "moe_act,layernorm", "--format", "json"})).json();
+  CHECK(recomputed["time"]["train_flops_per_token"].get<double>() == Approx(kept["time"]["train_flops_per_token"].get<double>()));
+  CHECK(recomputed["workload"]["gradient_checkpointing"] == "selective");
+  CHECK(recomputed["workload"]["recompute_modules"] == "moe_act layernorm");
+  CHECK(recomputed["launch_hints"]["torchrun"].get<std::string>().find(" --recompute-granularity selective --recompute-modules moe_act layernorm") !=
+        std::string::npos);
+  // gpt-oss-120b on 64 B200s at Megatron-Bridge's layout (EP 8, micro-batch 4, bf16 gradients) fits a 180 GB card only
+  // with the recipe's recompute_modules [layernorm, moe_act] (perf_recipes/gpt_oss/b200/gpt_oss.py).
+  const std::vector<std::string> oss{"estimate", "--model", "gpt-oss-120b", "--mode", "train", "--framework", "megatron", "--seq-len", "4096", "--gpu",
+                                     "b200-hgx-180gb", "--gpus", "64", "--ep", "8", "--batch", "4", "--global-batch", "1280", "--sharding", "zero1",
+                                     "--grad-dtype", "bf16", "--format", "json"};
+  CHECK_FALSE(test::run(oss).json()["fits"].get<bool>());
+  CHECK(test::run(test::args(oss, {"--recompute-modules", "layernorm,moe_act"})).json()["fits"].get<bool>());
+}

@@ -49,6 +49,13 @@ struct LoraTargets {
   std::string spec = "all-linear";
 };
 
+// Megatron's selective recompute by module (its recompute_modules): whose saved activations a layer drops and
+// recomputes in the backward (method.md §4.2). `spec` is Megatron's space-separated list.
+struct RecomputeModules {
+  bool core_attn = false, layernorm = false, mla_up_proj = false, moe_act = false, mlp = false;
+  std::string spec;
+};
+
 // Raw key/value input: key is the snake_case name (as in workload files), `origin` is how to name it
 // in an error ("--seq-len" for a flag, "seq_len" for a file field).
 struct RawValue {
@@ -103,6 +110,7 @@ struct Workload {
   bool global_batch_from_law = false;     // pre-training: DeepSeek LLM's batch-size law
   bool global_batch_from_recipe = false;  // fine-tuning: the recipes' default (coef::finetune_global_batch)
   bool checkpointing_given = false;  // the user chose the checkpointing: the planner keeps it
+  std::optional<RecomputeModules> recompute_modules;  // --recompute-modules: selective recompute of these (Megatron)
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   bool precision_from_checkpoint = false;  // inference without --precision: the checkpoint's own format (with_checkpoint_precision)
   bool rope_scaling = false;         // a --seq-len beyond the model's trained context is meant (RoPE scaling)
@@ -229,6 +237,15 @@ template <class Layout>
 std::int64_t expert_shards(const Layout& l) {
   return experts_folded(l) ? std::max<std::int64_t>(1, l.ep / l.tp) : std::max<std::int64_t>(1, l.ep);
 }
+
+// --recompute-modules: a comma (or space) list of Megatron's module names; InputError names the valid ones.
+RecomputeModules parse_recompute_modules(const RawValue& raw);
+// Sets them with a selective recompute the planner keeps; a --gradient-checkpointing other than selective is bad input.
+void apply_recompute_modules(Workload& w, const RawValue& raw);
+// The modules a selective recompute runs again: the given list, else the attention core (and MLA's up-projections
+// under Megatron); none without --gradient-checkpointing selective.
+struct ModelSpec;
+RecomputeModules recomputed_modules(const Workload& w, const ModelSpec& m);
 
 // All keys a workload accepts (snake_case), in the order help and errors list them.
 const std::vector<std::string>& workload_keys();

@@ -33,11 +33,10 @@ const char* placeholder(const std::string& key) {
       {"model", "MODEL"},       {"mode", "MODE"},           {"precision", "PRECISION"}, {"kv_precision", "PRECISION"}, {"image_size", "N|WxH"},
       {"tokens", "COUNT"},      {"requests", "COUNT"},      {"images", "COUNT"},        {"input_tokens", "COUNT"},     {"output_tokens", "COUNT"},
       {"dataset_tokens", "COUNT"}, {"mfu", "FRACTION"},     {"utilization", "FRACTION"}, {"gpu_memory_utilization", "FRACTION"},
-      {"lora_targets", "LIST"}, {"epochs", "X"},            {"fps", "X"},               {"infer_every", "N"},          {"resolution", "RES"},
+      {"lora_targets", "LIST"}, {"recompute_modules", "LIST"}, {"epochs", "X"},            {"fps", "X"},               {"infer_every", "N"},          {"resolution", "RES"},
       {"setup_hours", "HOURS"}, {"checkpoint_every", "HOURS"}, {"amortize_years", "YEARS"}, {"storage_usd", "USD"},  {"egress_usd", "USD"},
-      {"power_price", "USD/kWh"}, {"max_latency_ms", "MS"}, {"max_ttft_ms", "MS"},      {"max_tpot_ms", "MS"},
-      {"master_weights", "NAME"}, {"grad_dtype", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"},
-      {"codec", "NAME"},        {"tracker", "NAME"},        {"gradient_checkpointing", "KIND"}};
+      {"power_price", "USD/kWh"}, {"max_latency_ms", "MS"}, {"max_ttft_ms", "MS"},      {"max_tpot_ms", "MS"}, {"gradient_checkpointing", "KIND"},
+      {"master_weights", "NAME"}, {"grad_dtype", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"}, {"codec", "NAME"}, {"tracker", "NAME"}};
   for (const auto& [k, v] : kinds)
     if (key == k) return v;
   return "N";  // the rest are counts: batch, seq_len, classes, lora_rank, gpus, tp, pp, ep, nodes, grad_accum, concurrency, steps, streams
@@ -128,6 +127,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "image_size", "--image-size", "N or WxH pixels (vision)", g);
   add(app, wf, "text_tokens", "--text-tokens", "image generation with FLUX or SD3: T5 prompt tokens in the joint attention (diffusers' max_sequence_length) [the pipeline's own: FLUX.1-dev 512, FLUX.1-schnell and SD3 Medium 256]", g);
   add(app, wf, "classes", "--classes", "vision: classes of your data set (the preset's by default: 1000 ImageNet, 80 COCO, ...)", g);
+  add(app, wf, "recompute_modules", "--recompute-modules", "Megatron's selective recompute of these modules (its recompute_modules): a comma list of core_attn, layernorm, mla_up_proj, moe_act, mlp [core_attn; with MLA core_attn,mla_up_proj]", g);
   if (CLI::Option* o = add(app, wf, "gradient_checkpointing", "--gradient-checkpointing", "activation recomputation: full (bare flag) | selective [off]", g))
     o->expected(0, 1);
   add_switch(app, wf, "flash_attention", "--no-flash-attention", "false", "eager attention that materialises the scores", g);

@@ -253,6 +253,13 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
       refuse("grad_dtype", "Hugging Face's AMP keeps fp32 parameters and gradients: it applies with --sharding (ZeRO/FSDP) or under Megatron, torchtitan, "
                            "LitGPT or torchtune");
   }
+  if (given("recompute_modules")) {
+    const RecomputeModules& rc = *w.recompute_modules;
+    if (!training || w.effective_framework() != Framework::megatron || m.vision)
+      refuse("recompute_modules", "is Megatron's selective recompute: it applies to training a language model with --framework megatron");
+    if (rc.mla_up_proj && !m.is_mla()) refuse("recompute_modules", "mla_up_proj applies to multi-head latent attention (DeepSeek-V3, Kimi K2); " + m.id + " has none");
+    if (rc.moe_act && !m.is_moe()) refuse("recompute_modules", "moe_act applies to a mixture of experts; " + m.id + " has no experts");
+  }
   if (given("text_tokens")) {
     const std::int64_t most = generation ? m.vision->dit_t5_max_tokens : 0;
     if (most == 0)

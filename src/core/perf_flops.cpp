@@ -24,9 +24,7 @@ double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
   return 4.0 * layers * d(m.heads * m.head_dim) * ((1.0 - f) * s / 2.0 + f * windowed_keys);
 }
 
-bool mla_up_projections_recomputed(const Workload& w, const ModelSpec& m) {
-  return m.is_mla() && w.checkpointing == Checkpointing::selective && w.effective_framework() == Framework::megatron;
-}
+bool mla_up_projections_recomputed(const Workload& w, const ModelSpec& m) { return m.is_mla() && recomputed_modules(w, m).mla_up_proj; }
 
 // Megatron's selective recompute of MLA's up-projections ("mla_up_proj", method.md §4.2): per token and layer the
 // query's (q_lora_rank -> a·(nope + rope)) and the keys' and values' (kv_lora_rank -> a·(nope + v)) matmuls run again.
@@ -35,6 +33,14 @@ double mla_up_recompute_flops(const Workload& w, const ModelSpec& m) {
   if (!mla_up_projections_recomputed(w, m)) return 0.0;
   const double a = d(m.heads);
   return 2.0 * d(m.layers) * (d(m.q_lora_rank) * a * d(m.qk_nope_head_dim + m.qk_rope_head_dim) + d(m.kv_lora_rank) * a * d(m.qk_nope_head_dim + m.v_head_dim));
+}
+
+// Megatron's "mlp" recompute: the dense layers' MLPs (a MoE model's dense layers only) run their forward again,
+// 2 FLOPs per weight (gate, up and down, or fc1 and fc2) and token.
+double mlp_recompute_flops(const Workload& w, const ModelSpec& m) {
+  if (!recomputed_modules(w, m).mlp) return 0.0;
+  const double dense_layers = m.is_moe() ? d(m.dense_layers) : d(m.layers);
+  return 2.0 * dense_layers * (m.gated_mlp ? 3.0 : 2.0) * d(m.hidden) * d(m.ffn);
 }
 }  // namespace
 
@@ -48,13 +54,15 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
   // attention has no weights, so its backward is whole.
   if (w.mode == Mode::lora || w.mode == Mode::qlora) total = 2.0 * 2.0 * n + 3.0 * attn_fwd;
   if (w.checkpointing == Checkpointing::full) total += fwd;
-  else if (w.checkpointing == Checkpointing::selective) total += attn_fwd + mla_up_recompute_flops(w, m);
+  else if (w.checkpointing == Checkpointing::selective)
+    total += (recomputed_modules(w, m).core_attn ? attn_fwd : 0.0) + mla_up_recompute_flops(w, m) + mlp_recompute_flops(w, m);
   return total;
 }
 
 double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   // The attention share of train_flops_per_token: forward + backward, and the recomputed forward.
-  return attention_fwd_flops(m, seq_len) * (3.0 + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0));
+  const bool again = w.checkpointing == Checkpointing::full || recomputed_modules(w, m).core_attn;
+  return attention_fwd_flops(m, seq_len) * (3.0 + (again ? 1.0 : 0.0));
 }
 
 namespace {
@@ -92,6 +100,13 @@ double train_elementwise_bytes_per_token(const Workload& w, const ModelSpec& m, 
   // transposed copy for the weight gradient: about 10 bytes per input and output element of each projection
   // eager, 4 where the cast is fused into the norm or activation before it.
   if (w.precision == Precision::fp8) bytes += (fused ? 4.0 : 10.0) * adapter_io_elements(LoraTargets{}, m);
+  // Megatron's recomputed norms and expert activations run again in the backward: each of the two norms reads its
+  // input and writes its output (8·h bytes in 16 bits), the routed experts' activation reads gate and up and writes
+  // their product (6·k·expert_ffn bytes, over the layers that route). The dense MLPs' recomputed matmuls are FLOPs.
+  const RecomputeModules rc = recomputed_modules(w, m);
+  if (rc.layernorm) bytes += 8.0 * d(m.hidden);
+  if (rc.moe_act && m.is_moe())
+    bytes += 6.0 * d(m.experts_per_token * m.expert_ffn) * d(m.layers - m.dense_layers) / d(std::max<std::int64_t>(1, m.layers));
   bytes *= d(m.layers + m.encoder_layers);
   // A MoE layer's permutations, in the forward and, transposed, twice in the backward.
   bytes += perf_detail::moe_permutation_bytes(m) * passes;

@@ -203,7 +203,7 @@ std::optional<double> Workload::job_tokens(std::int64_t seq) const {
 const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> keys{
       "name", "model", "mode", "precision", "kv_precision", "double_quant", "master_weights", "grad_dtype", "optimizer", "batch",
-      "seq_len", "image_size", "gradient_checkpointing", "flash_attention", "compile", "channels_last", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
+      "seq_len", "image_size", "gradient_checkpointing", "recompute_modules", "flash_attention", "compile", "channels_last", "cache_latents", "vae_tiling", "lora_rank", "lora_targets", "gpus",
       "sharding", "tp", "pp", "virtual_stages", "gpu_layers", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "diffusion_steps", "text_tokens", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
@@ -257,6 +257,7 @@ void read_model_fields(Workload& w, const Fields& f) {
     else w.checkpointing = parse_enum(k_ckpt, *v);
     w.checkpointing_given = true;
   }
+  if (auto* v = f.get("recompute_modules")) apply_recompute_modules(w, *v);  // implies --gradient-checkpointing selective
   if (auto* v = f.get("flash_attention")) w.flash_attention = parse_bool(*v);
   if (auto* v = f.get("compile")) w.compile = parse_bool(*v);
   if (auto* v = f.get("cache_latents")) w.cache_latents = parse_bool(*v);

@@ -135,9 +135,10 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
   if (w.checkpointing == Checkpointing::full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (w.checkpointing == Checkpointing::selective) a += " --recompute-granularity selective";
-  // MLA under Megatron's selective recompute: its up-projections too, as the memory counts them (method.md §4.2;
-  // transformer_config.py's recompute_modules, a list flag).
-  if (mla_up_projections_recomputed(w, m)) a += " --recompute-modules core_attn mla_up_proj";
+  // The modules the memory counts as recomputed, where they are not Megatron's default core_attn alone (method.md §4.2;
+  // transformer_config.py's recompute_modules, a list flag): a given --recompute-modules, MLA's up-projections.
+  if (const RecomputeModules rc = recomputed_modules(w, m); w.checkpointing == Checkpointing::selective && rc.spec != "core_attn")
+    a += " --recompute-modules " + rc.spec;
   return a;
 }
 
