@@ -50,10 +50,11 @@ struct LoraTargets {
 };
 
 // Megatron's selective recompute by module (its recompute_modules): whose saved activations a layer drops and
-// recomputes in the backward (method.md §4.2). `spec` is Megatron's space-separated list.
+// recomputes in the backward (method.md §4.2). Plain flags: the estimators ask for them per layout screened.
 struct RecomputeModules {
   bool core_attn = false, layernorm = false, mla_up_proj = false, moe_act = false, mlp = false;
-  std::string spec;
+  // Megatron's space-separated list of them, in its documented order (transformer_config.py).
+  std::string spec() const;
 };
 
 // Raw key/value input: key is the snake_case name (as in workload files), `origin` is how to name it

@@ -28,9 +28,8 @@ RecomputeModules parse_recompute_modules(const RawValue& raw) {
     else if (name == "moe_act") r.moe_act = true;
     else if (name == "mlp") r.mlp = true;
     else throw InputError(raw.origin + ": unknown module '" + name + "' (valid: a comma list of core_attn, layernorm, mla_up_proj, moe_act, mlp)");
-    r.spec += (r.spec.empty() ? "" : " ") + name;
   }
-  if (r.spec.empty()) throw InputError(raw.origin + ": expected a comma list of core_attn, layernorm, mla_up_proj, moe_act, mlp");
+  if (r.spec().empty()) throw InputError(raw.origin + ": expected a comma list of core_attn, layernorm, mla_up_proj, moe_act, mlp");
   return r;
 }
 
@@ -50,8 +49,14 @@ RecomputeModules recomputed_modules(const Workload& w, const ModelSpec& m) {
   RecomputeModules r;
   r.core_attn = true;
   r.mla_up_proj = m.is_mla() && w.effective_framework() == Framework::megatron;
-  r.spec = r.mla_up_proj ? "core_attn mla_up_proj" : "core_attn";
   return r;
+}
+
+std::string RecomputeModules::spec() const {
+  std::string s;
+  for (const auto& [on, name] : {std::pair{core_attn, "core_attn"}, {layernorm, "layernorm"}, {mla_up_proj, "mla_up_proj"}, {moe_act, "moe_act"}, {mlp, "mlp"}})
+    if (on) s += (s.empty() ? "" : " ") + std::string(name);
+  return s;
 }
 
 }  // namespace gpuadvise

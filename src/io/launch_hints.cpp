@@ -137,8 +137,8 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.checkpointing == Checkpointing::selective) a += " --recompute-granularity selective";
   // The modules the memory counts as recomputed, where they are not Megatron's default core_attn alone (method.md §4.2;
   // transformer_config.py's recompute_modules, a list flag): a given --recompute-modules, MLA's up-projections.
-  if (const RecomputeModules rc = recomputed_modules(w, m); w.checkpointing == Checkpointing::selective && rc.spec != "core_attn")
-    a += " --recompute-modules " + rc.spec;
+  if (const std::string rc = recomputed_modules(w, m).spec(); w.checkpointing == Checkpointing::selective && rc != "core_attn")
+    a += " --recompute-modules " + rc;
   return a;
 }
 

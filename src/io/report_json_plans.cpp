@@ -35,7 +35,7 @@ void write_workload(JsonWriter& o, const Workload& w, std::int64_t seq_len, cons
   o.member("seq_len", seq_len);
   o.member("gradient_checkpointing", to_string(w.checkpointing));
   o.key("recompute_modules");  // given, else null (the default set: core_attn, and MLA's up-projections under Megatron)
-  w.recompute_modules ? o.value(w.recompute_modules->spec) : o.null();
+  w.recompute_modules ? o.value(w.recompute_modules->spec()) : o.null();
   o.member("flash_attention", w.flash_attention);
   o.member("compile", w.compile);
   o.member("cache_latents", w.cache_latents);
