@@ -52,10 +52,6 @@ struct TimeEstimate {
 // Training FLOPs per token: 6·N_active + attention 12·L·a·d·s·(1/2 causal) (method.md §8.1), more with
 // recomputation, less for LoRA (no weight gradients of the frozen base).
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
-// Whether a training step recomputes multi-head latent attention's up-projections instead of keeping their query, key
-// and values: Megatron's selective recompute with "mla_up_proj" (method.md §4.2), as its DeepSeek-V3 recipes run it.
-// The memory, the FLOPs and the launch's --recompute-modules follow it.
-bool mla_up_projections_recomputed(const Workload& w, const ModelSpec& m);
 // Whether Megatron overlaps a MoE layer's expert-parallel all-to-alls with another micro-batch's compute
 // (--ep-overlap: --overlap-moe-expert-parallel-comm, 1F1B batch-level overlap; method.md §8.4): asked, Megatron-LM with expert
 // parallelism, no full recomputation, an interleaved schedule where there are pipeline stages, 16-bit or FP8

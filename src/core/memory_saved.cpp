@@ -1,6 +1,5 @@
 // Saved tensors per token per layer (docs/method.md §4.1, §4.2): what autograd keeps for a transformer layer's
 // backward, by framework, precision, recompute policy, attention kind and experts.
-#include "gpuadvise/perf.hpp"
 #include "memory_common.hpp"
 
 namespace gpuadvise::memory_detail {
@@ -38,7 +37,7 @@ SavedElements saved_per_token(const ModelSpec& m, const Workload& w, const Frame
     // recipes) drops those three and recomputes them from the latents.
     e.act += s.latent;
     linear_input(s.latent);
-    if (!mla_up_projections_recomputed(w, m)) e.act += 2.0 * s.qd + s.vd;
+    if (!rc.mla_up_proj) e.act += 2.0 * s.qd + s.vd;
   } else {
     e.act += s.qd + 2.0 * s.kvd;     // Q, K, V (attention backward)
   }

@@ -36,7 +36,10 @@ VisionArch vision_arch(const Workload& w, const ModelSpec& m) {
   if (w.classes) a.classes = *w.classes;
   // --text-tokens: T5's prompt tokens (diffusers' max_sequence_length) in place of the pipeline's default; SD3 joins
   // CLIP's 77 to them (method.md §12.4).
-  if (w.text_tokens && a.dit_t5_tokens > 0) a.dit_text_tokens += *w.text_tokens - a.dit_t5_tokens, a.dit_t5_tokens = *w.text_tokens;
+  if (w.text_tokens && a.dit_t5_tokens > 0) {
+    a.dit_text_tokens += *w.text_tokens - a.dit_t5_tokens;
+    a.dit_t5_tokens = *w.text_tokens;
+  }
   return a;
 }
 

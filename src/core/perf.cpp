@@ -95,7 +95,7 @@ double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens
 struct TrainingLayout {
   LinkPlan links;
   bool adapters;
-  double dp, accum, ep, local_params, grad_bytes;
+  double dp, accum, ep, local_params, grad_params, grad_bytes;  // the gradients a rank reduces: parameters and bytes
 };
 
 TrainingLayout training_layout(const TimeBasis& in) {
@@ -113,8 +113,8 @@ TrainingLayout training_layout(const TimeBasis& in) {
   const double local_params = pc.total - pc.routed_experts * (1.0 - 1.0 / ep);
   // Gradients reduce in their buffer's precision: fp32 main grads under Megatron-LM's defaults and torchtitan's
   // reduce_dtype, 16-bit under ZeRO/FSDP with Hugging Face and Megatron-Bridge's benchmarks (--grad-dtype); adapters in 16 bits.
-  const double grad_bytes = (adapters ? mem.params_trainable * 2.0 : local_params * mem.grad_element_bytes) / model_par;
-  return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_bytes};
+  const double grad_params = (adapters ? mem.params_trainable : local_params) / model_par;
+  return TrainingLayout{links, adapters, dp, accum, ep, local_params, grad_params, grad_params * (adapters ? 2.0 : mem.grad_element_bytes)};
 }
 
 // Communication the compute does not hide, and the compute it slows, per micro-batch (method.md §8.4, NCCL ring
@@ -155,7 +155,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       // ranks so the collectives stay bandwidth-bound), each an all-reduce, or a reduce-scatter and an all-gather
       // with ZeRO-1/2, paying NCCL's latency.
       const double bucket = std::max(coef::dp_bucket_params.value, coef::dp_bucket_params_per_rank.value * dp);
-      const double buckets = std::ceil((lay.adapters ? mem.params_trainable : local_params) / in.model_par / bucket);
+      const double buckets = std::ceil(lay.grad_params / bucket);
       const double latency = buckets * (w.sharding == Sharding::none ? links.dp_allreduce_latency_s : 2.0 * links.dp_gather_latency_s);
       exposed += perf_detail::overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share) + latency, coef::dp_overlap_window.value * t_compute) / accum;
     }

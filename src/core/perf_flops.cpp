@@ -24,21 +24,19 @@ double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
   return 4.0 * layers * d(m.heads * m.head_dim) * ((1.0 - f) * s / 2.0 + f * windowed_keys);
 }
 
-bool mla_up_projections_recomputed(const Workload& w, const ModelSpec& m) { return m.is_mla() && recomputed_modules(w, m).mla_up_proj; }
-
 // Megatron's selective recompute of MLA's up-projections ("mla_up_proj", method.md §4.2): per token and layer the
 // query's (q_lora_rank -> a·(nope + rope)) and the keys' and values' (kv_lora_rank -> a·(nope + v)) matmuls run again.
 namespace {
-double mla_up_recompute_flops(const Workload& w, const ModelSpec& m) {
-  if (!mla_up_projections_recomputed(w, m)) return 0.0;
+double mla_up_recompute_flops(const RecomputeModules& rc, const ModelSpec& m) {
+  if (!rc.mla_up_proj || !m.is_mla()) return 0.0;
   const double a = d(m.heads);
   return 2.0 * d(m.layers) * (d(m.q_lora_rank) * a * d(m.qk_nope_head_dim + m.qk_rope_head_dim) + d(m.kv_lora_rank) * a * d(m.qk_nope_head_dim + m.v_head_dim));
 }
 
 // Megatron's "mlp" recompute: the dense layers' MLPs (a MoE model's dense layers only) run their forward again,
 // 2 FLOPs per weight (gate, up and down, or fc1 and fc2) and token.
-double mlp_recompute_flops(const Workload& w, const ModelSpec& m) {
-  if (!recomputed_modules(w, m).mlp) return 0.0;
+double mlp_recompute_flops(const RecomputeModules& rc, const ModelSpec& m) {
+  if (!rc.mlp) return 0.0;
   const double dense_layers = m.is_moe() ? d(m.dense_layers) : d(m.layers);
   return 2.0 * dense_layers * (m.gated_mlp ? 3.0 : 2.0) * d(m.hidden) * d(m.ffn);
 }
@@ -54,8 +52,8 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
   // attention has no weights, so its backward is whole.
   if (w.mode == Mode::lora || w.mode == Mode::qlora) total = 2.0 * 2.0 * n + 3.0 * attn_fwd;
   if (w.checkpointing == Checkpointing::full) total += fwd;
-  else if (w.checkpointing == Checkpointing::selective)
-    total += (recomputed_modules(w, m).core_attn ? attn_fwd : 0.0) + mla_up_recompute_flops(w, m) + mlp_recompute_flops(w, m);
+  else if (const RecomputeModules rc = recomputed_modules(w, m); w.checkpointing == Checkpointing::selective)
+    total += (rc.core_attn ? attn_fwd : 0.0) + mla_up_recompute_flops(rc, m) + mlp_recompute_flops(rc, m);
   return total;
 }
 
