@@ -82,3 +82,22 @@ TEST_CASE("params: a bare size is that many parameters exactly", "[params]") {
   // method.md §1.4: h = 4096 (L = h/128 aspect), f = 11008, L = round((7e9 - 2·32000·4096) / 202.4M) = 33.
   CHECK(m.layers == 33);
 }
+
+TEST_CASE("params: a bare size's heads are a multiple of 8 from 16 heads up so tensor parallel divides them", "[params][generic]") {
+  // method.md §1.4. 70B: 12·h³/128 + 64,000·h = 7e10 gives h = 9,075, 70.9 heads of 128, rounded to 72 (h 9,216);
+  // 405B: h = 16,252, 127.0 heads, rounded to 128 (h 16,384, Llama 3 405B's width). 7B stays at 32 heads (h 4,096),
+  // 8B's 34.0 heads become 32; 0.35B's 11 heads (under 16) stay as they are.
+  CHECK(generic_decoder(70e9, "70B").heads == 72);
+  CHECK(generic_decoder(70e9, "70B").hidden == 9216);
+  CHECK(generic_decoder(405e9, "405B").heads == 128);
+  CHECK(generic_decoder(405e9, "405B").hidden == 16384);
+  CHECK(generic_decoder(7e9, "7B").heads == 32);
+  CHECK(generic_decoder(8e9, "8B").heads == 32);
+  CHECK(generic_decoder(0.35e9, "0.35B").heads == 11);
+  // The total stays the size asked, and tensor parallel 8 is accepted where 127 heads refused it.
+  CHECK(count_params(generic_decoder(405e9, "405B")).total == Approx(405e9));
+  const auto r = test::run({"estimate", "--model", "405B", "--framework", "megatron", "--mode", "train", "--gpu", "h100-sxm-80gb",
+                            "--gpus", "64", "--tp", "8", "--pp", "8"});
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+}

@@ -118,7 +118,7 @@ double kv_elements_per_token(const ModelSpec& m) {
 }
 
 // method.md §1.4: a Llama-style decoder of the requested size. Aspect ratio L = h/128 (Llama-2 7B/13B:
-// 4096/32, 5120/40), gated MLP with f = 8h/3 rounded up to 256, MHA with 128-wide heads, 32,000-token
+// 4096/32, 5120/40), 16 heads and more in multiples of 8, gated MLP with f = 8h/3 rounded up to 256, MHA with 128-wide heads, 32,000-token
 // untied vocabulary; the parameter count is then set exactly to the requested size.
 ModelSpec generic_decoder(double params, const std::string& label) {
   ModelSpec m;
@@ -133,9 +133,14 @@ ModelSpec generic_decoder(double params, const std::string& label) {
     const double n = 12.0 * mid * mid * (mid / 128.0) + 2.0 * 32000.0 * mid;
     (n < params ? lo : hi) = mid;
   }
-  std::int64_t h = std::max<std::int64_t>(128, static_cast<std::int64_t>(std::llround(lo / 128.0)) * 128);
+  // Heads from 16 up are rounded to a multiple of 8, as every published shape from 1B up has them (Llama 2 13B 40,
+  // 70B 64, Llama 3 405B 128, GPT-3 175B 96): so tensor parallel 2, 4 and 8 divide them. The nearest multiple of
+  // 128 alone gave 71 heads for 70B and 127 for 405B, primes that no tensor-parallel degree divides.
+  std::int64_t heads = std::max<std::int64_t>(1, std::llround(lo / 128.0));
+  if (heads >= 16) heads = 8 * std::llround(static_cast<double>(heads) / 8.0);
+  const std::int64_t h = heads * 128;
   m.hidden = h;
-  m.heads = std::max<std::int64_t>(1, h / 128);
+  m.heads = heads;
   m.kv_heads = m.heads;
   m.head_dim = 128;
   m.ffn = ((8 * h / 3 + 255) / 256) * 256;
