@@ -387,7 +387,7 @@ TimeEstimate estimate_time(const Workload& w, const ModelSpec& m, const GpuSpec&
     spread = std::max(spread, coef::band_images.value);
     if (!w.mfu) {
       driver = m.vision && m.vision->task == "generation"
-                   ? "the denoiser's tensor share, its element passes, its kernels and the host's eager dispatch (method.md §12.4; 38 held-out rows of seven sources: median 11 %, 90th percentile 23 %)"
+                   ? "the denoiser's tensor share, its element passes, its kernels and the host's eager dispatch (method.md §12.4; 40 held-out rows of nine sources: median 11 %, 90th percentile 25 %)"
                    : "the convolutions' and CUDA-core shares and the feature-map traffic (method.md §12.3; 48 held-out rows of timm and Lambda: median 12 %, 90th percentile 23 %)";
       widened = "";
     }
