@@ -59,3 +59,20 @@ TEST_CASE("dropped by --deadline beside rows that meet it: a line each, the fast
   const auto md = test::run(with({"--max-gpus", "1", "--deadline", deadline, "--format", "markdown"}));
   CHECK(md.out.find("- `slow-gpu` (dropped): the fastest plan within one GPU") != std::string::npos);
 }
+
+TEST_CASE("nothing fits within the GPUs searched: the row and its reason are the roomiest layout of the most GPUs", "[dropped][fit]") {
+  // Llama-shaped 70B in bf16 on RTX 4090s, at most 4: one GPU would need 140 GB of weights; tensor parallel 4
+  // splits them to 70e9 x 2 / 4 = 35 GB a GPU, still over the card's 25.8 GB usable. The answer says so, not 146 GB.
+  const auto j = test::run_json({"--model", "70B", "--mode", "inference", "--only", "rtx-4090-24gb", "--max-gpus", "4", "--format", "json"});
+  const auto& row = j["ranking"][0];
+  CHECK_FALSE(row["fits"].get<bool>());
+  CHECK(row["plan"]["gpus"] == 4);
+  CHECK(row["plan"]["tp"] == 4);
+  const std::string why = row["why"].get<std::string>();
+  CHECK(why.find("does not fit within 4 GPUs") != std::string::npos);
+  CHECK(why.find("the roomiest, 4 GPUs: tensor parallel 4") != std::string::npos);
+  const double peak = row["memory"]["device_peak_bytes"].get<double>();
+  CHECK(peak > 70e9 * 2.0 / 4.0);
+  CHECK(peak < 70e9 * 2.0 / 4.0 * 1.15);
+  CHECK(row["time"]["decode_tokens_per_second"].is_null());  // a row that does not fit has no speed
+}

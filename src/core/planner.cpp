@@ -76,7 +76,9 @@ bool keep_nearest_miss(std::optional<Candidate>& nearest, const Candidate& c) {
 
 // Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict with
 // why the search found nothing.
-Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short) {
+Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short,
+                          const std::optional<Candidate>& roomiest) {
+  const bool single_fits = single.fits;
   if (!tight.empty()) {
     auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
     Candidate c = *best;
@@ -89,11 +91,21 @@ Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight,
   const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
                                   ? "on one GPU: " + single.fit_reason.text()
                                   : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
-  single.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
-                           g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
-                           one_gpu);
-  if (!offload_short.empty()) single.why += "; " + offload_short;
-  return single;
+  // Where more GPUs were searched, the layout of the most that needs the least memory per GPU says how far the
+  // search came (405B fine-tuned on 8 RTX 3090s: FSDP over 8 still needs about 1 TB a GPU, not one GPU's 8.6 TB).
+  const bool spread = roomiest && roomiest->memory.device_peak < single.memory.device_peak;
+  const std::string need = spread ? fmt::format("the roomiest, {}: {}", roomiest->layout,
+                                                roomiest->fit_reason.empty() ? fmt::format("{:.1f} GB per GPU of {:.1f} GB", roomiest->memory.device_peak / 1e9,
+                                                                                           static_cast<double>(g.memory_bytes) / 1e9)
+                                                                             : roomiest->fit_reason.text())
+                                  : one_gpu;
+  Candidate c = spread ? *roomiest : std::move(single);
+  c.fits_single = single_fits;
+  c.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
+                      g.multi_node() ? "" : fmt::format(" (one node: {})", g.node.network.empty() ? "no network between nodes known" : "no multi-node network: " + g.node.network),
+                      need);
+  if (!offload_short.empty()) c.why += "; " + offload_short;
+  return c;
 }
 
 // Where no layout of a count given alone fits: the layout of that count that needs the least memory per GPU, each
@@ -132,7 +144,13 @@ Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, co
                         c.layout, c.fit_reason.text());
     return c;
   }
-  if (!count_only || !tight.empty()) return no_fitting_plan(std::move(single), tight, g, opts, offload_short);
+  if (!tight.empty()) return no_fitting_plan(std::move(single), tight, g, opts, offload_short, std::nullopt);
+  if (!count_only) {
+    std::optional<Candidate> roomiest;
+    if (Workload at = w; (at.gpus = search_reach(g, opts)) > 1)
+      if (Candidate r = roomiest_layout(at, m, g, opts, memo); !r.why.empty()) roomiest = std::move(r);
+    return no_fitting_plan(std::move(single), tight, g, opts, offload_short, roomiest);
+  }
   if (Candidate nearest = roomiest_layout(w, m, g, opts, memo); !nearest.why.empty()) return nearest;
   single.why = single.fits ? "the layout given"
                            : fmt::format("no layout of the {} GPUs given fits (data parallel: {})", w.gpus,
