@@ -81,12 +81,8 @@ double training_seconds_per_token(const TimeBasis& in, double fpt, double tokens
     token_s += train_elementwise_bytes_per_token(w, m, mem.seq_len, fused) / bw_bytes;
     streamed = perf_detail::weight_streaming_seconds_per_token(in, tokens_step, *peak * e_mm, bw_bytes);
     token_s += streamed;
-    if (w.mode == Mode::qlora) {
-      // bitsandbytes/torchao dequantise each NF4 weight to 16 bits before each matmul: read 0.5 byte, write
-      // 2 and read them back, in the forward, the backward and a recomputed forward ([QLORA] §3).
-      const double uses = w.checkpointing == Checkpointing::full ? 3.0 : 2.0;
-      token_s += 4.5 * pc.linear * uses / tokens_step / bw_bytes;
-    }
+    if (w.mode == Mode::qlora)  // the forward, the backward and a recomputed forward, spread over the micro-batch's tokens
+      token_s += perf_detail::nf4_dequant_seconds(pc.linear, w.checkpointing == Checkpointing::full ? 3.0 : 2.0, bw_bytes) / tokens_step;
   }
   return token_s;
 }

@@ -161,6 +161,11 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
 // of the whole model (perf_weights.cpp; the routed experts of a MoE see few tokens each).
 double weight_streaming_seconds_per_token(const TimeBasis& in, double tokens_step, double matmul_flops_per_s, double bytes_per_s);
 
+// QLoRA (bitsandbytes, torchao): each NF4 weight dequantised to 16 bits before each matmul that uses it, read 0.5 byte,
+// write 2 and read them back ([QLORA] §3, method.md §8.2): the seconds per micro-batch of `weights` used `uses` times
+// (the forward, the input gradient, a recomputed forward), whatever the micro-batch holds.
+inline double nf4_dequant_seconds(double weights, double uses, double bytes_per_s) { return 4.5 * weights * uses / bytes_per_s; }
+
 // Training: the host time of launching a MoE layer's local experts one by one beyond their GPU time, per
 // micro-batch on the most loaded stage (perf_experts.cpp; 0 where one kernel runs all experts).
 double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt);

@@ -202,13 +202,8 @@ TimeEstimate denoiser_time(const Workload& w, const VisionArch& a, const GpuSpec
     const double passes = (adapters ? 2.0 : 3.0) + (w.checkpointing != Checkpointing::none ? 1.0 : 0.0);
     flops = st.flops * passes;
     secs = w.mfu ? flops / (peak_flops * *w.mfu) : std::max(st.gpu_s() * passes, st.host_s * 2.0);
-    if (!w.mfu && w.mode == Mode::qlora && gpu.bandwidth_gb_per_s) {
-      // bitsandbytes dequantises each NF4 weight to 16 bits before each matmul that uses it (read 0.5 byte, write 2
-      // and read them back: 4.5 bytes), in the forward, the input gradient and a recomputed forward, once per
-      // micro-batch whatever its images: the same term as an LLM's QLoRA ([QLORA] §3, method.md §8.2).
-      const double uses = passes;
-      secs += 4.5 * a.denoiser_params * uses / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
-    }
+    if (!w.mfu && w.mode == Mode::qlora && gpu.bandwidth_gb_per_s)  // in each pass, once per micro-batch whatever its images
+      secs += nf4_dequant_seconds(a.denoiser_params, passes, *gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
     if (!w.mfu && st.host_s * 2.0 > st.gpu_s() * passes) t.bound = k_host_bound;
     t.notes.push_back("one denoiser forward and backward per image at a sampled timestep");
   } else {

@@ -74,31 +74,36 @@ bool keep_nearest_miss(std::optional<Candidate>& nearest, const Candidate& c) {
   return false;
 }
 
-// Nothing fits within the margin: the tight plan with the most room if there is one, else the one-GPU verdict with
-// why the search found nothing.
-Candidate no_fitting_plan(Candidate single, const std::vector<Candidate>& tight, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short,
-                          const std::optional<Candidate>& roomiest) {
-  const bool single_fits = single.fits;
-  if (!tight.empty()) {
-    auto best = std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
-    Candidate c = *best;
-    c.fits_single = single.fits;
-    c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
-                        c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
-    return c;
-  }
+// What a layout that does not fit needs per GPU: its fit reason where it has one, else its peak.
+std::string per_gpu_need(const Candidate& c) {
+  return c.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", c.memory.device_peak / 1e9) : c.fit_reason.text();
+}
+
+// Nothing fits within the margin but some plans fit tightly: the one with the most room.
+Candidate roomiest_tight(const std::vector<Candidate>& tight, bool single_fits, const GpuSpec& g, const RankOptions& opts) {
+  Candidate c = *std::min_element(tight.begin(), tight.end(), [](const Candidate& a, const Candidate& b) { return a.headroom_bytes > b.headroom_bytes; });
+  c.fits_single = single_fits;
+  c.why = fmt::format("fits only with {:.1f} GB free per GPU ({:.1f}% of the card), under the {:.0f}% margin",
+                      c.headroom_bytes / 1e9, 100.0 * c.headroom_bytes / static_cast<double>(g.memory_bytes), opts.min_headroom_pct);
+  return c;
+}
+
+// Nothing fits within the GPUs searched: the roomiest layout of the most of them where it needs less per GPU than one
+// GPU does (405B fine-tuned on 8 RTX 3090s: FSDP over 8 still needs about 1 TB a GPU, not one GPU's 8.6 TB), else the
+// one-GPU verdict, with why the search found nothing.
+Candidate no_fitting_plan(Candidate single, const std::optional<Candidate>& roomiest, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short) {
   const std::int64_t reach = search_reach(g, opts);
-  const std::string one_gpu = single.memory.vllm && !single.fit_reason.empty()
-                                  ? "on one GPU: " + single.fit_reason.text()
-                                  : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
-  // Where more GPUs were searched, the layout of the most that needs the least memory per GPU says how far the
-  // search came (405B fine-tuned on 8 RTX 3090s: FSDP over 8 still needs about 1 TB a GPU, not one GPU's 8.6 TB).
   const bool spread = roomiest && roomiest->memory.device_peak < single.memory.device_peak;
-  const std::string need = spread ? fmt::format("the roomiest, {}: {}", roomiest->layout,
-                                                roomiest->fit_reason.empty() ? fmt::format("{:.1f} GB per GPU of {:.1f} GB", roomiest->memory.device_peak / 1e9,
-                                                                                           static_cast<double>(g.memory_bytes) / 1e9)
-                                                                             : roomiest->fit_reason.text())
-                                  : one_gpu;
+  std::string need;
+  if (spread)
+    need = fmt::format("the roomiest, {}: {}", roomiest->layout,
+                       roomiest->fit_reason.empty() ? per_gpu_need(*roomiest) + fmt::format(" of {:.1f} GB", static_cast<double>(g.memory_bytes) / 1e9)
+                                                    : roomiest->fit_reason.text());
+  else
+    need = single.memory.vllm && !single.fit_reason.empty()
+               ? "on one GPU: " + single.fit_reason.text()
+               : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+  const bool single_fits = single.fits;
   Candidate c = spread ? *roomiest : std::move(single);
   c.fits_single = single_fits;
   c.why = fmt::format("does not fit within {} GPU{}{} in the layouts searched ({})", reach, reach > 1 ? "s" : "",
@@ -127,8 +132,7 @@ Candidate roomiest_layout(const Workload& w, const ModelSpec& m, const GpuSpec& 
   if (!found) return best;
   score_layout(best, w, m, g, opts.cost, best_k);
   finish_candidate(best, g, opts);
-  best.why = fmt::format("no layout of the {} GPUs given fits; the roomiest, {}: {}", w.gpus, best.layout,
-                         best.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", best.memory.device_peak / 1e9) : best.fit_reason.text());
+  best.why = fmt::format("no layout of the {} GPUs given fits; the roomiest, {}: {}", w.gpus, best.layout, per_gpu_need(best));
   return best;
 }
 
@@ -144,17 +148,19 @@ Candidate nothing_fits(Candidate single, const std::vector<Candidate>& tight, co
                         c.layout, c.fit_reason.text());
     return c;
   }
-  if (!tight.empty()) return no_fitting_plan(std::move(single), tight, g, opts, offload_short, std::nullopt);
+  if (!tight.empty()) return roomiest_tight(tight, single.fits, g, opts);
   if (!count_only) {
+    // The roomiest layout of the most GPUs searched (none beyond one GPU).
+    Workload at = w;
+    at.gpus = search_reach(g, opts);
     std::optional<Candidate> roomiest;
-    if (Workload at = w; (at.gpus = search_reach(g, opts)) > 1)
+    if (at.gpus > 1)
       if (Candidate r = roomiest_layout(at, m, g, opts, memo); !r.why.empty()) roomiest = std::move(r);
-    return no_fitting_plan(std::move(single), tight, g, opts, offload_short, roomiest);
+    return no_fitting_plan(std::move(single), roomiest, g, opts, offload_short);
   }
   if (Candidate nearest = roomiest_layout(w, m, g, opts, memo); !nearest.why.empty()) return nearest;
   single.why = single.fits ? "the layout given"
-                           : fmt::format("no layout of the {} GPUs given fits (data parallel: {})", w.gpus,
-                                         single.fit_reason.empty() ? fmt::format("{:.1f} GB per GPU", single.memory.device_peak / 1e9) : single.fit_reason.text());
+                           : fmt::format("no layout of the {} GPUs given fits (data parallel: {})", w.gpus, per_gpu_need(single));
   return single;
 }
 
