@@ -76,3 +76,23 @@ TEST_CASE("nothing fits within the GPUs searched: the row and its reason are the
   CHECK(peak < 70e9 * 2.0 / 4.0 * 1.15);
   CHECK(row["time"]["decode_tokens_per_second"].is_null());  // a row that does not fit has no speed
 }
+
+TEST_CASE("nothing fits in training: the roomiest layout is assessed with the most frugal savers the search tries", "[dropped][fit]") {
+  // Llama 3.1 70B fully fine-tuned in bf16 with AdamW on at most 8 RTX 4090s: its model states alone are
+  // 16 B x 70.55e9 / 8 = 141.1 GB a GPU however they split (method.md §3.1). The roomiest layout is named with
+  // full activation checkpointing and micro-batch 1, the savers the search would add, and needs less than tensor
+  // parallel 8 without them.
+  const std::vector<std::string> job{"--model", "llama-3.1-70b", "--mode", "finetune", "--precision", "bf16"};
+  const auto j = test::run_json(test::args(job, {"--only", "rtx-4090-24gb", "--max-gpus", "8"}));
+  const auto& row = j["ranking"][0];
+  CHECK_FALSE(row["fits"].get<bool>());
+  CHECK(row["plan"]["gpus"] == 8);
+  const std::string why = row["why"].get<std::string>();
+  CHECK(why.find("the roomiest, 8 GPUs: ") != std::string::npos);
+  CHECK(why.find("full checkpointing, micro-batch 1 x ") != std::string::npos);
+  const double peak = row["memory"]["device_peak_bytes"].get<double>();
+  CHECK(peak > 16.0 * 70.55e9 / 8.0);
+  const auto bare = test::run_json(test::args({"estimate"}, test::args(job, {"--gpu", "rtx-4090-24gb", "--gpus", "8", "--tp", "8"})));
+  CHECK(peak < bare["memory"]["device_peak_bytes"].get<double>());
+  CHECK(row["time"]["train_tokens_per_second_per_gpu"].is_null());
+}

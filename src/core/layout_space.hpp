@@ -224,6 +224,24 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
   return m.vision ? (w.images ? at(n, nodes, 1, 1, Sharding::none) : void()) : serving_layouts(w, m, n, nodes, per_node, at);
 }
 
+// The activation checkpointing levels the savers try on a training layout whose checkpointing is `level`: none,
+// selective, full, or the user's own alone (the span may point at `level`).
+inline std::span<const Checkpointing> checkpointing_levels(bool given, const Checkpointing& level) {
+  static constexpr std::array<Checkpointing, 3> every_level{Checkpointing::none, Checkpointing::selective, Checkpointing::full};
+  return !given && level == Checkpointing::none ? std::span<const Checkpointing>(every_level) : std::span<const Checkpointing>(&level, 1);
+}
+
+// The most frugal of those savers on a training layout, in place: its deepest checkpointing allowed and a
+// micro-batch of `smallest` (the accumulation keeping the batch per optimizer step). Nothing for inference.
+inline void most_frugal(Workload& q, std::int64_t smallest = 1) {
+  if (!is_training(q.mode)) return;
+  smallest = std::clamp<std::int64_t>(smallest, 1, q.batch);
+  q.checkpointing = checkpointing_levels(q.checkpointing_given, q.checkpointing).back();
+  if (q.batch % smallest != 0) return;
+  q.grad_accum = q.grad_accum * (q.batch / smallest);
+  q.batch = smallest;
+}
+
 // Memory savers an engineer tries before adding GPUs (method.md §9): selective then full activation
 // checkpointing (unless the user chose one), then smaller micro-batches with gradient accumulation that keep
 // the asked batch per optimizer step. `try_one` gets each in that order until it returns true (the first that fits
@@ -261,15 +279,10 @@ void for_each_saver(Workload& layout, Fits&& fits, TryOne&& try_one, std::int64_
       }
     return;
   }
-  static constexpr std::array<Checkpointing, 3> every_level{Checkpointing::none, Checkpointing::selective, Checkpointing::full};
-  const std::span<const Checkpointing> levels = !q.checkpointing_given && p.checkpointing == Checkpointing::none
-                                                    ? std::span<const Checkpointing>(every_level)
-                                                    : std::span<const Checkpointing>(&p.checkpointing, 1);
+  const std::span<const Checkpointing> levels = checkpointing_levels(q.checkpointing_given, p.checkpointing);
   smallest = std::clamp<std::int64_t>(smallest, 1, p.batch);
   if (levels.size() > 1 || p.batch > smallest) {
-    q.checkpointing = levels.back();
-    q.batch = smallest;
-    q.grad_accum = p.grad_accum * p.batch / smallest;
+    most_frugal(q, smallest);
     if (p.batch % smallest == 0 && !fits(q)) return;
   }
   for (std::int64_t micro = p.batch; micro >= smallest; micro /= 2) {

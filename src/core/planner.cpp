@@ -114,13 +114,16 @@ Candidate no_fitting_plan(Candidate single, const std::optional<Candidate>& room
 }
 
 // Where no layout of a count given alone fits: the layout of that count that needs the least memory per GPU, each
-// assessed in full (the screen skips what does not fit), with its own reason, so the answer names the nearest miss
-// (DeepSeek-V3 on 8 H100s: tensor parallel 8 over 84 GB of weights per GPU, not data parallel over 673).
+// assessed in full (the screen skips what does not fit) with the most frugal of the savers the search tries (a
+// training layout's deepest checkpointing allowed, micro-batch 1), with its own reason, so the answer names the
+// nearest miss (DeepSeek-V3 on 8 H100s: tensor parallel 8 over 84 GB of weights per GPU, not data parallel over 673).
 Candidate roomiest_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, TensorMemo* memo) {
   Candidate best, c;
   const LocalCorrection* best_k = nullptr;
   bool found = false;
-  for_each_layout(w, m, g, w.gpus, [&](Workload& p) {
+  for_each_layout(w, m, g, w.gpus, [&](Workload& layout) {
+    Workload p = layout;
+    most_frugal(p);
     const LocalCorrection* k = assess_fit(c, p, m, g, opts.cost, memo);
     if (c.supported && (!found || c.memory.device_peak < best.memory.device_peak)) {
       best = c;
