@@ -61,6 +61,10 @@ struct FrameworkProfile {
   // (method.md §8.3). 0: not measured for the engine.
   double sequence_host_s = 0.0;
   std::optional<double> decode_bandwidth_share;
+  // Decode: the weights' bytes each multiprocessor keeps in flight per clock cycle (Little's law: its kernels'
+  // loads in flight over the memory's latency), a ceiling beside the bandwidth share; empty where the engine's
+  // kernels reach the bandwidth share on every card (method.md §8.3).
+  std::optional<double> decode_bytes_per_sm_cycle;
   // Weight-only int4/int8 matmuls run on CUDA cores (GPTQ kernels of auto-gptq/optimum) rather than
   // tensor cores: their compute adds to the bandwidth time at the fp32 (CUDA-core) rate.
   bool quant_matmul_cuda_cores = false;

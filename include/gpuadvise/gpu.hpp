@@ -83,6 +83,10 @@ struct GpuSpec {
   // published peaks assume (the T4 at 70 W: about 900 of 1,590 MHz): every compute peak scales by it, the memory
   // bandwidth does not (method.md §8.2). Unknown (null) for the rest: their peaks stand as published.
   std::optional<double> sustained_clock_share;
+  // Streaming multiprocessors (AMD: compute units) and their boost clock: what limits a kernel whose bytes in
+  // flight per multiprocessor are few (Little's law; method.md §8.3). Unknown (null) where not sourced.
+  std::optional<int> multiprocessors;
+  std::optional<double> boost_clock_mhz;
   std::string stack;                 // cuda, rocm, synapseai
   std::optional<std::string> compute_capability;
   std::optional<std::string> gfx_target;

@@ -58,6 +58,7 @@ FrameworkProfile engine_profile(Framework f) {
       p.embeddings_on_host = true;
       p.reserve_fraction = 0.0;
       p.layer_overhead_s = 0.05e-3;  // C++ graph, no Python dispatch
+      p.decode_bytes_per_sm_cycle = coef::llamacpp_decode_bytes_per_sm_cycle.value;
       p.source = "llama.cpp: KV cache allocated for n_ctx at load; token_embd kept in host memory; logits of the last token";
       break;
     case Framework::exllama:

@@ -58,6 +58,30 @@ double prefill_matmul_share(const GpuSpec& gpu) {
   return other_vendor ? family_efficiency(f).matmul_efficiency : coef::prefill_share.value;
 }
 
+// The share of the peak bandwidth a decode's weight reads reach: the engine's (ExLlama, AutoAWQ rows), below the
+// ceiling its kernels' bytes in flight set where the engine has one (method.md §8.3). By Little's law each
+// multiprocessor streams the bytes it keeps in flight once per memory latency, a number of its clock cycles that
+// changes little between generations, so a kernel with few loads in flight reads at most multiprocessors x boost
+// clock x bytes per cycle: llama.cpp's matrix-vector products reach 132 x 1.98 GHz x 5.5 = 1.44 TB/s on an H100
+// SXM, 43 % of its 3.35 TB/s, while on an RTX 4090 the ceiling (1.77 TB/s) is above the card's own share. Fitted
+// on NVIDIA's SMs; AMD's compute units have no row and run at the share alone.
+double decode_bandwidth_share(const FrameworkProfile& fw, const GpuSpec& gpu, TimeEstimate& t) {
+  const double share = fw.decode_bandwidth_share.value_or(coef::decode_bandwidth_share.value);
+  const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9;
+  if (!fw.decode_bytes_per_sm_cycle || bw <= 0 || gpu.stack != "cuda") return share;
+  if (!gpu.multiprocessors || !gpu.boost_clock_mhz) {
+    t.notes.push_back("the GPU's multiprocessors or boost clock are not in the catalogue: decode is timed at the bandwidth share alone, "
+                      "without the ceiling llama.cpp's kernels' bytes in flight set on data-centre cards (method.md §8.3)");
+    return share;
+  }
+  const double ceiling = *gpu.multiprocessors * *gpu.boost_clock_mhz * 1e6 * *fw.decode_bytes_per_sm_cycle;
+  if (ceiling >= share * bw) return share;
+  t.notes.push_back(Note::format("decode reads the weights at {:.2f} TB/s, {:.0f} % of the bandwidth: {} multiprocessors x {:g} MHz x {:g} bytes in "
+                                 "flight per cycle (llama.cpp's matrix-vector kernels; method.md §8.3)",
+                                 ceiling / 1e12, 100.0 * ceiling / bw, *gpu.multiprocessors, *gpu.boost_clock_mhz, *fw.decode_bytes_per_sm_cycle));
+  return ceiling / bw;
+}
+
 // Prefill: the prompt's FLOPs at prefill_matmul_share of the tensor peak and its elementwise bytes at the bandwidth's
 // share, after the engine's fixed and per-layer host costs, and never faster than reading the weights once (the
 // roofline: a short prompt is a forward like a decode step, bound by the weights it reads). Returns the prompt
@@ -287,7 +311,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     if (!fw.kv_pool) prefill_rate = t.prefill_tokens_per_second.value_or(0);
   }
   if (bw > 0) {
-    const double eta_mem = fw.decode_bandwidth_share.value_or(coef::decode_bandwidth_share.value);  // achieved in decode (ExLlama, AutoAWQ rows)
+    const double eta_mem = decode_bandwidth_share(fw, gpu, t);
     // A serving engine pipelines its stages (vLLM's virtual engines, TensorRT-LLM's and SGLang's micro-batches): the
     // sequences in flight split into up to p micro-batches, one in each stage at a time, so a stage's step serves
     // b/p of them and a token's round trip crosses the p stages; a plain pipeline (Hugging Face's device_map,

@@ -65,8 +65,8 @@ class GpuTableWriter {
     for (const std::string* s : {&g.id, &g.vendor, &g.name, &g.architecture, &g.form_factor, &g.memory_type}) r += text(*s) + ", ";
     r += fmt::format("{}, {}, {}LL, {}, {}, {{", segment(g.segment), num(g.nominal_memory_gb), g.memory_bytes, text(g.capacity_basis), maybe(g.bandwidth_gb_per_s));
     for (const auto& v : g.dense_tflops.values) r += maybe(v) + ", ";
-    r += fmt::format("}}, {}, {}, {}, {}, {}, {}, {}, ", text(g.interconnect), maybe(g.interconnect_gb_per_s), maybe(g.pcie_gen), maybe(g.host_link_gb_per_s),
-                     maybe(g.board_power_w), maybe(g.sustained_clock_share), text(g.stack));
+    r += fmt::format("}}, {}, {}, {}, {}, {}, {}, {}, {}, {}, ", text(g.interconnect), maybe(g.interconnect_gb_per_s), maybe(g.pcie_gen), maybe(g.host_link_gb_per_s),
+                     maybe(g.board_power_w), maybe(g.sustained_clock_share), maybe(g.multiprocessors), maybe(g.boost_clock_mhz), text(g.stack));
     r += fmt::format("{}, {}, {}, {}, {}, ", maybe(g.compute_capability), maybe(g.gfx_target), boolean(g.needs_server_chassis), maybe(g.nvdec_engines),
                      maybe(g.decode_streams_1080p30));
     r += fmt::format("{}, {}, {}, {}, {}, {}, {}, ", maybe(g.node.gpus_per_node), g.node.fast_link_gpus, maybe(g.node.pcie_p2p), maybe(g.node.network_gbit_per_gpu),

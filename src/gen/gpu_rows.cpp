@@ -39,6 +39,8 @@ GpuCatalog build_gpu_catalog(const GpuTables& t, Provenance provenance) {
     g.host_link_gb_per_s = maybe(r.host_link_gb_per_s);
     g.board_power_w = maybe(r.board_power_w);
     g.sustained_clock_share = maybe(r.sustained_clock_share);
+    g.multiprocessors = maybe(r.multiprocessors);
+    g.boost_clock_mhz = maybe(r.boost_clock_mhz);
     g.stack = str(r.stack);
     g.compute_capability = opt_str(r.compute_capability);
     g.gfx_target = opt_str(r.gfx_target);

@@ -44,6 +44,8 @@ struct GpuRow {
   Maybe<double> interconnect_gb_per_s;
   Maybe<int> pcie_gen;
   Maybe<double> host_link_gb_per_s, board_power_w, sustained_clock_share;
+  Maybe<int> multiprocessors;
+  Maybe<double> boost_clock_mhz;
   Text stack;
   Maybe<Text> compute_capability, gfx_target;
   bool needs_server_chassis;

@@ -196,6 +196,10 @@ GpuSpec parse_gpu(const json& j, const std::string& where_in, bool cpu) {
   g.board_power_w = o.opt_num("board_power_w");
   if (o.has("sustained_clock_share"))  // optional: a share of the boost clock, from 0 (exclusive) to 1
     g.sustained_clock_share = physical(o.opt_num("sustained_clock_share"), where, "sustained_clock_share", 1.0);
+  if (o.has("multiprocessors"))  // optional: SMs (NVIDIA) or compute units (AMD) enabled on the product
+    if (auto v = o.opt_integer("multiprocessors", 1, 1024)) g.multiprocessors = static_cast<int>(*v);
+  if (o.has("boost_clock_mhz"))  // optional: the boost clock its peaks assume
+    g.boost_clock_mhz = physical(o.opt_num("boost_clock_mhz"), where, "boost_clock_mhz", 5000.0);
   read_software(g, o, where, cpu);
   g.needs_server_chassis = o.boolean("needs_server_chassis");
   if (auto v = o.opt_integer("nvdec_engines", 0, 64)) g.nvdec_engines = static_cast<int>(*v);

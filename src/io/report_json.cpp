@@ -89,6 +89,8 @@ ojson gpu_to_json(const GpuSpec& g) {
   j["host_link_gb_per_s"] = opt(g.host_link_gb_per_s);
   j["board_power_w"] = opt(g.board_power_w);
   j["sustained_clock_share"] = opt(g.sustained_clock_share);
+  j["multiprocessors"] = g.multiprocessors ? ojson(*g.multiprocessors) : ojson(nullptr);
+  j["boost_clock_mhz"] = opt(g.boost_clock_mhz);
   j["software"] = {{"stack", g.stack}, {"compute_capability", opt(g.compute_capability)}, {"gfx_target", opt(g.gfx_target)}};
   j["needs_server_chassis"] = g.needs_server_chassis;
   j["nvdec_engines"] = g.nvdec_engines ? ojson(*g.nvdec_engines) : ojson(nullptr);

@@ -110,6 +110,8 @@ GpuDetail gpu_detail(const GpuSpec& g, const Style& style) {
   add("board power", num_or_dash(g.board_power_w) + " W");
   if (g.sustained_clock_share)
     add("clock under load", fmt::format("{:g} of the boost clock: the time model runs its peaks at that share (method.md §8.2)", *g.sustained_clock_share));
+  if (g.multiprocessors || g.boost_clock_mhz)
+    add("multiprocessors", fmt::format("{} at {} MHz boost", g.multiprocessors ? std::to_string(*g.multiprocessors) : std::string("—"), num_or_dash(g.boost_clock_mhz, "{:g}")));
   add("node", fmt::format("{} GPUs per server{}; fast link joins {}; PCIe peer-to-peer {}", g.gpus_per_node(),
                           g.node_size_assumed() ? " (assumed: not in the catalogue)" : "", g.node.fast_link_gpus,
                           g.node.pcie_p2p ? (*g.node.pcie_p2p ? "yes" : "no (stock driver)") : "not known"));
