@@ -94,15 +94,14 @@ Candidate roomiest_tight(const std::vector<Candidate>& tight, bool single_fits, 
 Candidate no_fitting_plan(Candidate single, const std::optional<Candidate>& roomiest, const GpuSpec& g, const RankOptions& opts, const std::string& offload_short) {
   const std::int64_t reach = search_reach(g, opts);
   const bool spread = roomiest && roomiest->memory.device_peak < single.memory.device_peak;
+  const double card_gb = static_cast<double>(g.memory_bytes) / 1e9;
   std::string need;
   if (spread)
     need = fmt::format("the roomiest, {}: {}", roomiest->layout,
-                       roomiest->fit_reason.empty() ? per_gpu_need(*roomiest) + fmt::format(" of {:.1f} GB", static_cast<double>(g.memory_bytes) / 1e9)
-                                                    : roomiest->fit_reason.text());
+                       roomiest->fit_reason.empty() ? per_gpu_need(*roomiest) + fmt::format(" of {:.1f} GB", card_gb) : roomiest->fit_reason.text());
   else
-    need = single.memory.vllm && !single.fit_reason.empty()
-               ? "on one GPU: " + single.fit_reason.text()
-               : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9);
+    need = single.memory.vllm && !single.fit_reason.empty() ? "on one GPU: " + single.fit_reason.text()
+                                                            : fmt::format("needs {:.1f} GB on one GPU of {:.1f} GB", single.memory.device_peak / 1e9, card_gb);
   const bool single_fits = single.fits;
   Candidate c = spread ? *roomiest : std::move(single);
   c.fits_single = single_fits;
