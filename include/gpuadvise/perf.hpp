@@ -1,6 +1,7 @@
 #pragma once
 // Throughput and time: docs/method.md §8. Training: FLOPs per token over the dense peak times an
 // achievable utilisation; inference: prefill compute-bound, decode bandwidth-bound.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,7 +26,10 @@ struct TimeEstimate {
   std::optional<double> ttft_seconds, tpot_seconds;
   std::optional<double> requests_per_second;  // whole job, all GPUs
   std::optional<double> input_time_share;     // serving: share of a request's GPU time spent on its prompt (prefill)
-  std::optional<double> images_per_second;    // vision: per GPU (post-processing included)
+  std::optional<double> images_per_second;    // vision: per GPU (post-processing included), fed as fast as it asks
+  // Vision fed JPEG files: the most images a second its input pipeline delivers to one GPU (image_feed.hpp); none
+  // when nothing limits it or its rate is unknown.
+  std::optional<double> input_images_per_second;
   std::optional<double> denoising_steps_per_second;  // image generation: the pipeline's denoising steps per second (diffusers' it/s)
   double postprocess_seconds_per_image = 0;    // vision detection inference: NMS and ROI work per image
   double input_pixels = 0;                     // vision: the network's input pixels per image
@@ -47,6 +51,13 @@ struct TimeEstimate {
   };
   std::optional<Band> band;
   Notes notes;
+
+  // The images a second a vision job runs at: the GPU's rate, or its input's where that is lower.
+  std::optional<double> paced_images_per_second() const {
+    if (images_per_second && input_images_per_second) return std::min(*images_per_second, *input_images_per_second);
+    return images_per_second;
+  }
+  bool input_bound() const { return images_per_second && input_images_per_second && *input_images_per_second < *images_per_second; }
 };
 
 // Training FLOPs per token: 6·N_active + attention 12·L·a·d·s·(1/2 causal) (method.md §8.1), more with

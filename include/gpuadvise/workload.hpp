@@ -154,6 +154,10 @@ struct Workload {
   std::string codec = "h264";
   std::int64_t infer_every = 1;
   std::string tracker = "none";  // none, sort, bytetrack: a CPU-side multi-object tracker per stream
+  // Vision models fed from JPEG files (not video, not image generation): where the images are decoded.
+  // cpu: PyTorch DataLoader workers on the host; gpu: on the accelerator (NVIDIA DALI with nvJPEG, AMD rocAL with
+  // rocJPEG, Intel Gaudi's media loader); none: tensors already decoded or synthetic, as benchmarks run.
+  std::string image_decode = "cpu";
   std::optional<double> max_latency_ms;
   // Serving targets: the largest concurrency whose time to first token and time per output token meet them.
   std::optional<double> max_ttft_ms, max_tpot_ms;

@@ -36,7 +36,7 @@ const char* placeholder(const std::string& key) {
       {"lora_targets", "LIST"}, {"recompute_modules", "LIST"}, {"epochs", "X"},            {"fps", "X"},               {"infer_every", "N"},          {"resolution", "RES"},
       {"setup_hours", "HOURS"}, {"checkpoint_every", "HOURS"}, {"amortize_years", "YEARS"}, {"storage_usd", "USD"},  {"egress_usd", "USD"},
       {"power_price", "USD/kWh"}, {"max_latency_ms", "MS"}, {"max_ttft_ms", "MS"},      {"max_tpot_ms", "MS"}, {"gradient_checkpointing", "KIND"},
-      {"master_weights", "NAME"}, {"grad_dtype", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"}, {"codec", "NAME"}, {"tracker", "NAME"}};
+      {"master_weights", "NAME"}, {"grad_dtype", "NAME"}, {"optimizer", "NAME"},    {"sharding", "NAME"},       {"framework", "NAME"},         {"offload", "NAME"}, {"codec", "NAME"}, {"tracker", "NAME"}, {"image_decode", "WHERE"}};
   for (const auto& [k, v] : kinds)
     if (key == k) return v;
   return "N";  // the rest are counts: batch, seq_len, classes, lora_rank, gpus, tp, pp, ep, nodes, grad_accum, concurrency, steps, streams
@@ -135,6 +135,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "cache_latents", "--cache-latents", "true", "image-generation training on precomputed latents and text embeddings (no text encoders or VAE resident)", g);
   add_switch(app, wf, "channels_last", "--channels-last", "true", "channels_last memory format: an image-generation UNet in it (diffusers' benchmarks set it); classifier CNNs run so by default", g);
   add_switch(app, wf, "channels_last", "--no-channels-last", "false", "classifier CNNs (ResNet, ResNeXt, EfficientNet) channels-first, PyTorch's default: cuDNN transposes around every convolution", g);
+  add(app, wf, "image_decode", "--image-decode", "vision models fed JPEG files: cpu (PyTorch DataLoader workers on the host) | gpu (NVIDIA DALI with nvJPEG, AMD rocAL with rocJPEG, Intel Gaudi's media loader) | none (decoded or synthetic tensors, as benchmarks run) [cpu]", g);
   add_switch(app, wf, "vae_tiling", "--vae-tiling", "true", "image generation: decode in 512x512 tiles (diffusers enable_vae_tiling)", g);
   add(app, wf, "lora_rank", "--lora-rank", "LoRA rank [16]", g);
   add(app, wf, "lora_targets", "--lora-targets", "all-linear | attention | comma list of q,k,v,o,gate,up,down [all-linear]", g);
@@ -154,8 +155,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
   add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [pre-training with --tokens: DeepSeek LLM's law; fine-tuning: 128]", g);
   if (wanted(wf.given, "--framework,--engine")) add(app, wf, "framework", "--framework,--engine", framework_help(), g);  // the list built when needed
-  add(app, wf, "offload", "--offload",
-      "none | optimizer | optimizer+params (training) | model | sequential (image generation) | layers (llama.cpp: the layers beyond --gpu-layers in host memory, run by the CPU) | experts (llama.cpp, a mixture of experts: the routed experts of the layers beyond --gpu-layers in host memory, its --n-cpu-moe) [none]", g);
+  add(app, wf, "offload", "--offload", "none | optimizer | optimizer+params (training) | model | sequential (image generation) | layers (llama.cpp: the layers beyond --gpu-layers in host memory, run by the CPU) | experts (llama.cpp, a mixture of experts: the routed experts of the layers beyond --gpu-layers in host memory, its --n-cpu-moe) [none]", g);
   add(app, wf, "gpu_layers", "--gpu-layers", "llama.cpp with --offload layers: layers kept on the GPU (its -ngl); with --offload experts: layers whose routed experts stay on the GPU (--n-cpu-moe is the rest) [the most that fit]", g);
   add(app, wf, "gpu_memory_utilization", "--gpu-memory-utilization", "vLLM's share of the card [0.9]", g);
   add(app, wf, "tokens", "--tokens", "training job size in tokens (100M, 2B)", "Job size");

@@ -288,13 +288,17 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   for (const char* key : {"requests", "input_tokens", "output_tokens", "concurrency", "kv_precision", "gpu_memory_utilization", "max_ttft_ms",
                           "max_tpot_ms"})
     if (given(key) && training) refuse(key, "applies to inference (--mode inference), not --mode " + mode);
+  if (m.vision && given("image_decode")) {
+    if (generation) refuse("image_decode", "applies to vision models fed JPEG files; " + m.id + " is an image-generation pipeline");
+    if (w.streams) refuse("image_decode", "applies to JPEG files; video frames are decoded by the GPU's NVDEC engines (--codec)");
+  }
   if (m.vision) {
     for (const char* key : {"requests", "input_tokens", "output_tokens", "concurrency", "kv_precision", "max_ttft_ms", "max_tpot_ms",
                             "rope_scaling", "tp", "pp", "ep", "seq_len", "tokens", "dataset_tokens"})
       if (given(key)) refuse(key, "applies to language models; " + m.id + " is " + (generation ? "an image-generation pipeline" : "a vision model") +
                                       (std::string(key) == "seq_len" ? " (its input size is --image-size)" : ""));
   } else {
-    for (const char* key : {"image_size", "images", "streams", "fps", "resolution", "codec", "infer_every", "max_latency_ms", "tracker"})
+    for (const char* key : {"image_size", "images", "streams", "fps", "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "image_decode"})
       if (given(key)) refuse(key, "applies to vision models; " + m.id + " is a language model");
     if (given("steps") && !training) refuse("steps", "for a language model it is a training job size (optimizer steps), not --mode " + mode);
   }

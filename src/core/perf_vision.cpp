@@ -8,6 +8,7 @@
 
 #include "gpuadvise/coefficients.hpp"
 #include "gpuadvise/efficiency.hpp"
+#include "gpuadvise/image_feed.hpp"
 #include "gpuadvise/perf.hpp"
 #include "gpuadvise/vision_model.hpp"
 #include "memory_common.hpp"
@@ -248,6 +249,19 @@ double weight_traffic_seconds(const Workload& w, const GpuSpec& gpu, double para
   return bytes / (*gpu.bandwidth_gb_per_s * 1e9 * coef::streaming_bandwidth_share.value);
 }
 
+// JPEG files reach the GPU no faster than the decode path delivers them (method.md §14): the job runs at the lesser
+// rate, and the notes say which path sets it and how to lift it.
+void input_feed(const Workload& w, const GpuSpec& gpu, double W, double H, TimeEstimate& t) {
+  const ImageFeed feed = image_feed(w, gpu, W, H);
+  t.input_images_per_second = feed.per_gpu;
+  if (feed.unknown) t.notes.push_back(Note(feed.how));
+  if (!t.input_bound()) return;
+  t.bound = "input (JPEG decoding on the host)";
+  t.notes.push_back(Note::format("the input sets the pace: {} feed about {:.0f} images/s per GPU, below the GPU's {:.0f}; decode on the GPU "
+                                 "(--image-decode gpu: {}) or pre-decode the data set (FFCV; --image-decode none) to reach the GPU's rate",
+                                 feed.how, *t.input_images_per_second, *t.images_per_second, gpu_jpeg_decoder(gpu)));
+}
+
 }  // namespace
 
 // Vision throughput (method.md §12.3): images/s = dense peak x utilisation / FLOPs per image, plus the traffic,
@@ -343,8 +357,9 @@ TimeEstimate perf_detail::estimate_vision_time(const Workload& w, const ModelSpe
   // dispatch.
   if (!(det && two_stage && !training) && w.framework != Framework::tensorrt && !w.mfu) secs = host_floor(secs, t, training ? 2.0 : 1.0);
   t.images_per_second = b / secs;
-  // A job of --images (times --epochs in training) over every GPU of a data-parallel plan.
-  if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.images_per_second * static_cast<double>(w.gpus));
+  if (!w.streams) input_feed(w, gpu, W, H, t);
+  // A job of --images (times --epochs in training) over every GPU of a data-parallel plan, at its input's pace.
+  if (w.images) t.job_seconds = *w.images * (training ? w.epochs.value_or(1.0) : 1.0) / (*t.paced_images_per_second() * static_cast<double>(w.gpus));
   t.utilization = util;
   if (t.bound.empty()) t.bound = "compute";
   if (w.gpus > 1 && training && !gpu.has_nvlink()) t.notes.push_back("data parallel over PCIe: gradient all-reduce not hidden");

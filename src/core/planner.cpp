@@ -385,7 +385,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     }, layout.batch > w.batch ? layout.batch : 1);
     if (fits.size() == kept) return false;
     const Candidate& c = fits.back();
-    const double rate = c.time.train_tokens_per_second_per_gpu.value_or(c.time.images_per_second.value_or(0));
+    const double rate = c.time.train_tokens_per_second_per_gpu.value_or(c.time.paced_images_per_second().value_or(0));
     const bool gained = rate > previous_rate;
     previous_rate = rate;
     return gained && c.planned.batch == layout.batch && c.time.fixed_share >= k_amortisable_share;

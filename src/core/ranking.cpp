@@ -37,7 +37,7 @@ WorkRate work_rate(const Candidate& c) {
   WorkRate r;
   if (c.time.images_per_second) {
     r.unit = "k images";
-    r.per_second = *c.time.images_per_second * gpus;
+    r.per_second = *c.time.paced_images_per_second() * gpus;  // at its input's pace (image_feed.hpp)
     r.scale = 1e3;
   } else if (is_training(w.mode)) {
     r.unit = "M training tokens";

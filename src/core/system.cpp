@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/image_feed.hpp"
 #include "layer_offload.hpp"
 #include "ranking_common.hpp"
 
@@ -52,22 +53,24 @@ double node_host_ram_bytes(const GpuSpec& g) {
 }
 
 namespace {
-// The data loaders' logical CPUs per GPU for a vision plan that decodes JPEG images on the host (method.md §14):
-// each worker decodes, crops and flips about cpu_jpeg_images_per_s ImageNet-size images a second, fewer as the
-// input's pixels grow (decoding and resizing scale with them). Training keeps at least FFCV's 10 per GPU,
-// inference a GPU host's floor.
-void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, const TimeEstimate& t, double ranks, SystemNeeds& s) {
+// The data loaders' logical CPUs per GPU for a vision plan fed JPEG files (method.md §14): decoded on the host, each
+// worker decodes, crops and flips about cpu_jpeg_images_per_s ImageNet-size images a second (image_feed.hpp), as
+// many as the job's pace needs (the time estimate caps that pace at what the host's CPUs feed); decoded on the GPU or
+// not at all, the loader only reads and batches. Training keeps at least FFCV's 10 per GPU, inference a GPU host's floor.
+void data_loader_cpus(const Workload& w, const ModelSpec& m, const TimeEstimate& t, double ranks, SystemNeeds& s) {
   const bool training = is_training(w.mode);
   const auto [width, height] = image_size(w, m);
-  const double rate = coef::cpu_jpeg_images_per_s.value * 224.0 * 224.0 / std::max(224.0 * 224.0, width * height);
-  const double images = t.images_per_second.value_or(0);
-  const double workers = std::ceil(images / rate);
-  const double host = g.segment == Segment::datacenter_module || g.segment == Segment::datacenter_pcie ? coef::host_cpus_per_gpu_server.value
-                                                                                                       : coef::host_cpus_per_gpu_desktop.value;
+  const double rate = cpu_decode_images_per_second(width, height);
+  const double images = t.paced_images_per_second().value_or(0);
+  const bool host_decodes = w.image_decode == "cpu";
+  const double workers = host_decodes ? std::ceil(images / rate) : 0.0;
   s.cpu_cores = training ? std::max(k_ffcv_cpus_per_gpu, workers) * ranks : std::max(host_floor_cores(ranks), workers * ranks);
-  s.basis.push_back(Note::format("CPU: {:.0f} logical CPUs per node: JPEG decoding and augmentation at about {:.0f} images/s per data-loader worker "
-                                 "for {:.0f} images/s per GPU ({}timm#1491)",
-                                 s.cpu_cores, rate, images, training ? "at least FFCV's 10 per GPU; " : ""));
+  s.basis.push_back(host_decodes ? Note::format("CPU: {:.0f} logical CPUs per node: JPEG decoding and augmentation at about {:.0f} images/s per data-loader worker "
+                                                "for {:.0f} images/s per GPU ({}timm#1491)",
+                                                s.cpu_cores, rate, images, training ? "at least FFCV's 10 per GPU; " : "")
+                                 : Note::format("CPU: {:.0f} logical CPUs per node: the images are {} ({})", s.cpu_cores,
+                                                w.image_decode == "gpu" ? "decoded on the GPU" : "already decoded",
+                                                training ? "FFCV's 10 per GPU for reading and batching" : "a GPU host's floor"));
   // The workers' batches wait in host memory: PyTorch's DataLoader prefetches prefetch_factor (2) batches per
   // worker, each `batch` decoded images as float32 tensors (3 x W x H x 4 bytes), and each GPU's loader pins one more.
   const double batch_bytes = d(w.batch) * 3.0 * width * height * 4.0;
@@ -76,16 +79,6 @@ void data_loader_cpus(const Workload& w, const ModelSpec& m, const GpuSpec& g, c
   s.basis.push_back(Note::format("host RAM: + {:.1f} GB per node of prefetched batches (2 per data-loader worker, {:.0f} workers per GPU, and one pinned "
                                  "per GPU; PyTorch DataLoader's prefetch_factor), {} decoded float32 images each",
                                  prefetched / k_gb, std::max(1.0, workers), w.batch));
-  // Decoding on the accelerator, by its own stack: NVIDIA DALI with nvJPEG (CUDA), AMD's rocAL with rocJPEG on the
-  // GPU's JPEG engines (ROCm), Intel Gaudi's media loader on its hardware decoders (habana_media_loader).
-  const char* gpu_decode = g.stack == "rocm"        ? "AMD rocAL with rocJPEG"
-                           : g.stack == "synapseai" ? "Intel Gaudi's habana_media_loader"
-                                                    : "NVIDIA DALI with nvJPEG";
-  if (workers > host && g.segment != Segment::edge)
-    s.notes.push_back(Note::format("the host cannot feed {:.0f} images/s per GPU: decoding and augmenting JPEGs on the CPU takes {:.0f} data-loader workers "
-                                   "per GPU at about {:.0f} images/s each, where a typical host has {:.0f} logical CPUs per GPU, enough for about {:.0f}; "
-                                   "decode on the GPU ({}) or pre-decode the data set (FFCV) to reach the GPU's rate",
-                                   images, workers, rate, host, host * rate, gpu_decode));
 }
 
 // Host memory per node: what the ranks hold on the host while they load the model (or offload to it).
@@ -130,10 +123,10 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
 }
 
 // CPU cores per node: the data loader's workers, or a GPU host's floor.
-void host_cores(const Workload& w, const ModelSpec& m, const GpuSpec& g, const TimeEstimate* time, double ranks, SystemNeeds& s) {
+void host_cores(const Workload& w, const ModelSpec& m, const TimeEstimate* time, double ranks, SystemNeeds& s) {
   const bool training = is_training(w.mode);
   if (m.vision && m.vision->task != "generation" && !w.streams && time && time->images_per_second) {
-    data_loader_cpus(w, m, g, *time, ranks, s);
+    data_loader_cpus(w, m, *time, ranks, s);
   } else if (m.vision && training) {
     s.cpu_cores = k_ffcv_cpus_per_gpu * ranks;
     s.basis.push_back("CPU: 10 logical CPUs per GPU for decoding and augmentation (FFCV: 2 x (4 workers + 1))");
@@ -156,7 +149,7 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
   // figures above, holds the model and its cores run it, so it needs neither.
   if (!g.is_cpu()) {
     host_memory(w, m, mem, ranks, s);
-    host_cores(w, m, g, time, ranks, s);
+    host_cores(w, m, time, ranks, s);
   }
 
   // Checkpoints: the full training state, not the gradients: 16-bit weights, the fp32 master copy and the

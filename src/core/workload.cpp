@@ -63,6 +63,7 @@ const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "v
 const std::vector<std::string> k_resolutions{"720p", "1080p", "1440p", "4k"};
 const std::vector<std::string> k_codecs{"h264", "hevc", "av1"};
 const std::vector<std::string> k_trackers{"none", "sort", "bytetrack"};
+const std::vector<std::string> k_image_decodes{"cpu", "gpu", "none"};
 
 std::string lower(std::string s) {
   for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -156,7 +157,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> workload_choices()
           {"--master-weights", k_master.all()}, {"--grad-dtype", k_grad_dtypes.all()}, {"--optimizer", k_optimizers.all()},     {"--gradient-checkpointing", k_ckpt.all()},
           {"--sharding", k_sharding.all()},     {"--framework", k_frameworks.all()},     {"--engine", k_frameworks.all()},
           {"--offload", k_offload.all()},       {"--resolution", k_resolutions},         {"--codec", k_codecs},
-          {"--tracker", k_trackers},            {"--lora-targets", {"all-linear", "attention"}}};
+          {"--tracker", k_trackers},            {"--image-decode", k_image_decodes},     {"--lora-targets", {"all-linear", "attention"}}};
 }
 
 std::string to_string(Mode v) { return k_modes.name(v); }
@@ -207,7 +208,7 @@ const std::vector<std::string>& workload_keys() {
       "sharding", "tp", "pp", "virtual_stages", "gpu_layers", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "diffusion_steps", "text_tokens", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
-      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp", "ep_overlap"};
+      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "image_decode", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp", "ep_overlap"};
   return keys;
 }
 
@@ -376,20 +377,20 @@ void read_video_and_serving_fields(Workload& w, const Fields& f) {
       w.video_height = parse_positive_int(RawValue{r.substr(x + 1), v->origin}, 16384, "a resolution: 720p, 1080p, 1440p, 4k, or WxH");
     }
   }
-  if (auto* v = f.get("codec")) {
-    const std::string c = lower(v->value);
-    if (std::find(k_codecs.begin(), k_codecs.end(), c) == k_codecs.end())
-      throw InputError(v->origin + ": unknown codec '" + v->value + "' (valid: " + join(k_codecs, ", ") + ")");
-    w.codec = c;
-  }
+  // A named choice from its list (case-insensitive), or a line naming the valid ones.
+  auto choice = [&](const char* key, const char* what, const std::vector<std::string>& valid, std::string& into) {
+    if (const auto* v = f.get(key)) {
+      const std::string c = lower(v->value);
+      if (std::find(valid.begin(), valid.end(), c) == valid.end())
+        throw InputError(v->origin + ": unknown " + what + " '" + v->value + "' (valid: " + join(valid, ", ") + ")");
+      into = c;
+    }
+  };
+  choice("codec", "codec", k_codecs, w.codec);
   if (auto* v = f.get("infer_every")) w.infer_every = parse_positive_int(*v, 10000);
   if (auto* v = f.get("classes")) w.classes = parse_positive_int(*v, 1000000);
-  if (auto* v = f.get("tracker")) {
-    const std::string t = lower(v->value);
-    if (std::find(k_trackers.begin(), k_trackers.end(), t) == k_trackers.end())
-      throw InputError(v->origin + ": unknown tracker '" + v->value + "' (valid: " + join(k_trackers, ", ") + ")");
-    w.tracker = t;
-  }
+  choice("tracker", "tracker", k_trackers, w.tracker);
+  choice("image_decode", "image decode", k_image_decodes, w.image_decode);
   for (const char* key : {"max_ttft_ms", "max_tpot_ms"})
     if (auto* v = f.get(key)) {
       const double l = parse_number(v->value, v->origin, "milliseconds in (0, 10,000,000]");

@@ -205,6 +205,9 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     if (t.images_per_second)
       out += fmt::format("  {} images/s per {}{}\n", image_rate(*t.images_per_second), per,
                          *t.images_per_second < 1 ? fmt::format(" ({:.1f} s per image)", 1.0 / *t.images_per_second) : "");
+    if (t.input_bound())
+      out += fmt::format("  input: {} images/s per {} reach it (JPEG decoding, --image-decode): the job runs at that pace\n",
+                         image_rate(*t.input_images_per_second), per);
     if (on_gpu->video) {
       const VideoPlan& v = *on_gpu->video;
       out += fmt::format("  video: {:.0f} streams per GPU, limited by {} (decode {}, inference {}, memory {:.0f}); {} GPU{} for {} streams\n",

@@ -117,6 +117,7 @@ void write_time(JsonWriter& o, const TimeEstimate& t) {
   o.member("tpot_seconds", t.tpot_seconds);
   o.member("requests_per_second", t.requests_per_second);
   o.member("images_per_second", t.images_per_second);
+  o.member("input_images_per_second", t.input_images_per_second);
   o.member("denoising_steps_per_second", t.denoising_steps_per_second);
   o.member("job_seconds", t.job_seconds);
   o.member("utilization", t.utilization);

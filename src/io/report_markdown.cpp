@@ -55,7 +55,7 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
     ++i;
     const double replicas = static_cast<double>(c.planned.gpus) / static_cast<double>(std::max<std::int64_t>(1, c.planned.tp * c.planned.pp));
     double rate = -1.0;
-    if (m.vision && c.time.images_per_second) rate = *c.time.images_per_second;
+    if (m.vision && c.time.images_per_second) rate = *c.time.paced_images_per_second();
     else if (!m.vision && inference && c.time.decode_tokens_per_second) rate = *c.time.decode_tokens_per_second * replicas;
     else if (!m.vision && !inference && c.time.train_tokens_per_second_per_gpu) rate = *c.time.train_tokens_per_second_per_gpu;
     const std::string rate_s = rate < 0 ? "—" : fmt::format(fmt::runtime(rate < 10 ? "{:.2f}" : "{:.0f}"), rate);
@@ -84,7 +84,9 @@ std::string estimate_markdown(const Workload& w, const ModelSpec& m, const Candi
                        c.fits ? (c.tight ? "tight" : "fits") : "does not fit", c.fit_reason.empty() ? "" : " — " + cell(c.fit_reason.text()));
     if (c.time.train_tokens_per_second_per_gpu) out += fmt::format("- {:.0f} training tokens/s per GPU\n", *c.time.train_tokens_per_second_per_gpu);
     if (c.time.decode_tokens_per_second) out += fmt::format("- {:.0f} output tokens/s, TPOT {:.1f} ms\n", *c.time.decode_tokens_per_second, c.time.tpot_seconds.value_or(0) * 1e3);
-    if (c.time.images_per_second) out += fmt::format("- {:.3g} images/s per GPU\n", *c.time.images_per_second);
+    if (c.time.images_per_second)
+      out += fmt::format("- {:.3g} images/s per GPU{}\n", *c.time.paced_images_per_second(),
+                         c.time.input_bound() ? fmt::format(" (its input's pace; the GPU's own {:.3g})", *c.time.images_per_second) : "");
     if (c.cost.total_usd) out += fmt::format("- job: {} billed, {}\n", duration_text(c.cost.wall_hours * 3600), md_money(c.cost.total_usd));
   }
   return out;
