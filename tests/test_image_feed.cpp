@@ -1,6 +1,9 @@
 // The images a second a vision model's input pipeline feeds one GPU (image_feed.cpp, method.md §14), and the job
 // running at the lesser of that and the GPU's own rate.
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 
 #include "gpuadvise/image_feed.hpp"
 #include "gpuadvise/memory.hpp"
@@ -100,4 +103,28 @@ TEST_CASE("image feed: --image-decode takes cpu, gpu or none, for vision models 
   refused({"--model", "7B", "--image-decode", "gpu"}, "--image-decode: applies to vision models; 7B is a language model");
   refused({"--model", "flux-1-dev", "--mode", "inference", "--image-decode", "cpu"}, "flux-1-dev is an image-generation pipeline");
   refused({"--model", "yolov8-s", "--mode", "inference", "--streams", "10", "--image-decode", "gpu"}, "video frames are decoded by the GPU's NVDEC engines");
+}
+
+TEST_CASE("image feed: a calibration corrects the GPU's rate, not its input's, and applies to the default vision framework", "[vision][calibrate]") {
+  // A probe of ResNet-50 training on an H100 at 1.2x the estimate (5,785.3 images/s against 4,821.1), saved without
+  // --framework (vision's default, PyTorch). The corrected GPU still outruns the host's 4,560: 90 epochs stay
+  // 1.28e6 x 90 / 4,560 = 25,263 s; decoded tensors run at the corrected 5,785.3: 19,912 s.
+  const std::string dir = "/tmp/gpuadvise-test-feed-" + std::to_string(::getpid());
+  setenv("GPUADVISE_CALIBRATION", (dir + "/calibration.json").c_str(), 1);
+  const std::string probe =
+      R"({"schema": "gpuadvise-probe/1", "estimate_args": "--model resnet-50 --mode train --batch 256", "gpu_name": "NVIDIA H100 80GB HBM3",)"
+      R"( "measured": {"max_memory_allocated_bytes": 14000000000, "max_memory_reserved_bytes": 14500000000, "device_used_bytes": 15000000000,)"
+      R"( "step_seconds": 0.044, "unit": "images", "per_second": 5785.3}})";
+  const auto saved = test::run({"calibrate", "-", "--save"}, probe);
+  INFO(saved.err);
+  CHECK(saved.code == 0);
+  const std::vector<std::string> job{"estimate", "--model", "resnet-50", "--mode", "train", "--batch", "256", "--gpu", "h100-sxm-80gb", "--images", "1.28M", "--epochs", "90"};
+  const auto host = test::run_json(job);
+  const auto none = test::run_json(test::args(job, {"--image-decode", "none"}));
+  unsetenv("GPUADVISE_CALIBRATION");
+  std::filesystem::remove_all(dir);
+  CHECK(test::says(host["notes"], "corrected by your calibration of h100-sxm-80gb with pytorch"));
+  CHECK(host["time"]["images_per_second"].get<double>() == Approx(5785.3).epsilon(0.001));
+  CHECK(host["time"]["job_seconds"].get<double>() == Approx(1.28e6 * 90 / 4560.0));
+  CHECK(none["time"]["job_seconds"].get<double>() == Approx(1.28e6 * 90 / 5785.3).epsilon(0.001));
 }

@@ -257,9 +257,9 @@ void input_feed(const Workload& w, const GpuSpec& gpu, double W, double H, TimeE
   if (feed.unknown) t.notes.push_back(Note(feed.how));
   if (!t.input_bound()) return;
   t.bound = "input (JPEG decoding on the host)";
-  t.notes.push_back(Note::format("the input sets the pace: {} feed about {:.0f} images/s per GPU, below the GPU's {:.0f}; decode on the GPU "
+  t.notes.push_back(Note::format("the input sets the pace: {} feed about {:.0f} images/s per GPU, fewer than the GPU runs; decode on the GPU "
                                  "(--image-decode gpu: {}) or pre-decode the data set (FFCV; --image-decode none) to reach the GPU's rate",
-                                 feed.how, *t.input_images_per_second, *t.images_per_second, gpu_jpeg_decoder(gpu)));
+                                 feed.how, *t.input_images_per_second, gpu_jpeg_decoder(gpu)));
 }
 
 }  // namespace
