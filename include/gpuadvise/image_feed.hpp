@@ -13,7 +13,7 @@ namespace gpuadvise {
 // Logical CPUs per GPU on a typical host of the GPU's class (a server's 8-GPU shapes, a desktop's or workstation's).
 double host_cpus_per_gpu(const GpuSpec& gpu);
 // Images a second one data-loader worker (a logical CPU) decodes, crops and flips for a W x H network input:
-// cpu_jpeg_images_per_s at ImageNet's 224 x 224, fewer as the input's pixels grow.
+// cpu_jpeg_images_per_s for ImageNet's JPEGs (469 x 387 on average), fewer as the input's pixels grow past theirs.
 double cpu_decode_images_per_second(double width, double height);
 
 struct ImageFeed {

@@ -16,9 +16,12 @@ double host_cpus_per_gpu(const GpuSpec& gpu) {
   return server_host(gpu) ? coef::host_cpus_per_gpu_server.value : coef::host_cpus_per_gpu_desktop.value;
 }
 
-// Decoding and resizing scale with the pixels (timm#1491's rate is for ImageNet's crops to 224 x 224).
+// Decoding scales with the JPEG's pixels and resizing with the larger of them and the network input's. timm#1491's
+// rate decodes ImageNet's JPEGs, 469 x 387 pixels on average (image-net.org's ILSVRC 2014 page), and crops them
+// to 224 x 224: a larger input costs its own pixels at that rate, a smaller one still decodes the whole JPEG.
 double cpu_decode_images_per_second(double width, double height) {
-  return coef::cpu_jpeg_images_per_s.value * 224.0 * 224.0 / std::max(224.0 * 224.0, width * height);
+  constexpr double k_imagenet_pixels = 469.0 * 387.0;
+  return coef::cpu_jpeg_images_per_s.value * k_imagenet_pixels / std::max(k_imagenet_pixels, width * height);
 }
 
 const char* gpu_jpeg_decoder(const GpuSpec& gpu) {
