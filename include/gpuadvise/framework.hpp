@@ -91,6 +91,9 @@ struct FrameworkProfile {
 
 // The profile of each framework, built once.
 const FrameworkProfile& framework_profile(Framework f);
+// The framework a job runs under: --framework, else the default for its kind of model (PyTorch for a vision model,
+// Hugging Face for a language model). The answers name it and calibrate saves a correction under it.
+Framework framework_of(const Workload& w, const ModelSpec& m);
 // Attention data parallel (--attention-dp) is a serving engine's layout for a mixture of experts: inference of a
 // language MoE under an engine with a KV-cache pool (method.md §8.3). The validation and the layout space share it.
 bool attention_dp_applies(const Workload& w, const ModelSpec& m);

@@ -339,8 +339,7 @@ const LocalCorrection* ranking_detail::assess_fit(Candidate& c, const Workload& 
   const Workload& w = spread ? *spread : w_in;
   c.gpus = w.gpus;
   c.supported = layout_supported(w, m, g, &c.notes);
-  // The framework the answers name (and calibrate saves): a vision model's default is PyTorch, not a language model's.
-  const Framework fw = m.vision ? w.framework.value_or(Framework::pytorch) : w.effective_framework();
+  const Framework fw = framework_of(w, m);  // the one calibrate saved the correction under
   c.memory = memo && !m.vision ? device_memory(memo->of(c.planned, w, m), w, m, &g) : estimate_memory(w, m, &g);
   // A local correction scales the tensor peak and the throughput, and says so in every answer it touches. A
   // serving engine's pool takes its share of the card whatever the tensors need: only the speed applies there.
@@ -397,10 +396,10 @@ void ranking_detail::score_layout(Candidate& c, const Workload& asked, const Mod
     for (auto* rate : {&c.time.train_tokens_per_second_per_gpu, &c.time.images_per_second, &c.time.decode_tokens_per_second,
                        &c.time.prefill_tokens_per_second, &c.time.requests_per_second})
       scale(*rate, k->speed_factor);
-    for (auto* seconds : {&c.time.tpot_seconds, &c.time.ttft_seconds, &c.time.job_seconds}) scale(*seconds, 1.0 / k->speed_factor);
+    for (auto* seconds : {&c.time.tpot_seconds, &c.time.ttft_seconds}) scale(*seconds, 1.0 / k->speed_factor);
     // A vision job runs at the lesser of the GPU's rate and its input's (image_feed.hpp): the correction moves the
-    // GPU's only, so the job moves with its pace.
-    if (paced && c.time.job_seconds) *c.time.job_seconds *= k->speed_factor * *paced / *c.time.paced_images_per_second();
+    // GPU's only, so the job moves with its pace; any other job with the GPU's speed.
+    scale(c.time.job_seconds, paced ? *paced / *c.time.paced_images_per_second() : 1.0 / k->speed_factor);
     if (c.time.band) {
       c.time.band->low *= k->speed_factor;
       c.time.band->high *= k->speed_factor;

@@ -213,6 +213,10 @@ VllmBatchDefaults vllm_batch_defaults(const GpuSpec* gpu) {
   return large ? VllmBatchDefaults{1024, 8192} : VllmBatchDefaults{256, 2048};
 }
 
+Framework framework_of(const Workload& w, const ModelSpec& m) {
+  return m.vision ? w.framework.value_or(Framework::pytorch) : w.effective_framework();
+}
+
 bool attention_dp_applies(const Workload& w, const ModelSpec& m) {
   return !is_training(w.mode) && !m.vision && m.is_moe() && framework_profile(w.effective_framework()).kv_pool;
 }

@@ -47,7 +47,7 @@ void write_workload(JsonWriter& o, const Workload& w, std::int64_t seq_len, cons
   o.member("sharding", to_string(w.sharding));
   o.member("tp", w.tp);
   o.member("pp", w.pp);
-  o.member("framework", to_string(m && m->vision ? w.framework.value_or(Framework::pytorch) : w.effective_framework()));
+  o.member("framework", to_string(m ? framework_of(w, *m) : w.effective_framework()));
   if (m && m->vision) {
     const auto [W, H] = image_size(w, *m);
     o.key("image_size");

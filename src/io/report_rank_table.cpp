@@ -79,11 +79,14 @@ std::vector<Column> rank_table_columns(const Workload& w, const ModelSpec& m, co
     add("img/s/GPU", true, 80, [](const Candidate& c, std::size_t) {
       return Cell{c.time.images_per_second ? image_rate(*c.time.paced_images_per_second()) : k_dash};
     });
-    if (!video && std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.time.input_bound(); }))
-      add("limit", true, 40, [](const Candidate& c, std::size_t) { return Cell{!c.time.images_per_second ? k_dash : c.time.input_bound() ? "input" : "GPU"}; });
+    if (video) add("streams/GPU", true, 82, [](const Candidate& c, std::size_t) { return Cell{c.video ? fixed(c.video->streams_per_gpu, 0) : k_dash}; });
+    // What sets the pace: a video plan's decode, inference or memory; a job fed JPEG files, its input or the GPU.
+    if (video || std::any_of(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.time.input_bound(); }))
+      add("limit", true, 40, [video](const Candidate& c, std::size_t) {
+        if (video) return Cell{c.video ? c.video->limit : k_dash};
+        return Cell{!c.time.images_per_second ? k_dash : c.time.input_bound() ? "input" : "GPU"};
+      });
     if (video) {
-      add("streams/GPU", true, 82, [](const Candidate& c, std::size_t) { return Cell{c.video ? fixed(c.video->streams_per_gpu, 0) : k_dash}; });
-      add("limit", true, 40, [](const Candidate& c, std::size_t) { return Cell{c.video ? c.video->limit : k_dash}; });
       add("$/stream-h", true, 84, [](const Candidate& c, std::size_t) {
         return Cell{c.video && c.video->usd_per_stream_hour ? fixed(*c.video->usd_per_stream_hour, 3) : k_dash};
       });
