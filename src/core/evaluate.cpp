@@ -54,7 +54,6 @@ std::string layout_text(const Workload& w, const ModelSpec& m, const char* one =
                     : w.offload == Offload::sequential       ? " + sequential CPU offload"
                                                              : "";
   std::string s;
-  s.reserve(64);
   if (w.gpus == 1) {
     s = one;
   } else {
@@ -78,8 +77,9 @@ std::string layout_text(const Workload& w, const ModelSpec& m, const char* one =
     const std::string chunks = w.virtual_stages > 1 ? " (interleaved, " + std::to_string(w.virtual_stages) + " chunks each)" : "";
     if (w.pp > 1) part("pipeline parallel ", w.pp, chunks.c_str());
     if (w.cp > 1) part("context parallel ", w.cp);
-    if (w.ep > 1) part("expert parallel ", w.ep, experts_folded(w) ? " (folded over tensor parallel: whole experts per GPU)" : "");
-    // ZeRO shards over the ranks that hold the same weights (data parallel x context parallel).
+    if (w.ep > 1) part("expert parallel ", w.ep, experts_folded(w) ? " (folded over tensor parallel: whole experts per GPU)" : " (within data parallel)");
+    // ZeRO shards over the ranks that hold the same weights (data parallel x context parallel): with context parallel
+    // the factors are named, so that the layout's numbers multiply to its GPUs (tp 8 x pp 16 x cp 2 x dp 64).
     const std::int64_t dp = w.data_parallel(), shards = w.replica_ranks();
     if (w.independent_replicas() && dp > 1) {
       s += std::to_string(dp);
@@ -91,6 +91,7 @@ std::string layout_text(const Workload& w, const ModelSpec& m, const char* one =
         case Sharding::zero2: part("ZeRO-2 over ", shards); break;
         case Sharding::zero3: part("FSDP/ZeRO-3 over ", shards); break;
       }
+      if (w.sharding != Sharding::none && w.cp > 1) s += fmt::format(" ({} data parallel x {} context parallel)", dp, w.cp);
     }
   }
   s += off;
