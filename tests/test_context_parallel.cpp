@@ -4,6 +4,7 @@
 
 #include "gpuadvise/memory.hpp"
 #include "gpuadvise/perf.hpp"
+#include <fmt/format.h>
 #include "helpers.hpp"
 
 using namespace gpuadvise;
@@ -67,5 +68,9 @@ TEST_CASE("context parallel: the own pick for Llama 3.1 405B FP8 on 1,024 H100s 
   CHECK(row["plan"]["cp"] == 2);
   CHECK(row["plan"]["tp"] == 8);
   CHECK(row["layout"].get<std::string>().find("context parallel 2") != std::string::npos);
+  // The ZeRO shards span data x context parallel; the text names both, so its numbers multiply to the GPUs:
+  // 8 x 32 x 2 x 2 = 1,024.
+  const auto dp = 1024 / (8 * row["plan"]["pp"].get<int>() * 2);
+  CHECK(row["layout"].get<std::string>().find(fmt::format("ZeRO-1 over {} ({} data parallel x 2 context parallel)", 2 * dp, dp)) != std::string::npos);
   CHECK(row["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(292).epsilon(0.2));
 }
