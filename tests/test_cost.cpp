@@ -195,3 +195,17 @@ TEST_CASE("cost: the footer of an owned ranking speaks of purchase prices, not o
   const auto rented = test::run({"--model", "yolov8-n", "--mode", "inference", "--streams", "4", "--only", "rtx-4090-24gb"});
   CHECK(rented.out.find("indicative on-demand offers") != std::string::npos);
 }
+
+TEST_CASE("cost: a dollar amount below a cent keeps two significant digits, so a cheap unit does not read as free", "[cost][format]") {
+  CHECK(usd_text(123.4) == "$123");
+  CHECK(usd_text(5.678) == "$5.68");
+  CHECK(usd_text(0.0123) == "$0.012");
+  CHECK(usd_text(0.000244) == "$0.00024");  // 1 - floor(log10 0.000244) = 1 - (-4) = 5 decimals
+  CHECK(usd_text(0.0) == "$0.000");
+  // YOLOv8-s training at batch 1 on an RTX 3090: $0.22 an hour over about 246 images/s is $0.00025 per thousand
+  // images, which the ranking printed as "$0.000 per k images".
+  const auto r = test::run({"--model", "yolov8-s", "--mode", "train", "--only", "rtx-3090-24gb"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("$0.000 per k images") == std::string::npos);
+  CHECK(r.out.find("$0.00025 per k images") != std::string::npos);
+}

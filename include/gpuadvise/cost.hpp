@@ -91,4 +91,10 @@ PriceChoice choose_price(const GpuSpec& g, const Workload& w, const CostOptions&
 JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& time, double params_total,
                       double trainable_params, const CostOptions& opts);
 
+// Decimals that show a dollar amount: none from $100, cents from $1, three below, and below a cent as many as give
+// two significant digits ($0.00024 per thousand images, not "$0.000", which reads as free).
+int usd_decimals(double usd);
+// "$" and the amount at usd_decimals.
+std::string usd_text(double usd);
+
 }  // namespace gpuadvise

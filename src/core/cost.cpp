@@ -110,4 +110,14 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
   return c;
 }
 
+int usd_decimals(double usd) {
+  const double v = std::abs(usd);
+  if (v >= 100) return 0;
+  if (v >= 1) return 2;
+  if (v >= 0.01 || v == 0) return 3;
+  return std::min(12, 1 - static_cast<int>(std::floor(std::log10(v))));
+}
+
+std::string usd_text(double usd) { return fmt::format("${:.{}f}", usd, usd_decimals(usd)); }
+
 }  // namespace gpuadvise

@@ -415,9 +415,7 @@ std::string duration_text(double secs) {
   return fmt::format("{:.1f} d", secs / 86400);
 }
 
-std::string ranking_detail::money_text(double v) {
-  return v >= 100 ? fmt::format("${:.0f}", v) : v >= 1 ? fmt::format("${:.2f}", v) : fmt::format("${:.3f}", v);
-}
+std::string ranking_detail::money_text(double v) { return usd_text(v); }
 
 Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
   // The ranking prints no memory explanations: the layouts it tries skip writing them.

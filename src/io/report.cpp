@@ -220,7 +220,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
                            "postprocess {:.1f}, tracking {:.1f}\n",
                            *v.latency_ms, v.stages->decode_ms, v.stages->preprocess_ms, v.stages->batch_fill_ms, v.stages->inference_ms,
                            v.stages->postprocess_ms, v.stages->tracking_ms);
-      if (v.usd_per_stream_hour) out += fmt::format("  ${:.3f} per stream-hour\n", *v.usd_per_stream_hour);
+      if (v.usd_per_stream_hour) out += fmt::format("  {} per stream-hour\n", usd_text(*v.usd_per_stream_hour));
       for (const auto& n : v.notes) out += "  note: " + n.text() + "\n";
     }
     if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
@@ -250,12 +250,12 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
     else if (k.price.usd_per_gpu_hour)
       out += fmt::format("  price: ${:.2f}/{}-h ({}{}); {}\n", *k.price.usd_per_gpu_hour, per, k.price.provider,
                          k.price.date_seen.empty() ? "" : ", seen " + k.price.date_seen,
-                         on_gpu->fits ? "give --tokens or --requests for the job's cost" : on_gpu->supported ? "no job cost: the plan does not fit" : "no job cost: it cannot run as asked");
-    if (k.usd_per_million_output_tokens) out += fmt::format("  ${:.3f} per million output tokens\n", *k.usd_per_million_output_tokens);
-    if (k.usd_per_thousand_images) out += fmt::format("  ${:.3f} per thousand images\n", *k.usd_per_thousand_images);
+                         on_gpu->fits ? "give " + job_size_flags(w, m) + " for the job's cost" : on_gpu->supported ? "no job cost: the plan does not fit" : "no job cost: it cannot run as asked");
+    if (k.usd_per_million_output_tokens) out += fmt::format("  {} per million output tokens\n", usd_text(*k.usd_per_million_output_tokens));
+    if (k.usd_per_thousand_images) out += fmt::format("  {} per thousand images\n", usd_text(*k.usd_per_thousand_images));
     if (k.usd_per_million_input_tokens && k.usd_per_million_output_tokens_apart)
-      out += fmt::format("  priced apart by the GPU time each takes: ${:.3f} per million input tokens, ${:.3f} per million output tokens\n",
-                         *k.usd_per_million_input_tokens, *k.usd_per_million_output_tokens_apart);
+      out += fmt::format("  priced apart by the GPU time each takes: {} per million input tokens, {} per million output tokens\n",
+                         usd_text(*k.usd_per_million_input_tokens), usd_text(*k.usd_per_million_output_tokens_apart));
     for (const auto& n : on_gpu->notes) out += "  note: " + n.text() + "\n";
     for (const auto& n : on_gpu->facts) out += "  note: " + n.text() + "\n";
     for (const auto& n : on_gpu->time.notes)

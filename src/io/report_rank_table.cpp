@@ -70,7 +70,7 @@ std::vector<Column> rank_table_columns(const Workload& w, const ModelSpec& m, co
   add("$/GPU-h", true, 20, [](const Candidate& c, std::size_t) { return Cell{c.usd_per_gpu_hour() ? fixed(*c.usd_per_gpu_hour(), 2) : k_dash}; });
   if (show_value)
     add("$/" + (unit == "M training tokens" ? std::string("M tok") : unit == "M output tokens" ? "M out" : unit == "k images" ? "k img" : unit), true, 85,
-        [](const Candidate& c, std::size_t) { return Cell{c.fits && c.value_usd ? fixed(*c.value_usd, *c.value_usd >= 10 ? 1 : 3) : k_dash}; });
+        [](const Candidate& c, std::size_t) { return Cell{c.fits && c.value_usd ? fixed(*c.value_usd, *c.value_usd >= 10 ? 1 : std::max(3, usd_decimals(*c.value_usd))) : k_dash}; });
   if (has_vllm) {
     add("KV pool " + un, true, 25, [gb](const Candidate& c, std::size_t) { return Cell{c.memory.vllm ? gb(c.memory.vllm->kv_pool_bytes) : k_dash}; });
     add("max seqs", true, 26, [](const Candidate& c, std::size_t) { return Cell{c.memory.vllm ? fixed(c.memory.vllm->max_concurrent_sequences, 1) : k_dash}; });
