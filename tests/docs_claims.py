@@ -106,7 +106,7 @@ NAMES = re.compile(r"\b(?:RTX(?: PRO| A)?|Radeon(?: Pro)?|Llama|Gaudi|Qwen|Mixtr
 ACCURACY_CASES = ["../shared/fidelity/cases.jsonl", "../shared/fidelity/time-cases.jsonl"] + [
     f"tests/data/{n}.jsonl" for n in ("mmyolo_memory", "mmdet_memory", "mmseg_memory", "mmdet_time", "llm_time",
                                       "llm_finetune_time", "vision_time_heldout", "llm_small_time", "moe_train_time",
-                                      "serving_time", "serving_fp4_time", "gaudi3_serving_time", "serving_engines_2025_time", "mlperf_inference_time", "diffusion_time",
+                                      "serving_time", "serving_fp4_time", "gaudi3_serving_time", "serving_engines_2025_time", "mlperf_inference_time", "gb200_train_time", "diffusion_time",
                                       "llamacpp_time")]
 
 
@@ -247,7 +247,7 @@ def short_name(gpu_id):
     """rtx-pro-6000-blackwell-ws-96gb -> "rtx pro 6000": the words prose uses for a catalogue id."""
     words = []
     for w in gpu_id.split("-"):
-        if re.fullmatch(r"sxm\d*|pcie|hgx|nvl|\d+gb|blackwell|ws|se|ada", w):
+        if re.fullmatch(r"sxm\d*|pcie|hgx|nvl\d*|\d+gb|blackwell|ws|se|ada", w):
             break
         words.append(w)
     return " ".join(words)

@@ -62,7 +62,7 @@ TEST_CASE("system: DeepSpeed offload needs its host memory, and a node that lack
   // A 4-GPU workstation of RTX 6000 Ada cards (400 GB of host memory) falls short for 70B with offload (1,905 GB).
   const auto ws = needs({{"model", "llama-3.1-70b"}, {"mode", "finetune"}, {"gpus", "4"}, {"sharding", "zero3"}, {"offload", "optimizer+params"}},
                         "rtx-6000-ada-48gb");
-  CHECK(ws.host_ram_bytes > node_host_ram_bytes(*test::gpus().find("rtx-6000-ada-48gb")));
+  CHECK(ws.host_ram_bytes > node_host_ram_bytes(*test::gpus().find("rtx-6000-ada-48gb"), 1));
   REQUIRE_FALSE(ws.notes.empty());
   CHECK(ws.notes.front().text().find("host memory per node") != std::string::npos);
 }

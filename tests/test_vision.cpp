@@ -460,7 +460,7 @@ TEST_CASE("video: edge modules are in the catalogue with their sourced figures a
   CHECK(*g.bandwidth_gb_per_s == Approx(204.8));
   CHECK(*g.peak_flops("fp16") == Approx(42.5e12));
   CHECK(*g.decode_streams_1080p30 == Approx(22.0));
-  CHECK(node_host_ram_bytes(g) == Approx(static_cast<double>(g.memory_bytes)));  // one memory for CPU and GPU
+  CHECK(node_host_ram_bytes(g, 1) == Approx(static_cast<double>(g.memory_bytes)));  // one memory for CPU and GPU
   // Owned, the camera-side plan costs its purchase over the amortisation years plus energy: the ranking has
   // Jetson rows with streams per device, and says what an edge module is.
   const auto r = test::run({"--model", "yolov8-s", "--mode", "inference", "--precision", "fp16", "--streams", "16", "--resolution", "1080p",

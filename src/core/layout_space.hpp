@@ -186,7 +186,8 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
       // optimizer (ZeRO-1) over the rest.
       // Each also with Megatron's interleaved schedule: v chunks per stage (v dividing the largest stage's
       // layers), a bubble v times smaller for v times the pipeline sends.
-      if (nodes > 1 && tp * 2 >= in_node)
+      // A node wider than a server (an NVL72 rack) runs stages inside it too, with TP 4 or 8 as GB200 recipes do.
+      if ((nodes > 1 || in_node > 8) && tp * 2 >= std::min<std::int64_t>(in_node, 8))
         for (std::int64_t pp = 2; pp <= layers && tp * pp <= n; pp *= 2) {
           if (n % (tp * pp) != 0) continue;
           const std::int64_t per_stage = (layers + pp - 1) / pp;

@@ -307,8 +307,9 @@ namespace {
 bool offload_beyond_host(const Workload& p, const Candidate& c, const GpuSpec& g, std::string& why) {
   if (p.offload == Offload::none) return false;
   const double per_node = offload_host_bytes(p, c.memory) / static_cast<double>(std::max<std::int64_t>(1, p.nodes));
-  if (per_node <= node_host_ram_bytes(g)) return false;
-  why = fmt::format("CPU offload would need {:.0f} GB of host memory per node, more than such a node's {:.0f} GB", per_node / 1e9, node_host_ram_bytes(g) / 1e9);
+  const double have = node_host_ram_bytes(g, static_cast<double>(p.gpus_per_node()));
+  if (per_node <= have) return false;
+  why = fmt::format("CPU offload would need {:.0f} GB of host memory per node, more than such a node's {:.0f} GB", per_node / 1e9, have / 1e9);
   return true;
 }
 }  // namespace
@@ -390,8 +391,10 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     previous_rate = rate;
     return gained && c.planned.batch == layout.batch && c.time.fixed_share >= k_amortisable_share;
   };
-  // Counts 1, 2, 4, ... up to --max-gpus, or the count given alone.
-  for (std::int64_t n = count_only ? w.gpus : 1; n <= (count_only ? w.gpus : opts.max_gpus); n *= 2) {
+  // Counts 1, 2, 4, ... up to --max-gpus, or the count given alone; a node that is not a power of two (an NVL72
+  // rack of 72) comes whole in its turn and its multiples follow (... 32, 64, 72, 144, 288 ...).
+  const std::int64_t per_node = g.gpus_per_node();
+  for (std::int64_t n = count_only ? w.gpus : 1; n <= (count_only ? w.gpus : opts.max_gpus); n = n < per_node && n * 2 > per_node ? per_node : n * 2) {
     if (!count_only && !search_further(fits, n, first_fit, w.has_job_size(), order, opts)) break;
     const std::size_t before = fits.size();
     for_each_layout(w, m, g, n, try_layout);
