@@ -54,8 +54,15 @@ TEST_CASE("gb200: the search runs 64 GPUs of a rack, then whole racks (72, 144),
   CHECK(row["layout"].get<std::string>().find("144 GPUs in 2 racks") != std::string::npos);
   const std::string launch = row["launch_hints"]["torchrun"].get<std::string>();
   CHECK(launch.find("torchrun --nnodes 36 --nproc_per_node 4") != std::string::npos);
-  // 100 GPUs asked of a 72-GPU rack: not whole racks, so the search stops at 72 and says nothing of 100.
+  // Within --max-gpus 100 the doubling stops at 64 and the whole rack (72) is the largest count tried.
   const auto k = test::run_json({"--model", "llama-3.1-70b", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--tokens", "1T",
                                  "--only", "gb200-nvl72-186gb", "--max-gpus", "100", "--rank-by", "time"});
   CHECK(k["ranking"][0]["plan"]["gpus"] == 72);
+  // A count given that is no whole number of racks runs equal shares of them, as Megatron-Bridge runs 256 GB200s
+  // (four racks of 64): 256 = 4 x 64, never 3 x 72 + 40.
+  const auto q = test::run_json({"--model", "deepseek-v3", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--tokens", "1T",
+                                 "--only", "gb200-nvl72-186gb", "--gpus", "256"});
+  CHECK(q["ranking"][0]["plan"]["gpus"] == 256);
+  CHECK(q["ranking"][0]["plan"]["nodes"] == 4);
+  CHECK(q["ranking"][0]["layout"].get<std::string>().find("256 GPUs in 4 racks") != std::string::npos);
 }

@@ -99,11 +99,18 @@ inline std::pair<std::int64_t, std::int64_t> micro_batches(const Workload& w, co
   return {w.batch, 1};
 }
 
-// The layouts run one node or whole nodes, and whole nodes only where the catalogue knows a network between them
-// (method.md §9).
+// The nodes a layout of n GPUs spans: one, or as many as hold them; a rack-scale node (an NVL72, wider than a
+// server) may run the same share of each rack (Megatron-Bridge runs 256 GB200s as four racks of 64).
+inline std::int64_t nodes_for(std::int64_t n, const GpuSpec& g) {
+  const std::int64_t per_node = g.gpus_per_node();
+  return (n + per_node - 1) / per_node;
+}
+
+// The layouts run one node or whole nodes (or, on rack-scale nodes, equal shares of them), and several only where
+// the catalogue knows a network between them (method.md §9).
 inline bool whole_nodes(std::int64_t n, const GpuSpec& g) {
   const std::int64_t per_node = g.gpus_per_node();
-  return n <= per_node || (g.multi_node() && n % per_node == 0);
+  return n <= per_node || (g.multi_node() && (n % per_node == 0 || (per_node > 8 && n % nodes_for(n, g) == 0)));
 }
 
 // The data-parallel sharding a layout of the workload's framework uses, or none where the layout is not one of its
@@ -125,10 +132,8 @@ inline std::optional<Sharding> framework_sharding(const Workload& w, Sharding sh
 // stages do not divide the layers, as serving engines do).
 template <class Try>
 void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, std::int64_t n, Try&& try_layout) {
-  const std::int64_t per_node = g.gpus_per_node();
-  const std::int64_t nodes = n <= per_node ? 1 : n / per_node;
   if (!whole_nodes(n, g)) return;
-  const std::int64_t in_node = std::min(n, per_node);
+  const std::int64_t nodes = nodes_for(n, g), in_node = n / nodes;
   const bool training = is_training(w.mode);
   const std::int64_t layers = m.layers + m.encoder_layers;
   // One copy of the workload per count, its layout set in place for each try (try_layout copies what it keeps).
@@ -222,7 +227,7 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
     return;
   }
   // A vision job of --images splits them over independent replicas of the one-GPU plan, sharing nothing (method.md §9).
-  return m.vision ? (w.images ? at(n, nodes, 1, 1, Sharding::none) : void()) : serving_layouts(w, m, n, nodes, per_node, at);
+  return m.vision ? (w.images ? at(n, nodes, 1, 1, Sharding::none) : void()) : serving_layouts(w, m, n, nodes, in_node, at);
 }
 
 // The activation checkpointing levels the savers try on a training layout whose checkpointing is `level`: none,
