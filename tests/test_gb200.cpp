@@ -66,3 +66,18 @@ TEST_CASE("gb200: the search runs 64 GPUs of a rack, then whole racks (72, 144),
   CHECK(q["ranking"][0]["plan"]["nodes"] == 4);
   CHECK(q["ranking"][0]["layout"].get<std::string>().find("256 GPUs in 4 racks") != std::string::npos);
 }
+
+TEST_CASE("gb200: a one-GPU plan rents the Superchip's two GPUs, and says so", "[gb200][cost]") {
+  // Spheron prices the GB200 at $9.08 per Superchip (one Grace CPU and two GPUs) and rents no single GPU: the
+  // catalogue's $4.54 per GPU-hour is that halved, so one GPU for h hours costs 2 x 4.54 x h.
+  const auto j = test::run_json({"estimate", "--model", "7B", "--mode", "finetune", "--gpu", "gb200-nvl72-186gb", "--tokens", "1B"});
+  const double hours = j["cost"]["hours"]["wall"].get<double>();
+  CHECK(j["cost"]["usd_per_hour"].get<double>() == Approx(9.08));
+  CHECK(j["cost"]["job_usd"].get<double>() == Approx(2 * 4.54 * hours).epsilon(0.001));
+  CHECK(test::says(j["notes"], "billed for 2 GPUs"));
+  // Two GPUs or more bill as many as they run.
+  const auto k = test::run_json({"estimate", "--model", "7B", "--mode", "finetune", "--gpu", "gb200-nvl72-186gb", "--tokens", "1B", "--gpus", "2",
+                                 "--sharding", "zero1"});
+  CHECK(k["cost"]["job_usd"].get<double>() == Approx(2 * 4.54 * k["cost"]["hours"]["wall"].get<double>()).epsilon(0.001));
+  CHECK_FALSE(test::says(k["notes"], "billed for"));
+}

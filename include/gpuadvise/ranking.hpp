@@ -93,7 +93,8 @@ struct Candidate {
 
   std::optional<double> usd_per_gpu_hour() const { return cost.price.usd_per_gpu_hour; }
   std::optional<double> usd_per_hour() const {
-    return cost.price.usd_per_gpu_hour ? std::optional<double>(*cost.price.usd_per_gpu_hour * static_cast<double>(gpus)) : std::nullopt;
+    const double billed = static_cast<double>(gpu ? gpu->billed_gpus(gpus) : gpus);
+    return cost.price.usd_per_gpu_hour ? std::optional<double>(*cost.price.usd_per_gpu_hour * billed) : std::nullopt;
   }
 };
 

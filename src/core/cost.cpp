@@ -53,7 +53,9 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
                       double trainable_params, const CostOptions& opts) {
   JobCost c;
   c.price = choose_price(g, w, opts);
-  const double n = static_cast<double>(w.gpus);
+  const double n = static_cast<double>(g.billed_gpus(w.gpus));  // the GPUs rented (a GB200 Superchip's two for one)
+  if (n > static_cast<double>(w.gpus))
+    c.notes.push_back(Note::format("billed for {:.0f} GPUs: this GPU rents by the Superchip (one Grace CPU and two GPUs), not alone", n));
   if (!c.price.usd_per_gpu_hour) {
     c.missing_price = w.owned ? "no purchase price known for this GPU (--purchase-price ID=USD)"
                               : "no price in the catalogue (--price ID=USD sets one)";
@@ -71,7 +73,7 @@ JobCost estimate_cost(const Workload& w, const GpuSpec& g, const TimeEstimate& t
     const double ckpt_bytes = params_total * 2.0 + trainable_params * 12.0;
     const double nodes = static_cast<double>(std::max<std::int64_t>(1, w.nodes));
     const double write_hours = ckpt_bytes / std::min(nodes * k_checkpoint_write_bytes_per_s, coef::checkpoint_storage_bytes_per_s.value) / 3600.0;
-    const double interruptions_per_hour = k_interruptions_per_gpu_hour * n;
+    const double interruptions_per_hour = k_interruptions_per_gpu_hour * static_cast<double>(w.gpus);  // the GPUs it runs on
     // Without --checkpoint-every: hourly, or Young's optimal interval sqrt(2 x write time x mean time between
     // interruptions) where the job is interrupted more often than that pays for.
     c.checkpoint_every_hours = w.checkpoint_every_hours.value_or(std::min(1.0, std::sqrt(2.0 * write_hours / interruptions_per_hour)));
