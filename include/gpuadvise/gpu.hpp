@@ -64,6 +64,11 @@ struct NodeSpec {
   bool operator==(const NodeSpec&) const = default;
 };
 
+// The widest server (an HGX/OAM baseboard of 8); a node wider than it is a rack-scale NVLink domain, whose compute
+// trays hold 4 GPUs and their own host each (NVL72: 18 trays).
+inline constexpr int k_server_gpus = 8;
+inline constexpr int k_tray_gpus = 4;
+
 struct GpuSpec {
   std::string id, vendor, name, architecture, form_factor, memory_type;
   Segment segment = Segment::datacenter_module;
@@ -111,9 +116,11 @@ struct GpuSpec {
   bool node_size_assumed() const { return !node.gpus_per_node.has_value(); }
   // Plans may span nodes only where a network between them is known.
   bool multi_node() const { return node.network_gbit_per_gpu.value_or(0) > 0; }
-  // The GPUs a plan on `gpus` of them rents: a rack-scale node's (an NVL72's) come by the Superchip, one Grace and
-  // two GPUs (Spheron prices the GB200 per Superchip and rents no single GPU), so a one-GPU plan bills two.
-  std::int64_t billed_gpus(std::int64_t gpus) const { return gpus_per_node() > 8 ? std::max<std::int64_t>(gpus, 2) : gpus; }
+  // A node wider than a server: an NVL72 rack, one NVLink domain of compute trays, each with its own host.
+  bool rack_scale() const { return gpus_per_node() > k_server_gpus; }
+  // The GPUs a plan on `gpus` of them rents: a rack-scale node's come by the Superchip, one Grace and two GPUs
+  // (Spheron prices the GB200 per Superchip and rents no single GPU), so a one-GPU plan bills two.
+  std::int64_t billed_gpus(std::int64_t gpus) const { return rack_scale() ? std::max<std::int64_t>(gpus, 2) : gpus; }
   // Dense peak FLOP/s for a compute precision; empty when the GPU lacks it or it is unknown.
   std::optional<double> peak_flops(std::string_view key) const;
   // The first offer of a provider whose name contains `provider` (any case), priced or not; nullptr if none.

@@ -25,10 +25,9 @@ struct SystemNeeds {
 
 // Host memory a CPU-offloaded plan needs per node (DeepSpeed's memory guide, [DS-MEM]; servers.md Table 3).
 double offload_host_bytes(const Workload& p, const MemoryEstimate& mem);
-// The host memory of this GPU's usual node: the catalogue's, else a common node of its class.
-// The host memory of one node that `ranks` GPUs of a job on it can use: all of a server's; of a node wider than a
-// server (an NVL72 rack: 72 GPUs in one NVLink domain, 18 trays of 4 with their own Grace CPUs and memory), the share
-// of the GPUs the job runs there.
+// The host memory of this GPU's usual node (the catalogue's, else a common node of its class) that `ranks` GPUs of
+// a job on it can use: all of a server's; of a rack-scale node (an NVL72: 18 trays of 4 GPUs, each tray its own Grace
+// host and memory), the share of the GPUs the job runs there.
 double node_host_ram_bytes(const GpuSpec& g, double ranks);
 
 // `time`: the plan's speed, where known; a vision plan's images per second set the CPUs its data loaders need.

@@ -49,12 +49,12 @@ void add_cpu_rows(Ranking& r, const Workload& w, const ModelSpec& m, const GpuCa
   std::string gpu_side;
   for (const auto& g : r.rows)
     if (g.fits && !g.tight && g.cost.total_usd) {
-      gpu_side = fmt::format("; the first GPU row: {} in {}", money_text(*g.cost.total_usd), duration_text(g.cost.wall_hours * 3600));
+      gpu_side = fmt::format("; the first GPU row: {} in {}", usd_text(*g.cost.total_usd), duration_text(g.cost.wall_hours * 3600));
       break;
     }
   r.recommendations.push_back({"on a CPU", pick->gpu->id,
-                               fmt::format("{} for the job in {} on one instance ({}/h){}", money_text(*pick->cost.total_usd), duration_text(pick->cost.wall_hours * 3600),
-                                           money_text(*pick->usd_per_gpu_hour()), gpu_side)});
+                               fmt::format("{} for the job in {} on one instance ({}/h){}", usd_text(*pick->cost.total_usd), duration_text(pick->cost.wall_hours * 3600),
+                                           usd_text(*pick->usd_per_gpu_hour()), gpu_side)});
 }
 
 }  // namespace gpuadvise

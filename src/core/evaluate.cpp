@@ -62,7 +62,7 @@ std::string layout_text(const Workload& w, const ModelSpec& m, const char* one =
     if (w.nodes > 1) {
       s += " in ";
       s += std::to_string(w.nodes);
-      s += w.gpus_per_node() > 8 ? " racks" : " nodes";  // a node wider than a server is a rack-scale NVLink domain (NVL72)
+      s += w.gpus_per_node() > k_server_gpus ? " racks" : " nodes";  // a node wider than a server: a rack (GpuSpec::rack_scale)
     }
     s += ": ";
     bool first = true;
@@ -476,7 +476,7 @@ void ranking_detail::describe_layout(Candidate& c, const Workload& asked, const 
                           ? Note("no NVLink and no PCIe peer-to-peer: the GPUs exchange data through host memory, so sharding and tensor parallelism scale poorly")
                           : Note("no NVLink between all of them: the GPUs talk over PCIe, so sharding and tensor parallelism scale poorly"));
   if (w.nodes > 1 && g.multi_node())
-    c.notes.push_back(Note::format("{} {} joined by {} ({:g} Gb/s per GPU)", w.nodes, g.gpus_per_node() > 8 ? "racks" : "nodes", g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
+    c.notes.push_back(Note::format("{} {} joined by {} ({:g} Gb/s per GPU)", w.nodes, g.rack_scale() ? "racks" : "nodes", g.node.network, g.node.network_gbit_per_gpu.value_or(0)));
   // Several GPUs at --tp 1 and --pp 1 serve copies of the model: one that does not fit one GPU needs a split.
   if (!c.fits && !m.vision && !is_training(w.mode) && w.gpus > 1 && w.tp * w.pp == 1)
     c.notes.push_back(Note::format("{0} GPUs at --tp 1 are {0} copies of the model, each whole on one GPU; --tp {1} splits it over the GPUs of a node "

@@ -110,7 +110,7 @@ inline std::int64_t nodes_for(std::int64_t n, const GpuSpec& g) {
 // the catalogue knows a network between them (method.md §9).
 inline bool whole_nodes(std::int64_t n, const GpuSpec& g) {
   const std::int64_t per_node = g.gpus_per_node();
-  return n <= per_node || (g.multi_node() && (n % per_node == 0 || (per_node > 8 && n % nodes_for(n, g) == 0)));
+  return n <= per_node || (g.multi_node() && (n % per_node == 0 || (g.rack_scale() && n % nodes_for(n, g) == 0)));
 }
 
 // The data-parallel sharding a layout of the workload's framework uses, or none where the layout is not one of its
@@ -192,7 +192,7 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
       // Each also with Megatron's interleaved schedule: v chunks per stage (v dividing the largest stage's
       // layers), a bubble v times smaller for v times the pipeline sends.
       // A node wider than a server (an NVL72 rack) runs stages inside it too, with TP 4 or 8 as GB200 recipes do.
-      if ((nodes > 1 || in_node > 8) && tp * 2 >= std::min<std::int64_t>(in_node, 8))
+      if ((nodes > 1 || in_node > k_server_gpus) && tp * 2 >= std::min<std::int64_t>(in_node, k_server_gpus))
         for (std::int64_t pp = 2; pp <= layers && tp * pp <= n; pp *= 2) {
           if (n % (tp * pp) != 0) continue;
           const std::int64_t per_stage = (layers + pp - 1) / pp;

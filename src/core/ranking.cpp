@@ -340,7 +340,7 @@ void recommend(Ranking& r, const RankOptions& opts, bool job, bool stepped) {
       if (!single_card || cheap(c) < cheap(*single_card)) single_card = &c;
     }
   }
-  const auto money = money_text;
+  const auto money = usd_text;
   if (best_value) {
     std::string t = fmt::format("{} per {} on {}", money(*best_value->value_usd), best_value->value_unit, best_value->layout);
     // Ranked by another order, each row shows that order's plan; the cheapest plan its searches found, where clearly
@@ -414,8 +414,6 @@ std::string duration_text(double secs) {
   if (secs < 86400 * 3) return fmt::format("{:.1f} h", secs / 3600);
   return fmt::format("{:.1f} d", secs / 86400);
 }
-
-std::string ranking_detail::money_text(double v) { return usd_text(v); }
 
 Ranking rank_gpus(const Workload& given, const ModelSpec& m, const GpuCatalog& catalog, const RankOptions& opts) {
   // The ranking prints no memory explanations: the layouts it tries skip writing them.

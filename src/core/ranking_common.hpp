@@ -26,8 +26,6 @@ struct WorkRate {
 WorkRate work_rate(const Candidate& c);
 // Fits without a margin problem first (0), then tight plans (1), then what does not fit (2).
 inline int tier(const Candidate& c) { return c.fits ? (c.tight ? 1 : 0) : 2; }
-// Dollars as the recommendation lines write them: whole above $100, cents above $1, tenths of a cent below.
-std::string money_text(double usd);
 // The figure the order sorts by (lower is better), for a plan that fits.
 double score(const Candidate& c, RankBy order);
 // The choice among the plans that fit one GPU (plan_choice.cpp, method.md §9). The plans no other plan beats

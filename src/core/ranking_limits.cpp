@@ -27,7 +27,7 @@ std::optional<Dropped> missed_limit(const Candidate& c, const RankOptions& o) {
   const std::string took = d.wall_hours ? duration_text(*d.wall_hours * 3600.0) : std::string();
   if (late)  // a deadline is judged first: a GPU is dropped for one reason
     d.reason = d.wall_hours ? fmt::format("the fastest plan within {} ({}) takes {} for {}, over the {} deadline", gpus_text(search_reach(*c.gpu, o)), c.layout,
-                                          took, c.cost.total_usd ? money_text(*c.cost.total_usd) : std::string("an unknown cost"),
+                                          took, c.cost.total_usd ? usd_text(*c.cost.total_usd) : std::string("an unknown cost"),
                                           duration_text(*o.deadline_seconds))
                             : "job time unknown (no throughput figure), so the deadline cannot be checked";
   else

@@ -47,8 +47,7 @@ void ranking_detail::edge_shared_memory(Candidate& c, const Workload& w, const G
 // The catalogue's node memory, else what a common node of the class has: an 8-GPU server 2 TB (the DGX-class
 // H200 MLPerf node), a workstation 400 GB (Lambda's 4x A6000); servers.md Table 2.
 double node_host_ram_bytes(const GpuSpec& g, double ranks) {
-  const double per_node = g.gpus_per_node();
-  if (g.node.host_ram_gb) return *g.node.host_ram_gb * 1e9 * (per_node > 8 ? std::min(1.0, ranks / per_node) : 1.0);
+  if (g.node.host_ram_gb) return *g.node.host_ram_gb * 1e9 * (g.rack_scale() ? std::min(1.0, ranks / g.gpus_per_node()) : 1.0);
   if (g.segment == Segment::edge) return static_cast<double>(g.memory_bytes);  // one memory, shared with the CPU
   return (g.segment == Segment::consumer || g.segment == Segment::workstation ? 400.0 : 2048.0) * 1e9;
 }
@@ -178,10 +177,10 @@ SystemNeeds system_needs(const Workload& w, const ModelSpec& m, const GpuSpec& g
 
   const double have = node_host_ram_bytes(g, ranks);
   if (s.host_ram_bytes > have)
-    s.notes.push_back(g.gpus_per_node() > 8 ? Note::format("needs {:.0f} GB of host memory per node; the {:.0f} GPUs it runs of a {}-GPU rack have {:.0f} GB "
-                                                           "beside them", s.host_ram_bytes / k_gb, ranks, g.gpus_per_node(), have / k_gb)
-                                            : Note::format("needs {:.0f} GB of host memory per node; a common {}-GPU node of this GPU has {:.0f} GB",
-                                                           s.host_ram_bytes / k_gb, g.gpus_per_node(), have / k_gb));
+    s.notes.push_back(Note::format("needs {:.0f} GB of host memory per node; {} {:.0f} GB{}", s.host_ram_bytes / k_gb,
+                                   g.rack_scale() ? fmt::format("the {:.0f} GPUs it runs of a {}-GPU rack have", ranks, g.gpus_per_node())
+                                                  : fmt::format("a common {}-GPU node of this GPU has", g.gpus_per_node()),
+                                   have / k_gb, g.rack_scale() ? " beside them" : ""));
   return s;
 }
 
