@@ -81,3 +81,12 @@ TEST_CASE("gb200: a one-GPU plan rents the Superchip's two GPUs, and says so", "
   CHECK(k["cost"]["job_usd"].get<double>() == Approx(2 * 4.54 * k["cost"]["hours"]["wall"].get<double>()).epsilon(0.001));
   CHECK_FALSE(test::says(k["notes"], "billed for"));
 }
+
+TEST_CASE("gb200: eight GPUs of one rack are two trays: torchrun starts on each with 4 processes", "[gb200][hints]") {
+  // A compute tray holds 4 GPUs and its own host: 8 GPUs inside one NVLink domain still run on two hosts.
+  const auto j = test::run_json({"estimate", "--model", "7B", "--mode", "finetune", "--gpu", "gb200-nvl72-186gb", "--gpus", "8", "--sharding", "zero1"});
+  CHECK(j["launch_hints"]["torchrun"].get<std::string>().find("torchrun --nnodes 2 --nproc_per_node 4") != std::string::npos);
+  // Up to one tray, one host.
+  const auto k = test::run_json({"estimate", "--model", "7B", "--mode", "finetune", "--gpu", "gb200-nvl72-186gb", "--gpus", "2", "--sharding", "zero1"});
+  CHECK(k["launch_hints"]["torchrun"].get<std::string>().find("torchrun --nproc_per_node 2 ") != std::string::npos);
+}

@@ -242,7 +242,7 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
   h.skypilot_accelerator = skypilot_name(c.gpu->id);
   // A training launch: torchrun on each host, the hosts meeting at the head's rendezvous. A node wider than a server
   // (an NVL72 rack: one NVLink domain of 18 compute trays, 4 GPUs and their own host each) runs it per tray.
-  const std::int64_t per_host = per_node > k_server_gpus ? k_tray_gpus : per_node, hosts = nodes * ((per_node + per_host - 1) / per_host);
+  const std::int64_t per_host = c.gpu->rack_scale() ? std::min<std::int64_t>(per_node, k_tray_gpus) : per_node, hosts = nodes * ((per_node + per_host - 1) / per_host);
   const std::string launcher = hosts > 1 ? fmt::format("torchrun --nnodes {} --nproc_per_node {} --rdzv_backend c10d --rdzv_endpoint $HEAD:29500", hosts,
                                                        std::min(per_node, per_host))
                                          : fmt::format("torchrun --nproc_per_node {}", per_node);
