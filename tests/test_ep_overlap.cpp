@@ -78,4 +78,9 @@ TEST_CASE("launch: stages that do not divide the layers go to Megatron as a pipe
                                     "--gpus", "64", "--tp", "4", "--pp", "4", "--virtual-stages", "5", "--sharding", "zero1", "--gradient-checkpointing", "full"});
   CHECK(even["launch_hints"]["torchrun"].get<std::string>().find(" --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 4 ") !=
         std::string::npos);
+  // Stages that divide but chunks that do not: 20 layers a stage in 3 chunks of at most 7. 12 chunks of 7 are 84, so
+  // the first, the last, the second and the last but one give up one each, one chunk of each stage: 20 on every stage.
+  const auto three = test::run_json({"estimate", "--model", "llama-3.1-70b", "--mode", "train", "--framework", "megatron", "--gpu", "h100-sxm-80gb",
+                                     "--gpus", "64", "--tp", "4", "--pp", "4", "--virtual-stages", "3", "--sharding", "zero1", "--gradient-checkpointing", "full"});
+  CHECK(three["launch_hints"]["torchrun"].get<std::string>().find(" --pipeline-model-parallel-layout 'Et*6|t*6|(t*7|)*8t*6|t*6L' ") != std::string::npos);
 }

@@ -344,6 +344,12 @@ TEST_CASE("time: the interleaved pipeline schedule shrinks the bubble v-fold and
   CHECK(pipeline_bubble(4, 16, 1) == Approx(3.0 / 19.0));
   CHECK(pipeline_bubble(4, 16, 5) == Approx(3.0 / 83.0));
   CHECK(pipeline_bubble(1, 16, 5) == 0.0);
+  // Chunks of unequal layers: the warm-up and cool-down run at the largest chunk's pace. DeepSeek-V3's 61 layers over
+  // 2 stages hold 31 on the larger, in 8 chunks of at most 4: the bubble shrinks 31/4 = 7.75-fold, not 8.
+  CHECK(chunk_shrink(61, 2, 8) == Approx(31.0 / 4.0));
+  CHECK(chunk_shrink(80, 4, 5) == Approx(5.0));
+  CHECK(chunk_shrink(80, 4, 1) == Approx(1.0));
+  CHECK(pipeline_bubble(2, 32, chunk_shrink(61, 2, 8)) == Approx(1.0 / (7.75 * 32 + 1)));
   // Megatron-Bridge's H100 recipe for Llama 3 70B fine-tuning in fp8 (TP4 PP4 VP5, 16 micro-batches): the same plan
   // without the interleaving is slower by at least its larger bubble, (1 − 3/83) / (1 − 3/19) = 1.145.
   auto tps = [](const char* v) {
@@ -355,13 +361,16 @@ TEST_CASE("time: the interleaved pipeline schedule shrinks the bubble v-fold and
   CHECK(interleaved / plain < 1.3);
 }
 
-TEST_CASE("advice: --virtual-stages is bad input without a training pipeline or when the chunks do not divide the layers", "[advice][cli]") {
-  // Llama 3 70B has 80 layers: 4 stages of 20 take 5 chunks of 4, not 3. DeepSeek-V3's 61 layers over 8 stages
-  // hold 8 on the largest (the planner's uneven split, as Megatron-Bridge's recipe runs them): 4 chunks of 2.
+TEST_CASE("advice: --virtual-stages is bad input without a training pipeline or with more chunks than a stage has layers", "[advice][cli]") {
+  // Llama 3 70B has 80 layers: 4 stages of 20 take 5 chunks of 4, or 3 of 7, 7 and 6 (Megatron's
+  // pipeline_model_parallel_layout places any whole layers in a chunk), never 21. DeepSeek-V3's 61 layers over 8
+  // stages hold 8 on the largest (the planner's uneven split, as Megatron-Bridge's recipe runs them): 4 chunks of 2.
   CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--gpus", "8", "--pp", "4", "--virtual-stages", "5"}).code == 0);
-  const auto uneven = test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--gpus", "8", "--pp", "4", "--virtual-stages", "3"});
+  CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--gpus", "8", "--pp", "4", "--virtual-stages", "3"}).code == 0);
+  const auto uneven = test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--gpus", "8", "--pp", "4", "--virtual-stages", "21"});
   CHECK(uneven.code == 2);
-  CHECK(uneven.err.find("--virtual-stages: 3 chunks do not divide the 20 layers of the largest of 4 stages of llama-3-70b") != std::string::npos);
+  CHECK(uneven.err.find("--virtual-stages: 21 chunks for the 20 layers of the largest of 4 stages of llama-3-70b (each chunk holds at least one layer)") !=
+        std::string::npos);
   CHECK(test::run({"estimate", "--model", "deepseek-v3", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--gpus", "1024", "--tp", "2",
                    "--pp", "8", "--virtual-stages", "4", "--ep", "64", "--seq-len", "4096"}).code == 0);
   CHECK(test::run({"estimate", "--model", "llama-3-70b", "--mode", "finetune", "--virtual-stages", "2"}).code == 2);

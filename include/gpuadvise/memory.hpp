@@ -129,8 +129,22 @@ double pipeline_split(const ModelSpec& m, std::int64_t pp);
 double pipeline_pace_split(const ModelSpec& m, const ParamCounts& pc, std::int64_t pp);
 // Megatron's interleaved schedule: v chunks of equal layers on the largest stage (the stages split the layers
 // unevenly as pipeline_split does; Megatron-Bridge's DeepSeek-V3 recipe runs 61 layers as 8 stages x 4 chunks).
+// The planner's rule.
 inline bool chunks_divide_stage(std::int64_t layers, std::int64_t pp, std::int64_t vp) {
   return vp <= 1 || (pp > 0 && ((layers + pp - 1) / pp) % vp == 0);
+}
+// What a given layout may run: Megatron's pipeline_model_parallel_layout places any whole layers in each chunk
+// (DeepSeek-V3 on GB300 runs "Et*4|(t*4|)*14tmL": 61 layers as 2 stages x 8 chunks, 15 of 4 and one of 1), so each
+// of the largest stage's v chunks holds at least one layer.
+inline bool chunks_fit_stage(std::int64_t layers, std::int64_t pp, std::int64_t vp) {
+  return vp <= 1 || (pp > 0 && vp <= (layers + pp - 1) / pp);
+}
+// The interleaved schedule's warm-up and cool-down run in chunks, the largest of ceil(S/v) layers on a stage of S:
+// the bubble shrinks by S / ceil(S/v), v where the chunks are equal (method.md §8.4).
+inline double chunk_shrink(std::int64_t layers, std::int64_t pp, std::int64_t vp) {
+  if (vp <= 1 || pp <= 0 || layers <= 0) return vp > 1 ? static_cast<double>(vp) : 1.0;
+  const std::int64_t stage = (layers + pp - 1) / pp;
+  return static_cast<double>(stage) / static_cast<double>((stage + vp - 1) / vp);
 }
 
 // Compute precision actually used on a GPU (e.g. fp8 on an A100 falls back to bf16); empty if unsupported.

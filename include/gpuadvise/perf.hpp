@@ -72,8 +72,9 @@ bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m);
 // steady state, (m − p)/m of m micro-batches over p stages (the warm-up and cool-down ones wait on theirs).
 double expert_overlap_share(const Workload& w, const ModelSpec& m);
 // The share of a pipeline step spent idle: (p−1)/(v·m+p−1) with p stages, m micro-batches per step and v chunks per
-// stage (1F1B: v = 1; Megatron's interleaved schedule shrinks the bubble v-fold, [NARA] §2.2.2). method.md §8.4.
-double pipeline_bubble(std::int64_t stages, double micro_batches, std::int64_t virtual_stages);
+// stage (1F1B: v = 1; Megatron's interleaved schedule shrinks the bubble v-fold, [NARA] §2.2.2; chunks of unequal
+// layers by chunk_shrink). method.md §8.4.
+double pipeline_bubble(std::int64_t stages, double micro_batches, double virtual_stages);
 // The attention (scores and values) share of train_flops_per_token.
 double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len);
 // Forward attention FLOPs per token at a context of seq_len (causal, sliding windows; method.md §8.2).

@@ -366,13 +366,14 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   // Stages that do not divide the layers split them unevenly: Megatron-LM's decoder_first/last_pipeline_num_layers
   // in training (Llama 3 405B: 126 layers over 16 stages), vLLM's get_pp_indices in serving; the largest stage
   // sets the memory and the pace.
-  // Megatron's interleaved schedule gives the largest stage `virtual_stages` chunks of equal layers (the planner's rule).
+  // Megatron's interleaved schedule gives the largest stage `virtual_stages` chunks of at least one layer each (its
+  // pipeline_model_parallel_layout; the planner keeps to equal chunks, chunks_divide_stage).
   if (w.given("virtual_stages") && (!is_training(w.mode) || w.pp < 2 || m.vision))
     throw InputError(w.where("virtual_stages") + ": the interleaved pipeline schedule applies to training a language model with --pp of 2 or more");
-  if (w.virtual_stages > 1 && m.layers > 0 && !chunks_divide_stage(m.layers + m.encoder_layers, w.pp, w.virtual_stages))
-    throw InputError(w.where("virtual_stages") + ": " + std::to_string(w.virtual_stages) + " chunks do not divide the " +
+  if (w.virtual_stages > 1 && m.layers > 0 && !chunks_fit_stage(m.layers + m.encoder_layers, w.pp, w.virtual_stages))
+    throw InputError(w.where("virtual_stages") + ": " + std::to_string(w.virtual_stages) + " chunks for the " +
                      std::to_string((m.layers + m.encoder_layers + w.pp - 1) / w.pp) + " layers of the largest of " + std::to_string(w.pp) + " stages of " + m.id +
-                     " (each chunk holds the same number of layers)");
+                     " (each chunk holds at least one layer)");
   if (!m.vision && w.pp > m.layers + m.encoder_layers && m.layers > 0)
     throw InputError(w.where("pp") + ": " + std::to_string(w.pp) + " stages for " + m.id + "'s " + std::to_string(m.layers + m.encoder_layers) + " layers (at most one layer per stage)");
   if (!w.framework) return;

@@ -270,7 +270,7 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   perf_detail::note_expert_overlap(in, a2a, t_compute, t);
   const double expert_host = perf_detail::expert_host_seconds(in, t_compute, fpt);
   double stage_time = t_compute + exposed + expert_host;
-  const double bubble = w.pp > 1 ? pipeline_bubble(w.pp, accum, w.virtual_stages) : 0.0;
+  const double bubble = w.pp > 1 ? pipeline_bubble(w.pp, accum, chunk_shrink(m.layers + m.encoder_layers, w.pp, w.virtual_stages)) : 0.0;
   if (w.pp > 1) {
     // Pipeline: each stage boundary sends b·s·h activations forward and their gradients back, and the
     // schedule idles (p−1)/(m+p−1) of the step with m micro-batches per step ([GPIPE], 1F1B). Megatron's
@@ -346,9 +346,9 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
 
 }  // namespace
 
-double pipeline_bubble(std::int64_t stages, double micro_batches, std::int64_t virtual_stages) {
+double pipeline_bubble(std::int64_t stages, double micro_batches, double virtual_stages) {
   if (stages < 2) return 0.0;
-  const double p = d(stages), v = d(std::max<std::int64_t>(1, virtual_stages));
+  const double p = d(stages), v = std::max(1.0, virtual_stages);
   return (p - 1.0) / (v * micro_batches + p - 1.0);
 }
 

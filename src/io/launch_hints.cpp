@@ -70,14 +70,14 @@ std::string optim_name(Optimizer o) {
   return "adamw_torch";
 }
 
-// Megatron's pipeline split as the time assumes it (the largest stage holds ceil(layers/p) layers, in v chunks;
-// method.md §8.4): where the layers divide evenly, layers per virtual stage; otherwise an explicit
+// Megatron's pipeline split as the time assumes it (the largest stage holds ceil(layers/p) layers, in v chunks of at
+// most ceil(stage/v); method.md §8.4): where the layers divide evenly, layers per virtual stage; otherwise an explicit
 // --pipeline-model-parallel-layout (chunks in model order, embedding E first, loss L last) whose first and last
 // chunks give up the layers the stages do not divide (pipeline_parallel_layer_layout.py parses "(t*3|)*29").
 std::string megatron_pipeline_split(const Workload& w, const ModelSpec& m) {
   const std::int64_t layers = m.layers, pp = w.pp, vp = std::max<std::int64_t>(1, w.virtual_stages);
-  const std::int64_t per_stage = (layers + pp - 1) / pp, per_chunk = per_stage / vp;
-  if (layers % pp == 0) return vp > 1 ? fmt::format(" --num-layers-per-virtual-pipeline-stage {}", per_chunk) : std::string();
+  const std::int64_t per_stage = (layers + pp - 1) / pp, per_chunk = (per_stage + vp - 1) / vp;
+  if (layers % pp == 0 && per_stage % vp == 0) return vp > 1 ? fmt::format(" --num-layers-per-virtual-pipeline-stage {}", per_chunk) : std::string();
   const std::int64_t chunks = pp * vp;
   std::vector<std::int64_t> size(static_cast<std::size_t>(chunks), per_chunk);
   for (std::int64_t deficit = chunks * per_chunk - layers, i = 0; deficit > 0; ++i) {  // first, last, second, last but one, ...
