@@ -163,3 +163,21 @@ TEST_CASE("system: diffusers' CPU offload keeps the pipeline in host memory, and
   CHECK(n["fit_reason"].get<std::string>().find("share one 8.0 GB memory") != std::string::npos);
   CHECK(run("jetson-orin-nano-8gb", {"check"}).code == 1);
 }
+
+TEST_CASE("system: under expert parallelism each rank builds only its own experts on the host", "[system][moe]") {
+  // DeepSeek-V3 FP8 pre-training on 256 B200s, PP 4, EP 64: a rank of a pipeline stage builds its quarter of the
+  // shared weights and 4 of the 256 experts of each MoE layer (Megatron's num_local_experts) in fp32, 4 B per
+  // parameter, for each of the node's 8 GPUs: (N - routed x 63/64) / 4 x 4 B x 8 = about 219 GB, where counting every
+  // expert on every rank said 5,368 GB, three times the node's 1,800 GB.
+  const auto w = {std::pair<const char*, std::string>{"model", "deepseek-v3"}, {"mode", "train"}, {"framework", "megatron"}, {"precision", "fp8"},
+                  {"seq_len", "4096"}, {"gpus", "256"}, {"pp", "4"}, {"ep", "64"}, {"sharding", "zero1"}};
+  const auto s = needs(w, "b200-hgx-180gb");
+  const ParamCounts pc = count_params(test::model("deepseek-v3"));
+  const double local = pc.total - pc.routed_experts * 63.0 / 64.0;
+  CHECK(s.host_ram_bytes == Approx(local / 4.0 * 4.0 * 8.0).epsilon(0.01));
+  CHECK(s.host_ram_bytes == Approx(219e9).epsilon(0.01));
+  // On a GB200 rack all 72 GPUs of the node build theirs: 72 / 8 times as much, under the rack's 17,280 GB.
+  const auto r = needs(w, "gb200-nvl72-186gb");
+  CHECK(r.host_ram_bytes == Approx(local * 72.0).epsilon(0.01));
+  CHECK(r.host_ram_bytes < 17280e9);
+}

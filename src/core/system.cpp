@@ -104,9 +104,14 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
     s.basis.push_back("host RAM: the frozen base streams in shard by shard (meta-device loading), one 5 GB checkpoint shard per GPU of the node at a time");
   } else if (training) {
     // Each rank builds its model (its tensor/pipeline share) in fp32 on the CPU before moving it to the GPU:
-    // DeepSpeed's estimator counts 4 B per parameter per GPU of the node ([DS-MEM], the "4 x n_gpus" term).
-    s.host_ram_bytes = params / mp * 4.0 * ranks;
-    s.basis.push_back("host RAM: each rank builds its model share in fp32 on the CPU at load, 4 B per parameter per GPU of the node ([DS-MEM])");
+    // DeepSpeed's estimator counts 4 B per parameter per GPU of the node ([DS-MEM], the "4 x n_gpus" term). Under
+    // expert parallelism a rank builds only its own experts (Megatron's MoE layer instantiates num_local_experts),
+    // as the time model's gradients count them (method.md §14).
+    const double ep = d(std::max<std::int64_t>(1, w.ep));
+    const double local = std::max(0.0, params - count_params(m).routed_experts * (1.0 - 1.0 / ep));
+    s.host_ram_bytes = local / mp * 4.0 * ranks;
+    s.basis.push_back(Note(ep > 1 ? "host RAM: each rank builds its model share (its own experts) in fp32 on the CPU at load, 4 B per parameter per GPU of the node ([DS-MEM])"
+                                  : "host RAM: each rank builds its model share in fp32 on the CPU at load, 4 B per parameter per GPU of the node ([DS-MEM])"));
   } else if (offloads_to_cpu(w)) {
     // llama.cpp's layers past -ngl, or some layers' experts, live in host memory (method.md §8.3), beside the GPU's
     // share it loaded.
