@@ -161,3 +161,24 @@ TEST_CASE("moe picks: a GPU without a price gets the plan it would get with one"
   CHECK(unpriced["plan"]["ep"].get<int>() > 1);
   CHECK(unpriced["time"]["train_tokens_per_second_per_gpu"] == priced["time"]["train_tokens_per_second_per_gpu"]);
 }
+
+TEST_CASE("plan: the fastest of a count given beyond 64 GPUs is searched, priced or not, and lies on its frontier", "[plan-choice][moe][cli]") {
+  // --rank-by time keeps --max-gpus at 64 unless given; a count given alone (256) is the count searched, so its plans
+  // compete on time. Before, none passed the 64-GPU limit and the cheapest was shown, and on a GPU without a price the
+  // first plan that fit: DeepSeek-V3 on 256 MI355Xs ran FSDP over 256 at 201 tokens/s per GPU, where pipeline 16 x
+  // expert parallel 8 runs over 3,000.
+  const auto j = test::run_json({"--model", "deepseek-v3", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--seq-len", "4096",
+                                 "--tokens", "1T", "--only", "mi355x-288gb", "--gpus", "256", "--global-batch", "4096", "--rank-by", "time"});
+  const auto& row = j["ranking"][0];
+  CHECK(row["plan"]["gpus"] == 256);
+  CHECK(row["plan"]["ep"].get<int>() > 1);
+  CHECK(row["time"]["train_tokens_per_second_per_gpu"].get<double>() > 3000);
+  CHECK(row["cost"]["job_usd"].is_null());  // no price in the catalogue
+  // Without a price GPU-hours stand for dollars on the frontier: its points have hours, and the chosen plan is one.
+  bool on_frontier = false;
+  for (const auto& p : row["frontier"]) {
+    CHECK_FALSE(p["hours"].is_null());
+    on_frontier = on_frontier || p["layout"] == row["layout"];
+  }
+  CHECK(on_frontier);
+}

@@ -133,14 +133,19 @@ Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit
   }
   // A plan both cheaper and faster than the one chosen is better by any order (whatever its count, and it meets
   // the same deadline and budget): the cheapest such plan is chosen, so the choice lies on the frontier.
+  // Without a price, GPU-hours order the plans of one GPU as its dollars would (band_cost).
   const Candidate* best = out.plan;
-  if (best->cost.total_usd && best->time.job_seconds) {
+  if (const auto best_usd = band_cost(*best)) {
     const Candidate* better = nullptr;
-    for (auto* c : pool)
-      if (c->cost.total_usd && c->time.job_seconds && *c->cost.total_usd < *best->cost.total_usd && c->cost.wall_hours < best->cost.wall_hours &&
-          (!better || *c->cost.total_usd < *better->cost.total_usd ||
-           (*c->cost.total_usd == *better->cost.total_usd && c->cost.wall_hours < better->cost.wall_hours)))
+    std::optional<double> better_usd;
+    for (auto* c : pool) {
+      const auto usd = band_cost(*c);
+      if (usd && *usd < *best_usd && c->cost.wall_hours < best->cost.wall_hours &&
+          (!better || *usd < *better_usd || (*usd == *better_usd && c->cost.wall_hours < better->cost.wall_hours))) {
         better = c;
+        better_usd = usd;
+      }
+    }
     if (better) out.plan = better;
   }
   return out;
@@ -148,15 +153,15 @@ Pick pick_plan(const std::vector<const Candidate*>& pool, std::int64_t first_fit
 
 namespace {
 // Which plans another beats on both time and cost (at least as good on both, better on one): a sweep in order of
-// hours, then dollars, keeping the fewest dollars of the plans strictly faster. Plans without a job time or cost
-// are not compared.
+// hours, then dollars (GPU-hours without a price: band_cost), keeping the fewest dollars of the plans strictly
+// faster. Plans without a job time are not compared.
 std::vector<char> dominated_plans(const std::vector<const Candidate*>& plans) {
   std::vector<char> dominated(plans.size(), 0);
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < plans.size(); ++i)
-    if (plans[i]->cost.total_usd && plans[i]->time.job_seconds) order.push_back(i);
+    if (band_cost(*plans[i])) order.push_back(i);
   auto hours = [&](std::size_t i) { return plans[i]->cost.wall_hours; };
-  auto usd = [&](std::size_t i) { return *plans[i]->cost.total_usd; };
+  auto usd = [&](std::size_t i) { return *band_cost(*plans[i]); };
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return std::pair(hours(a), usd(a)) < std::pair(hours(b), usd(b)); });
   double faster_usd = std::numeric_limits<double>::infinity();  // the fewest dollars among strictly faster plans
   for (std::size_t g = 0; g < order.size();) {
@@ -172,7 +177,8 @@ std::vector<char> dominated_plans(const std::vector<const Candidate*>& plans) {
 }
 }  // namespace
 
-// Keeps the plans no other plan beats on both time and cost (with a job size), else the best value per GPU count.
+// Keeps the plans no other plan beats on both time and cost (with a job size; GPU-hours stand for dollars without a
+// price), else the best value per GPU count.
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
   std::vector<FrontierPoint> out;
   // By count, then value, then the simpler sharding (ZeRO-1 before ZeRO-2 when both cost the same).
@@ -183,9 +189,13 @@ std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
   const std::vector<char> dominated = dominated_plans(plans);
   for (std::size_t i = 0; i < plans.size(); ++i) {
     const Candidate* c = plans[i];
-    if (c->cost.total_usd && c->time.job_seconds) {
-      // A plan with the same hours and dollars as one kept is the same point (ZeRO-1 and ZeRO-2 often are).
-      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) { return k.hours == c->cost.wall_hours && k.usd == c->cost.total_usd; });
+    if (band_cost(*c)) {
+      // A plan with the same hours and dollars (GPU-hours without a price) as one kept is the same point (ZeRO-1 and
+      // ZeRO-2 often are).
+      const double cost = *band_cost(*c);
+      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) {
+        return k.hours == c->cost.wall_hours && (k.usd ? *k.usd : static_cast<double>(k.gpus) * *k.hours) == cost;
+      });
       if (dominated[i] || same) continue;
       out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, c->cost.wall_hours, c->cost.total_usd, c->value_usd, work_rate(*c).per_second});
     } else if (out.empty() || out.back().gpus != c->gpus) {

@@ -194,7 +194,11 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
                       const RankOptions& opts) {
   std::vector<const Candidate*> pool;
   for (const auto& c : fits) pool.push_back(&c);
-  const Pick chosen = pick_plan(pool, first_fit, w.has_job_size(), order, opts);
+  // A count given alone is the count searched: its plans compete whatever --max-gpus says (64 unless given), or the
+  // fastest of 256 GPUs given fell back to the cheapest, and without a price to the first that fit.
+  RankOptions asked = opts;
+  if (count_without_layout(w)) asked.max_gpus = std::max(asked.max_gpus, w.gpus);
+  const Pick chosen = pick_plan(pool, first_fit, w.has_job_size(), order, asked);
   const Candidate* best = chosen.plan;
   const RankBy pick = chosen.by;
   std::vector<FrontierPoint> frontier = frontier_of(pool);  // before the chosen plan leaves `fits`
