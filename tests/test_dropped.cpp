@@ -96,3 +96,17 @@ TEST_CASE("nothing fits in training: the roomiest layout is assessed with the mo
   CHECK(peak < bare["memory"]["device_peak_bytes"].get<double>());
   CHECK(row["time"]["train_tokens_per_second_per_gpu"].is_null());
 }
+
+TEST_CASE("dropped: a miss that rounds to the deadline is given in hours, so the reason never reads 7.0 d over 7.0 d", "[dropped][cli]") {
+  // Qwen3-30B-A3B on 100B tokens within 7 days on MI350Xs (one node of 8: no network between nodes in the catalogue):
+  // its fastest plan takes a little over 168 h.
+  const auto j = test::run_json({"--model", "qwen3-30b-a3b", "--mode", "train", "--precision", "bf16", "--framework", "megatron", "--tokens", "100B",
+                                 "--only", "mi350x-288gb", "--deadline", "7d"});
+  REQUIRE(j["dropped"].size() == 1);
+  const std::string reason = j["dropped"][0]["reason"].get<std::string>();
+  const double hours = j["dropped"][0]["wall_hours"].get<double>();
+  REQUIRE(hours > 168.0);
+  REQUIRE(hours < 170.0);
+  CHECK(reason.find(fmt::format("takes {:.2f} h for an unknown cost, over the 168.00 h deadline", hours)) != std::string::npos);
+  CHECK(reason.find("7.0 d") == std::string::npos);
+}

@@ -182,3 +182,19 @@ TEST_CASE("plan: the fastest of a count given beyond 64 GPUs is searched, priced
   }
   CHECK(on_frontier);
 }
+
+TEST_CASE("plan: a deadline on a GPU without a price keeps the plan of fewest GPU-hours that meets it, and says so", "[plan-choice][cli]") {
+  // Every plan of one GPU shares its hourly price, so GPU-hours order them as dollars would: Llama 3.1 8B on 100B
+  // tokens within 7 days on MI355Xs (no catalogue price) runs on the fewest GPU-hours of the frontier's points that
+  // finish within 168 h. Before, every unpriced plan scored alike and the first that met the deadline was kept.
+  const auto j = test::run_json({"--model", "llama-3.1-8b", "--mode", "train", "--precision", "bf16", "--framework", "megatron", "--tokens", "100B",
+                                 "--only", "mi355x-288gb", "--deadline", "7d"});
+  const auto& row = j["ranking"][0];
+  const double chosen = row["cost"]["hours"]["gpu_hours"].get<double>();
+  CHECK(row["cost"]["hours"]["wall"].get<double>() <= 168.0);
+  double fewest = 1e300;
+  for (const auto& p : row["frontier"])
+    if (p["hours"].get<double>() <= 168.0) fewest = std::min(fewest, p["gpus"].get<double>() * p["hours"].get<double>());
+  CHECK(chosen == Approx(fewest));
+  CHECK(row["why"].get<std::string>().find("the cheapest that meets the deadline") != std::string::npos);
+}

@@ -83,12 +83,15 @@ bool search_further(const std::vector<Candidate>& fits, std::int64_t n, std::int
 }
 
 namespace {
-// The order's score of one plan among its GPU's. Best value without a price: every plan of one GPU shares its
-// hourly price, so GPU-seconds per unit of work order them as dollars per unit would (as band_cost does with a
-// job size); without it every unpriced plan scored alike and the first that fit was kept.
+// The order's score of one plan among its GPU's. Best value or the cheapest without a price: every plan of one GPU
+// shares its hourly price, so GPU-seconds per unit of work (GPU-hours of the job) order them as dollars would (as
+// band_cost does with a job size); without it every unpriced plan scored alike and the first that fit was kept.
 double plan_score(const Candidate& c, RankBy by) {
   if (by == RankBy::value && !c.value_usd)
     if (const auto rate = work_rate(c).per_second; rate && *rate > 0) return static_cast<double>(c.gpus) / *rate;
+  // The cheapest without a price (a deadline's pick): GPU-hours, as band_cost orders them.
+  if (by == RankBy::cost && !c.cost.total_usd)
+    if (const auto gpu_hours = band_cost(c)) return *gpu_hours;
   return score(c, by);
 }
 }  // namespace

@@ -128,9 +128,12 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
     fmt::format_to(to, FMT_COMPILE("; of {} plans that fit, the {} at most {:.0f}% dearer than the cheapest job"), fitting,
                    chosen.cost.wall_hours <= coef::value_target_hours.value ? fmt::format("cheapest that finishes within {:.0f} h,", coef::value_target_hours.value) : "fastest",
                    100 * coef::value_cost_slack.value);
+  else if (fitting > 1 && (opts.deadline_seconds || opts.budget_usd))
+    fmt::format_to(to, FMT_COMPILE("; of {} plans that fit, the {}"), fitting,
+                   opts.deadline_seconds ? "cheapest that meets the deadline" : "fastest within the budget");
   else if (fitting > 1)
-    fmt::format_to(to, FMT_COMPILE("; the {} of {} plans that fit"), order == RankBy::time ? "fastest" : order == RankBy::headroom ? "roomiest" : "best value",
-                   fitting);
+    fmt::format_to(to, FMT_COMPILE("; the {} of {} plans that fit"),
+                   order == RankBy::time ? "fastest" : order == RankBy::headroom ? "roomiest" : order == RankBy::cost ? "cheapest" : "best value", fitting);
   return fmt::to_string(why);
 }
 

@@ -24,11 +24,13 @@ std::optional<Dropped> missed_limit(const Candidate& c, const RankOptions& o) {
   if (!late && !dear) return std::nullopt;
   Dropped d{c.gpu->id, {}, c.gpus, c.layout, std::nullopt, c.cost.total_usd, !late};
   if (c.time.job_seconds) d.wall_hours = c.cost.wall_hours;
-  const std::string took = d.wall_hours ? duration_text(*d.wall_hours * 3600.0) : std::string();
+  std::string took = d.wall_hours ? duration_text(*d.wall_hours * 3600.0) : std::string();
+  std::string limit = o.deadline_seconds ? duration_text(*o.deadline_seconds) : std::string();
+  if (late && took == limit)  // a miss that rounds to the deadline ("7.0 d, over the 7.0 d deadline"): in hours, to two decimals
+    took = fmt::format("{:.2f} h", *d.wall_hours), limit = fmt::format("{:.2f} h", *o.deadline_seconds / 3600.0);
   if (late)  // a deadline is judged first: a GPU is dropped for one reason
     d.reason = d.wall_hours ? fmt::format("the fastest plan within {} ({}) takes {} for {}, over the {} deadline", gpus_text(search_reach(*c.gpu, o)), c.layout,
-                                          took, c.cost.total_usd ? usd_text(*c.cost.total_usd) : std::string("an unknown cost"),
-                                          duration_text(*o.deadline_seconds))
+                                          took, c.cost.total_usd ? usd_text(*c.cost.total_usd) : std::string("an unknown cost"), limit)
                             : "job time unknown (no throughput figure), so the deadline cannot be checked";
   else
     d.reason = c.cost.total_usd ? fmt::format("the cheapest plan ({}) costs ${:.2f}{}, over the ${:.2f} budget", c.layout, *c.cost.total_usd,
