@@ -84,3 +84,26 @@ TEST_CASE("launch: stages that do not divide the layers go to Megatron as a pipe
                                      "--gpus", "64", "--tp", "4", "--pp", "4", "--virtual-stages", "3", "--sharding", "zero1", "--gradient-checkpointing", "full"});
   CHECK(three["launch_hints"]["torchrun"].get<std::string>().find(" --pipeline-model-parallel-layout 'Et*6|t*6|(t*7|)*8t*6|t*6L' ") != std::string::npos);
 }
+
+TEST_CASE("full cuda graph: the iteration replays without the host, so no launches per expert, and Megatron is told", "[ep-overlap][moe][launch]") {
+  // Qwen3-30B-A3B on 8 GB200s at EP 8 holds 16 experts per GPU: launched one by one from the host (method.md §8.2) they
+  // bound each micro-batch; captured in one CUDA graph (Megatron-Bridge 26.08's recipe) they replay at the GPU's pace.
+  auto args = [](bool graph) {
+    std::vector<std::string> a{"estimate", "--model", "qwen3-30b-a3b", "--mode", "train", "--framework", "megatron", "--precision", "fp8",
+                               "--seq-len", "4096", "--sharding", "zero1", "--gpu", "gb200-nvl72-186gb", "--gpus", "8", "--ep", "8", "--batch", "4",
+                               "--global-batch", "512", "--grad-dtype", "bf16"};
+    if (graph) a.push_back("--full-cuda-graph");
+    return a;
+  };
+  const auto host = test::run_json(args(false)), graph = test::run_json(args(true));
+  CHECK(test::says(host["notes"], "MoE experts at the host's pace"));
+  CHECK_FALSE(test::says(graph["notes"], "MoE experts at the host's pace"));
+  CHECK(graph["time"]["train_tokens_per_second_per_gpu"].get<double>() > 1.3 * host["time"]["train_tokens_per_second_per_gpu"].get<double>());
+  const std::string cmd = graph["launch_hints"]["torchrun"].get<std::string>();
+  CHECK(cmd.find(" --cuda-graph-impl local --cuda-graph-scope full_iteration") != std::string::npos);
+  CHECK(host["launch_hints"]["torchrun"].get<std::string>().find("--cuda-graph") == std::string::npos);
+  // Megatron's option, for training: refused elsewhere, naming the field.
+  const auto hf = test::run({"estimate", "--model", "7B", "--mode", "train", "--full-cuda-graph"});
+  CHECK(hf.code == 2);
+  CHECK(hf.err.find("--full-cuda-graph: applies to Megatron training (--framework megatron, --mode train or finetune)") != std::string::npos);
+}

@@ -29,8 +29,9 @@ TEST_CASE("gb200: the catalogue's rack: 72 GPUs on NVLink, 189,471 MiB each, a t
 TEST_CASE("gb200: held out, Megatron-Bridge's GB200 rows for DeepSeek-V3 and Qwen3-235B within 5 %", "[gb200][heldout][moe]") {
   // 26.08 container, 256 GPUs in four racks of 64: DeepSeek-V3 MXFP8 PP 4 x VP 4 x EP 64, 4,912 tokens/s per GPU;
   // Qwen3-235B-A22B MXFP8 PP 8 x VP 3 x EP 32, 7,280. No coefficient rests on a GB200 row: the B200's family shares,
-  // NVIDIA's 2,450 / 4,900 TFLOP/s peaks and the rack's NVLink for every expert all-to-all. The Qwen3-30B-A3B row
-  // (full CUDA graphs: no host launches per expert) and gpt-oss-120b (issue 28's residual) stay outside.
+  // NVIDIA's 2,450 / 4,900 TFLOP/s peaks and the rack's NVLink for every expert all-to-all. The Qwen3-30B-A3B row runs
+  // its recipe's full-iteration CUDA graph (--full-cuda-graph: no host launches per expert) and comes within 10 %;
+  // gpt-oss-120b (issue 28's residual) stays outside.
   std::map<std::string, double> err;
   for (const auto& [c, e] : test::data_case_errors("gb200_train_time.jsonl")) {
     CHECK_FALSE(c["fitted"].get<bool>());
@@ -39,7 +40,7 @@ TEST_CASE("gb200: held out, Megatron-Bridge's GB200 rows for DeepSeek-V3 and Qwe
   REQUIRE(err.size() == 4);
   CHECK(std::abs(err.at("mbridge_2608_deepseek_v3_256xgb200")) <= 0.05);
   CHECK(std::abs(err.at("mbridge_2608_qwen3_235b_a22b_256xgb200")) <= 0.05);
-  CHECK(err.at("mbridge_2608_qwen3_30b_a3b_8xgb200_mbs4") < -0.25);
+  CHECK(std::abs(err.at("mbridge_2608_qwen3_30b_a3b_8xgb200_mbs4")) <= 0.1);
   CHECK(err.at("mbridge_2608_gpt_oss_120b_64xgb200") > 0.25);
 }
 

@@ -123,6 +123,9 @@ struct Workload {
   // Megatron training of a mixture of experts: each micro-batch's expert all-to-alls beside another's compute
   // (--overlap-moe-expert-parallel-comm; method.md §8.4).
   bool ep_overlap = false;
+  // Megatron training captured whole in one CUDA graph (--cuda-graph-impl local --cuda-graph-scope full_iteration):
+  // the host launches nothing per layer or per expert (method.md §8.2).
+  bool full_cuda_graph = false;
   std::optional<Framework> framework;  // default hf (language) or pytorch (vision)
   Offload offload = Offload::none;
   double gpu_memory_utilization = 0.9;  // vLLM's share of the card (SGLang: mem_fraction_static; TensorRT-LLM: of the free memory)

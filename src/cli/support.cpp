@@ -151,6 +151,7 @@ void add_workload_flags(CLI::App* app, WorkloadFlags& wf) {
   add_switch(app, wf, "rope_scaling", "--rope-scaling", "true", "a --seq-len beyond the model's trained context is meant (RoPE scaling such as YaRN)", g);
   add_switch(app, wf, "disaggregate", "--disaggregate", "true", "serving: prefill and decode on separate replicas of the layout, the KV cache sent between them (vLLM, SGLang, TensorRT-LLM)", g);
   add_switch(app, wf, "ep_overlap", "--ep-overlap", "true", "Megatron training of a mixture of experts: the expert all-to-alls of one micro-batch beside another's compute (--overlap-moe-expert-parallel-comm; needs an interleaved schedule with pipeline stages and no full recomputation)", g);
+  add_switch(app, wf, "full_cuda_graph", "--full-cuda-graph", "true", "Megatron training captured whole in one CUDA graph (--cuda-graph-impl local --cuda-graph-scope full_iteration): no host launches per layer or per expert", g);
   add_switch(app, wf, "attention_dp", "--attention-dp", "true", "serving a mixture of experts: attention and its KV cache data parallel over the --tp GPUs, each with its own sequences, the experts split over them (TensorRT-LLM, SGLang, vLLM)", g);
   add(app, wf, "grad_accum", "--grad-accum", "micro-batches of --batch per optimizer step [1]", g);
   add(app, wf, "global_batch", "--global-batch", "training: sequences per optimizer step over all GPUs (256, 1k), or tokens with a suffix (4Mtok); each layout's accumulation reaches it [pre-training with --tokens: DeepSeek LLM's law; fine-tuning: 128]", g);
@@ -494,7 +495,5 @@ CostOptions cost_options(const CostFlags& cf, const GpuCatalog& cat, std::istrea
 }
 
 std::string sweep_value_text(double v) { return fmt::format("{:.0f}", v); }
-
-// Shell completions and the man page, generated from the option definitions so they cannot drift.
 
 }  // namespace gpuadvise::cli

@@ -283,6 +283,8 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   }
   if (given("ep_overlap") && (!training || !m.is_moe() || w.effective_framework() != Framework::megatron))
     refuse("ep_overlap", "applies to Megatron training of a mixture-of-experts model (--framework megatron, --mode train or finetune)");
+  if (given("full_cuda_graph") && (!training || w.effective_framework() != Framework::megatron))
+    refuse("full_cuda_graph", "applies to Megatron training (--framework megatron, --mode train or finetune)");
   if (given("ep_overlap") && w.checkpointing == Checkpointing::full)
     refuse("ep_overlap", "Megatron refuses it with full recomputation: --gradient-checkpointing selective or none");
   for (const char* key : {"lora_rank", "lora_targets"})

@@ -304,7 +304,8 @@ TimeEstimate training_time(const TimeBasis& in, TimeEstimate t) {
   // bounds its decode; the GPU runs them as they come, so a micro-batch takes at least that long. Small models at
   // small micro-batches are bound by it. A given --mfu is end to end: it holds the step.
   const double passes = 2.0 + (w.checkpointing == Checkpointing::full ? 1.0 : 0.0);
-  const double host = d(m.layers + m.encoder_layers) / pp * framework_profile(w.effective_framework()).layer_overhead_s * passes;
+  // A whole iteration in one CUDA graph (--full-cuda-graph) launches nothing from the host per layer.
+  const double host = w.full_cuda_graph ? 0.0 : d(m.layers + m.encoder_layers) / pp * framework_profile(w.effective_framework()).layer_overhead_s * passes;
   const bool on_cpu = gpu.is_cpu() && !w.mfu, host_bound = !w.mfu && !on_cpu && host > stage_time;  // a CPU's cores dispatch and compute (§16)
   const double gpu_stage_time = stage_time;
   if (on_cpu) stage_time += host;

@@ -27,7 +27,9 @@ static bool overlap_runs(const Workload& w, const ModelSpec& m) {
 // torchtitan's grouped_mm and the inference engines' fused MoE kernels launch one kernel for all experts.
 double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt) {
   const auto& [w, m, gpu, mem] = in.io;
-  if (!m.is_moe() || m.experts <= 0 || w.mfu || fpt <= 0 || !framework_profile(w.effective_framework()).expert_host_loop) return 0.0;
+  // A whole iteration captured in one CUDA graph replays the experts' kernels without the host (static shapes: the
+  // recipes pad each expert to a capacity).
+  if (!m.is_moe() || m.experts <= 0 || w.mfu || fpt <= 0 || w.full_cuda_graph || !framework_profile(w.effective_framework()).expert_host_loop) return 0.0;
   const bool recompute = w.checkpointing == Checkpointing::full;
   const double local = d(m.experts) / d(std::max<std::int64_t>(1, w.ep));
   // Forward and backward (coef::expert_host_s); a recomputed forward launches the forward's half again.

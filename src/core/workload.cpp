@@ -208,7 +208,7 @@ const std::vector<std::string>& workload_keys() {
       "sharding", "tp", "pp", "virtual_stages", "gpu_layers", "ep", "cp", "nodes", "grad_accum", "global_batch", "allow_quantization", "rope_scaling", "framework", "offload", "gpu_memory_utilization", "gpu", "tokens", "requests",
       "input_tokens", "output_tokens", "concurrency", "dataset_tokens", "epochs", "steps", "diffusion_steps", "text_tokens", "images", "mfu", "setup_hours",
       "storage_usd", "egress_usd", "checkpoint_every", "owned", "amortize_years", "utilization", "power_price", "streams", "fps",
-      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "image_decode", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp", "ep_overlap"};
+      "resolution", "codec", "infer_every", "max_latency_ms", "tracker", "image_decode", "classes", "max_ttft_ms", "max_tpot_ms", "disaggregate", "attention_dp", "ep_overlap", "full_cuda_graph"};
   return keys;
 }
 
@@ -259,16 +259,15 @@ void read_model_fields(Workload& w, const Fields& f) {
     w.checkpointing_given = true;
   }
   if (auto* v = f.get("recompute_modules")) apply_recompute_modules(w, *v);  // implies --gradient-checkpointing selective
-  if (auto* v = f.get("flash_attention")) w.flash_attention = parse_bool(*v);
-  if (auto* v = f.get("compile")) w.compile = parse_bool(*v);
-  if (auto* v = f.get("cache_latents")) w.cache_latents = parse_bool(*v);
-  if (auto* v = f.get("vae_tiling")) w.vae_tiling = parse_bool(*v);
+  // The switches, each "true" or "false".
+  static constexpr std::pair<const char*, bool Workload::*> switches[] = {
+      {"flash_attention", &Workload::flash_attention}, {"compile", &Workload::compile}, {"cache_latents", &Workload::cache_latents},
+      {"vae_tiling", &Workload::vae_tiling}, {"allow_quantization", &Workload::allow_quantization},
+      {"rope_scaling", &Workload::rope_scaling}, {"disaggregate", &Workload::disaggregate}, {"attention_dp", &Workload::attention_dp},
+      {"ep_overlap", &Workload::ep_overlap}, {"full_cuda_graph", &Workload::full_cuda_graph}};
+  for (const auto& [key, field] : switches)
+    if (auto* v = f.get(key)) w.*field = parse_bool(*v);
   if (auto* v = f.get("channels_last")) w.channels_last = parse_bool(*v);
-  if (auto* v = f.get("allow_quantization")) w.allow_quantization = parse_bool(*v);
-  if (auto* v = f.get("rope_scaling")) w.rope_scaling = parse_bool(*v);
-  if (auto* v = f.get("disaggregate")) w.disaggregate = parse_bool(*v);
-  if (auto* v = f.get("attention_dp")) w.attention_dp = parse_bool(*v);
-  if (auto* v = f.get("ep_overlap")) w.ep_overlap = parse_bool(*v);
   if (auto* v = f.get("lora_rank")) w.lora_rank = parse_positive_int(*v, 65536);
   if (auto* v = f.get("lora_targets")) w.lora_targets = parse_lora_targets(*v);
 }

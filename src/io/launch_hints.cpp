@@ -122,6 +122,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   // for, its batch-level overlap (method.md §8.4).
   if (w.ep > 1) a += " --moe-token-dispatcher-type alltoall";
   if (expert_all_to_all_overlapped(w, m)) a += " --overlap-moe-expert-parallel-comm";
+  if (w.full_cuda_graph) a += " --cuda-graph-impl local --cuda-graph-scope full_iteration";  // Megatron-LM arguments.py: full_iteration needs local
   if (w.cp > 1) a += fmt::format(" --context-parallel-size {}", w.cp);
   if (w.tp > 1) a += " --sequence-parallel";
   a += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", w.batch, w.batch * w.grad_accum * w.data_parallel(), seq_len);
