@@ -81,6 +81,9 @@ struct ParamCounts {
 };
 
 ParamCounts count_params(const ModelSpec& m);
+// The routed-expert parameters a GPU does not hold when the experts split `expert_split` ways beyond the tp·pp split
+// (expert_shards: ep, or ep/tp folded; method.md §3.4): all but 1/expert_split of them.
+inline double experts_elsewhere(const ParamCounts& pc, double expert_split) { return pc.routed_experts * (1.0 - 1.0 / expert_split); }
 
 // Attention projections in one layer: Wq, Wk, Wv, Wo (+ biases). docs/method.md §1.1
 double attention_params(const ModelSpec& m);

@@ -428,7 +428,7 @@ TensorMemory tensor_memory(const Workload& w, const ModelSpec& m) {
   const double ep = m.is_moe() ? d(expert_shards(w)) : 1.0;
   const bool mixed = is_16bit_or_lower(w.precision) && w.effective_master_weights() == MasterWeights::fp32 && training;
   const Sharding shard = (w.gpus > 1 || dp > 1) ? w.sharding : Sharding::none;
-  const MemBasis in{w, m, fw, pc, s_len, s, b, tp, dp, pp, mp, act_b, V, ep, pc.routed_experts * (1.0 - 1.0 / ep), d(m.layers + m.encoder_layers),
+  const MemBasis in{w, m, fw, pc, s_len, s, b, tp, dp, pp, mp, act_b, V, ep, experts_elsewhere(pc, ep), d(m.layers + m.encoder_layers),
                     training, mixed, shard};
 
   const WeightBytes wb = weight_bytes(in, e);

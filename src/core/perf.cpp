@@ -106,7 +106,7 @@ TrainingLayout training_layout(const TimeBasis& in) {
   // Expert parallelism: each rank holds 1/ep of the routed experts, so it reduces (and gathers) only those (folded
   // over tensor parallel: whole experts, the split beyond tp·pp is ep/tp; method.md §3.4).
   const double ep = m.is_moe() ? d(expert_shards(w)) : 1.0;
-  const double local_params = pc.total - pc.routed_experts * (1.0 - 1.0 / ep);
+  const double local_params = pc.total - experts_elsewhere(pc, ep);
   // Gradients reduce in their buffer's precision: fp32 main grads under Megatron-LM's defaults and torchtitan's
   // reduce_dtype, 16-bit under ZeRO/FSDP with Hugging Face and Megatron-Bridge's benchmarks (--grad-dtype); adapters in 16 bits.
   const double grad_params = (adapters ? mem.params_trainable : local_params) / model_par;

@@ -161,10 +161,14 @@ namespace {
 std::vector<char> dominated_plans(const std::vector<const Candidate*>& plans) {
   std::vector<char> dominated(plans.size(), 0);
   std::vector<std::size_t> order;
+  std::vector<double> cost(plans.size(), 0.0);
   for (std::size_t i = 0; i < plans.size(); ++i)
-    if (band_cost(*plans[i])) order.push_back(i);
+    if (const auto c = band_cost(*plans[i])) {
+      cost[i] = *c;
+      order.push_back(i);
+    }
   auto hours = [&](std::size_t i) { return plans[i]->cost.wall_hours; };
-  auto usd = [&](std::size_t i) { return *band_cost(*plans[i]); };
+  auto usd = [&](std::size_t i) { return cost[i]; };
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return std::pair(hours(a), usd(a)) < std::pair(hours(b), usd(b)); });
   double faster_usd = std::numeric_limits<double>::infinity();  // the fewest dollars among strictly faster plans
   for (std::size_t g = 0; g < order.size();) {
@@ -184,6 +188,7 @@ std::vector<char> dominated_plans(const std::vector<const Candidate*>& plans) {
 // price), else the best value per GPU count.
 std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
   std::vector<FrontierPoint> out;
+  std::vector<double> kept_cost;  // each point's dollars (GPU-hours without a price), as band_cost gave them
   // By count, then value, then the simpler sharding (ZeRO-1 before ZeRO-2 when both cost the same).
   std::sort(plans.begin(), plans.end(), [](const Candidate* a, const Candidate* b) {
     const double va = score(*a, RankBy::value), vb = score(*b, RankBy::value);
@@ -192,17 +197,17 @@ std::vector<FrontierPoint> frontier_of(std::vector<const Candidate*> plans) {
   const std::vector<char> dominated = dominated_plans(plans);
   for (std::size_t i = 0; i < plans.size(); ++i) {
     const Candidate* c = plans[i];
-    if (band_cost(*c)) {
+    if (const auto cost = band_cost(*c)) {
       // A plan with the same hours and dollars (GPU-hours without a price) as one kept is the same point (ZeRO-1 and
       // ZeRO-2 often are).
-      const double cost = *band_cost(*c);
-      const bool same = std::any_of(out.begin(), out.end(), [&](const FrontierPoint& k) {
-        return k.hours == c->cost.wall_hours && (k.usd ? *k.usd : static_cast<double>(k.gpus) * *k.hours) == cost;
-      });
+      bool same = false;
+      for (std::size_t k = 0; k < out.size() && !same; ++k) same = out[k].hours == c->cost.wall_hours && kept_cost[k] == *cost;
       if (dominated[i] || same) continue;
+      kept_cost.push_back(*cost);
       out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, c->cost.wall_hours, c->cost.total_usd, c->value_usd, work_rate(*c).per_second});
     } else if (out.empty() || out.back().gpus != c->gpus) {
       // Without a job size: the best value at each count.
+      kept_cost.push_back(std::numeric_limits<double>::quiet_NaN());  // no job cost: never the same point as another
       out.push_back(FrontierPoint{c->gpus, c->nodes, c->layout, std::nullopt, std::nullopt, c->value_usd, work_rate(*c).per_second});
     }
   }

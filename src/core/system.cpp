@@ -107,11 +107,10 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
     // DeepSpeed's estimator counts 4 B per parameter per GPU of the node ([DS-MEM], the "4 x n_gpus" term). Under
     // expert parallelism a rank builds only its own experts (Megatron's MoE layer instantiates num_local_experts),
     // as the time model's gradients count them (method.md §14).
-    const double ep = d(std::max<std::int64_t>(1, w.ep));
-    const double local = std::max(0.0, params - count_params(m).routed_experts * (1.0 - 1.0 / ep));
-    s.host_ram_bytes = local / mp * 4.0 * ranks;
-    s.basis.push_back(Note(ep > 1 ? "host RAM: each rank builds its model share (its own experts) in fp32 on the CPU at load, 4 B per parameter per GPU of the node ([DS-MEM])"
-                                  : "host RAM: each rank builds its model share in fp32 on the CPU at load, 4 B per parameter per GPU of the node ([DS-MEM])"));
+    const double split = m.is_moe() ? d(expert_shards(w)) : 1.0;
+    s.host_ram_bytes = std::max(0.0, params - experts_elsewhere(count_params(m), split)) / mp * 4.0 * ranks;
+    s.basis.push_back(Note::format("host RAM: each rank builds its model share{} in fp32 on the CPU at load, 4 B per parameter per GPU of the node ([DS-MEM])",
+                                   split > 1 ? " (its own experts)" : ""));
   } else if (offloads_to_cpu(w)) {
     // llama.cpp's layers past -ngl, or some layers' experts, live in host memory (method.md §8.3), beside the GPU's
     // share it loaded.
