@@ -59,6 +59,28 @@ RankOptions rank_options(const RankFlags& flags, const Workload& w, const GpuCat
   if (w.gpu) ro.only_gpus.push_back(gpu_for(*w.gpu, cat).id);
   return ro;
 }
+
+// Hugging Face generate runs a decoding step as the host launches it, kernel by kernel (method.md §8.3): where it
+// misses --max-tpot-ms or --max-ttft-ms, the same job under vLLM (CUDA graphs, continuous batching), ranked as
+// `--framework vllm` ranks it, so the two answers agree.
+void engine_note(Ranking& r, RawWorkload raw, const Workload& w, const ModelSpec& m, const RankOptions& ro, const CommandContext& ctx) {
+  if (is_training(w.mode) || m.vision || w.effective_framework() != Framework::hf) return;
+  const auto missed = std::count_if(r.rows.begin(), r.rows.end(), [](const Candidate& c) { return c.latency_miss > 0; });
+  if (missed == 0) return;
+  raw["framework"] = RawValue{"vllm", "--framework"};
+  const auto [w2, m2, cat2] = load_job(std::move(raw), ctx);
+  const Ranking r2 = rank_gpus(w2, m2, cat2, ro);
+  const auto met = std::count_if(r2.rows.begin(), r2.rows.end(), [](const Candidate& c) { return c.fits; });
+  std::string text = fmt::format("Hugging Face generate misses the latency targets on {} GPU type{}: it launches each layer's kernels from the host "
+                                 "for every token. Under vLLM (--framework vllm: CUDA graphs, continuous batching) ",
+                                 missed, missed == 1 ? "" : "s");
+  if (met == 0 || !r2.rows.front().fits) text += "none meets them either";
+  else {
+    const Candidate& best = r2.rows.front();
+    text += fmt::format("{} GPU type{} meet{} them, the first in this order {} ({})", met, met == 1 ? "" : "s", met == 1 ? "s" : "", best.gpu->id, best.layout);
+  }
+  r.notes.push_back(text);
+}
 }  // namespace
 
 int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
@@ -92,7 +114,8 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
 int run_rank(const RankFlags& flags, const CommandContext& ctx) {
   const OutputFlags& of = ctx.of;
   check_format(of.format);
-  const auto [w, model, cat] = load_job(one_workload(flags.wf, ctx.in, "this command"), ctx);
+  RawWorkload raw = one_workload(flags.wf, ctx.in, "this command");
+  const auto [w, model, cat] = load_job(raw, ctx);
   const RankOptions ro = rank_options(flags, w, cat, ctx.in);
   // A deadline or a budget is met by a job: without its size there is nothing to check against.
   if ((ro.deadline_seconds || ro.budget_usd) && !w.has_job_size() && !w.streams)
@@ -102,6 +125,7 @@ int run_rank(const RankFlags& flags, const CommandContext& ctx) {
   const bool cpus_alone = !ro.only_gpus.empty() && std::all_of(ro.only_gpus.begin(), ro.only_gpus.end(), [&](const std::string& id) { return cpus.find(id); });
   Ranking r = rank_gpus(w, model, cpus_alone ? cpus : cat, ro);
   if (!cpus_alone) add_cpu_rows(r, w, model, cpus, ro);
+  engine_note(r, std::move(raw), w, model, ro, ctx);
   if (of.format == "json") (*ctx.out_ptr) << ranking_json(w, model, r, cat.version);
   else if (of.format == "csv") (*ctx.out_ptr) << ranking_csv(r);
   else if (ctx.md()) (*ctx.out_ptr) << ranking_markdown(w, model, r, ctx.style);

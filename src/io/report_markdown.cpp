@@ -71,6 +71,11 @@ std::string ranking_markdown(const Workload& w, const ModelSpec& m, const Rankin
   // The GPUs --deadline or --budget dropped, each with its closest plan (nearest first), then those not judged.
   for (const Dropped* d : detail::dropped_in_order(r)) why += "- `" + d->gpu + "` (dropped): " + cell(d->reason) + "\n";
   if (!why.empty()) out += "\n<details><summary>Why not</summary>\n\n" + why + "\n</details>\n";
+  // What the model's shape rests on and what the ranking says of the whole table, as the text table's notes.
+  std::string notes;
+  for (const auto& n : m.notes) notes += "- " + cell(n) + "\n";
+  for (const auto& n : r.notes) notes += "- " + cell(n.text()) + "\n";
+  if (!notes.empty()) out += "\n**Notes:**\n\n" + notes;
   out += w.owned ? "\nMemory is per GPU at the peak (nvidia-smi view); costs are owned hardware: purchase prices amortised, plus energy.\n"
                  : "\nMemory is per GPU at the peak (nvidia-smi view); prices are indicative on-demand offers with the date they were seen.\n";
   return out;
