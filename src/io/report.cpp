@@ -177,6 +177,29 @@ std::string verdict_lines(const Candidate& c, const Style& style) {
 }
 }  // namespace
 
+namespace {
+// An inference plan's prefill and decode lines. Serving rates are one replica's (the JSON's keys); a plan of several
+// says so and gives the sum: replicas, or under expert parallelism the data-parallel ranks that share the experts
+// (disaggregated plans split theirs between prefill and decode: their note gives each pool).
+std::string serving_rates_text(const Workload& w, const Candidate& c) {
+  const TimeEstimate& t = c.time;
+  std::string out;
+  const PlanShape& p = c.planned;
+  const double replicas = w.disaggregate ? 1.0 : static_cast<double>(p.gpus) / static_cast<double>(std::max<std::int64_t>(1, p.tp * p.pp));
+  const char* unit = p.ep > 1 ? "rank" : "replica";
+  auto each = [&](double rate) {
+    return replicas > 1 ? fmt::format(" per {}, {:.0f} in all over {:.0f} {}s", unit, rate * replicas, replicas, unit) : std::string();
+  };
+  if (t.prefill_tokens_per_second)
+    out += fmt::format("  prefill: {:.0f} tokens/s{}, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, each(*t.prefill_tokens_per_second),
+                       t.ttft_seconds.value_or(0));
+  if (t.decode_tokens_per_second)
+    out += fmt::format("  decode: {:.1f} tokens/s{} ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, each(*t.decode_tokens_per_second),
+                       t.tpot_seconds.value_or(0) * 1000);
+  return out;
+}
+}  // namespace
+
 std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidate* on_gpu, const MemoryEstimate& mem,
                            const Style& style) {
   std::string out = "Workload: " + workload_line(w, m, mem) + "\n";
@@ -223,8 +246,7 @@ std::string estimate_table(const Workload& w, const ModelSpec& m, const Candidat
       if (v.usd_per_stream_hour) out += fmt::format("  {} per stream-hour\n", usd_text(*v.usd_per_stream_hour));
       for (const auto& n : v.notes) out += "  note: " + n.text() + "\n";
     }
-    if (t.prefill_tokens_per_second) out += fmt::format("  prefill: {:.0f} tokens/s, time to first token {:.3f} s\n", *t.prefill_tokens_per_second, t.ttft_seconds.value_or(0));
-    if (t.decode_tokens_per_second) out += fmt::format("  decode: {:.1f} tokens/s ({:.1f} ms per output token)\n", *t.decode_tokens_per_second, t.tpot_seconds.value_or(0) * 1000);
+    out += serving_rates_text(w, *on_gpu);
     if (t.band)
       out += fmt::format("  band: {:.3g} to {:.3g} ({}), driven by {}\n", t.band->low, t.band->high,
                          t.band->metric == "train_tokens_per_second_per_gpu" ? fmt::format("training tokens/s per {}", per)
