@@ -216,7 +216,7 @@ def main():
     # Layouts given to estimate: expert and attention-data parallel, pipelines over nodes.
     for engine in ["vllm", "sglang", "trtllm"]:
         for layout in [["--gpus", "8", "--tp", "8", "--ep", "8"], ["--gpus", "8", "--tp", "8", "--ep", "8", "--attention-dp"],
-                       ["--gpus", "16", "--tp", "8", "--pp", "2", "--nodes", "2"]]:
+                       ["--gpus", "16", "--tp", "8", "--pp", "2", "--nodes", "2"], ["--gpus", "32", "--nodes", "4", "--ep", "32"]]:
             args = ["estimate", "--model", "deepseek-v3", "--mode", "inference", "--precision", "fp8", "--framework", engine, "--gpu", "h200-sxm-141gb", *layout]
             check_hints(run(args).get("launch_hints") or {}, f"[{' '.join(args)}]", failures, counts)
             commands += 1

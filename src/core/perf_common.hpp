@@ -174,4 +174,10 @@ double expert_host_seconds(const TimeBasis& in, double t_compute, double fpt);
 // exposed (perf_experts.cpp, method.md §8.4).
 double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step);
 
+// Serving with experts split over data-parallel ranks: a stage's dispatch and combine of `tokens` of one rank
+// (decode: one copy per routed expert; `prompt`: one per node), exposed (perf_experts.cpp, method.md §8.3).
+double serving_expert_exchange_seconds(const TimeBasis& in, double tokens, bool prompt);
+// The note that says what that exchange costs a decode step (`exchange` of its `step` seconds) and a prompt token.
+Note expert_exchange_note(const TimeBasis& in, double exchange, double step);
+
 }  // namespace gpuadvise::perf_detail

@@ -63,6 +63,40 @@ double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step) {
   return passes * moe_layers * std::max(inside, outside);
 }
 
+// Expert parallelism over a serving engine's data-parallel ranks (--ep without attention data parallel; method.md §8.3):
+// every MoE layer dispatches each token to the GPUs that hold its k experts and combines their outputs back, as
+// DeepEP does for SGLang and vLLM (deepseek-ai/DeepEP README): decode steps in its low-latency kernels, one copy per
+// routed expert, straight over RDMA; prompts in its normal kernels, one copy per node that holds any of the token's
+// experts (E[distinct] = N·(1 − (1 − 1/N)^k) of the group's N nodes, routing taken as uniform), forwarded over
+// NVLink inside it. The dispatch carries FP8 under an fp8 model (DeepEP's FP8 dispatch), the combine 16 bits. The
+// copies to peers in the node cross NVLink, the rest the GPU's own NIC, both at once; the exchange is exposed
+// (two-batch overlap, which can hide part of it, is not modelled). Seconds for `tokens` of one rank through one stage.
+double serving_expert_exchange_seconds(const TimeBasis& in, double tokens, bool prompt) {
+  const auto& [w, m, gpu, mem] = in.io;
+  if (!m.is_moe() || w.ep <= 1 || w.attention_dp || experts_folded(w)) return 0.0;
+  const double tp = in.tp, group = d(w.ep), k = d(m.experts_per_token);
+  const double peers = std::clamp(std::floor(d(w.gpus_per_node()) / tp), 1.0, group);  // the group's ranks in one node
+  const double nodes = std::ceil(group / peers);
+  const double remote = prompt ? nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, k)) * (nodes - 1.0) / nodes : k * (group - peers) / group;
+  const double local = k * (peers - 1.0) / group;
+  const double copy_bytes = d(m.hidden) * ((w.precision == Precision::fp8 ? 1.0 : 2.0) + 2.0);  // dispatch + combine
+  const double sent = tokens / tp * copy_bytes;
+  const double net = inter_node_bytes_per_s(gpu);
+  const double inside = local > 0 ? sent * local / intra_node_bytes_per_s(gpu, static_cast<std::int64_t>(peers * tp)) : 0.0;
+  const double outside = remote > 0 ? (net > 0 ? sent * remote / net : 0.0) : 0.0;
+  return d(m.layers - m.dense_layers) / in.pp * std::max(inside, outside);
+}
+
+// What the exchange costs a decode step of `step` seconds (`exchange` of them) and a prompt token.
+Note expert_exchange_note(const TimeBasis& in, double exchange, double step) {
+  const auto& [w, m, gpu, mem] = in.io;
+  return Note::format("experts split over {} GPUs: each decode step dispatches and combines every token's {} expert copies ({}, 16-bit back; "
+                      "DeepEP's low-latency kernels): {:.1f} ms of the {:.1f} ms step; a prompt sends one copy per node its experts sit on, "
+                      "{:.1f} us a token (its normal kernels)",
+                      w.ep, m.experts_per_token, w.precision == Precision::fp8 ? "FP8 out" : "16-bit out", exchange * 1e3, step * 1e3,
+                      serving_expert_exchange_seconds(in, 1.0, true) * 1e6);
+}
+
 void note_expert_overlap(const TimeBasis& in, double a2a, double t_compute, TimeEstimate& t) {
   const auto& [w, m, gpu, mem] = in.io;
   if (!m.is_moe()) return;

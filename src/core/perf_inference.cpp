@@ -32,7 +32,9 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
   const auto& [w, m, gpu, mem] = in.io;
   if (!m.is_moe()) return mem.weights;
   const double experts = std::min(mem.expert_weights, mem.weights);
-  return mem.weights - experts + experts * touched_expert_share(m, tokens);
+  // Experts split over data-parallel ranks serve every rank's tokens: the group's touch this rank's experts.
+  const bool wide = w.ep > 1 && !w.attention_dp && !experts_folded(w) && !is_training(w.mode);
+  return mem.weights - experts + experts * touched_expert_share(m, wide ? tokens * d(w.ep) : tokens);
 }
 
 // The bytes of llama.cpp's host-resident weights a forward of `tokens` reads on the CPU (method.md §8.3): with
@@ -107,7 +109,10 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double ew_bytes = forward_elementwise_bytes_per_token(m, static_cast<std::int64_t>(prompt), fused, flash);
   const double ew_experts = w.attention_dp ? routed_expert_elementwise_bytes_per_token(m, fused) : 0.0;
   const double elementwise_s = bw <= 0 ? 0.0 : w.attention_dp ? (ew_bytes - ew_experts + ew_experts / in.tp) / bw : ew_bytes / (bw * in.tp);
-  const double rate = flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + (tp_bytes_s + elementwise_s) * prompt * b);
+  // Experts split over data-parallel ranks: each prompt token's dispatch and combine, one copy per node (perf_experts.cpp).
+  const double exchange_s = serving_expert_exchange_seconds(in, prompt * b, true);
+  const double rate =
+      flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + (tp_bytes_s + elementwise_s) * prompt * b + exchange_s);
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
   // llama.cpp with layers past -ngl, or experts in host memory: for a batch of 32 tokens or more it copies their
   // weights over PCIe and runs them on the GPU, once per micro-batch of 512 tokens (its -ub; a micro-batch that
@@ -215,7 +220,7 @@ void ttft_at_load(const Workload& w, const FrameworkProfile& fw, const Disaggreg
 // reads still add (TensorRT-LLM's Llama 3.1 8B FP8 at 880 in flight on an H200: 14 ms of projections + 17 ms of KV
 // reads, 33.6 ms measured).
 struct StageStep {
-  double total = 0, host = 0, tp = 0, moe = 0, weights = 0, compute = 0, kv = 0, cpu_layers = 0;
+  double total = 0, host = 0, tp = 0, moe = 0, weights = 0, compute = 0, kv = 0, cpu_layers = 0, ep = 0;
 };
 
 StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double batch, double ctx, double host, double eta_mem) {
@@ -258,7 +263,9 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
     // (framework trait, method.md §8.3).
     st.moe = d(m.layers - m.dense_layers) / in.pp * fw.moe_layer_dispatch_s;
   }
-  st.total += st.host + st.tp + st.moe + st.cpu_layers;
+  // Experts split over data-parallel ranks: each step's dispatch and combine over NVLink and the NICs (perf_experts.cpp).
+  st.ep = serving_expert_exchange_seconds(in, batch, false);
+  st.total += st.host + st.tp + st.moe + st.cpu_layers + st.ep;
   return st;
 }
 
@@ -337,6 +344,7 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
                                                  w.pp, w.batch, micro)
                                   : Note::format("pipeline parallel {}: each token passes the stages one after another", w.pp));
     }
+    if (st.ep > 0) t.notes.push_back(expert_exchange_note(in, st.ep, step));
     const double decode_tpot = tpot;
     const Disaggregation split = disaggregation(in, prompt, decode_tpot, prefill_rate, t);
     if (fw.kv_pool && !split.on) tpot += prefill_interference(w, prompt, decode_tpot, prefill_rate, t);
@@ -358,13 +366,14 @@ TimeEstimate inference_time(const TimeBasis& in, TimeEstimate t) {
     t.decode_tokens_per_second = split.on ? split.requests_per_second * w.output_tokens.value_or(1.0) / split.replicas : b / tpot;
     ttft_at_load(w, fw, split, tpot, t);
     t.bandwidth_efficiency = eta_mem;
-    const double t_main = step - st.host - st.tp - st.moe - st.cpu_layers;  // the projections and the KV reads
-    const double biggest = std::max({t_main, st.host, st.tp, st.moe, st.cpu_layers});
+    const double t_main = step - st.host - st.tp - st.moe - st.cpu_layers - st.ep;  // the projections and the KV reads
+    const double biggest = std::max({t_main, st.host, st.tp, st.moe, st.cpu_layers, st.ep});
     if (st.cpu_layers > 0) t.notes.push_back(cpu_share_note(w, m, gpu, mem, st.cpu_layers, decode_tpot));
     t.bound = biggest == t_main ? (st.compute > st.weights && st.compute > st.kv ? "compute" : "memory bandwidth")
               : biggest == st.cpu_layers ? (w.offload == Offload::experts ? "the CPU's experts in host memory" : "the CPU's layers in host memory")
               : biggest == st.moe ? "MoE kernels' fixed cost"
               : biggest == st.tp  ? "tensor-parallel all-reduces"
+              : biggest == st.ep  ? "the expert-parallel dispatch and combine"
                                   : k_host_bound;
     if (host_paced) t.bound = k_host_bound;
     if (w.requests && w.output_tokens) {

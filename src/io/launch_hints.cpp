@@ -201,9 +201,16 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   // Attention data parallel (method.md §8.3): vLLM runs one engine per GPU (--data-parallel-size) with the experts
   // spread over all of them; SGLang --enable-dp-attention with --dp; TensorRT-LLM's enable_attention_dp option.
   const bool adp = w.attention_dp && w.tp > 1;
+  // Experts split over data-parallel ranks (method.md §8.3): one engine over the ep x tp GPUs, its attention data
+  // parallel over the ep ranks, DeepEP carrying the tokens: SGLang's --tp counts every GPU of the engine, --dp the
+  // ranks, --moe-a2a-backend deepep; vLLM's --data-parallel-size ranks with --enable-expert-parallel.
+  const bool wide = w.ep > 1 && !w.attention_dp && !experts_folded(w);
+  const std::int64_t engine_gpus = wide ? w.ep * w.tp : w.tp * w.pp;
+  const std::int64_t engine_nodes = wide ? std::max<std::int64_t>(1, (engine_gpus + w.gpus_per_node() - 1) / w.gpus_per_node()) : nodes;
   std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo, adp ? 1 : w.tp,
                                 c.memory.seq_len, w.gpu_memory_utilization);
   if (adp) cmd += fmt::format(" --data-parallel-size {}", w.tp);
+  if (wide) cmd += fmt::format(" --data-parallel-size {}", w.ep);
   if (w.pp > 1) cmd += fmt::format(" --pipeline-parallel-size {}", w.pp);
   // Expert parallel serving: vLLM spreads the experts over the tensor-parallel GPUs (its EP size is tp x dp).
   if (w.ep > 1 || adp) cmd += " --enable-expert-parallel";
@@ -212,11 +219,14 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
   if (engine == Framework::sglang) {
     // SGLang across nodes: one tensor-parallel group over all of them, each node started with its rank.
-    h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}{}{}", repo, w.tp * w.pp, c.memory.seq_len,
-                           adp ? fmt::format(" --dp {} --enable-dp-attention", w.tp * w.pp) : "", w.ep > 1 ? fmt::format(" --ep-size {}", w.ep) : "",
+    h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}{}{}", repo, engine_gpus, c.memory.seq_len,
+                           adp ? fmt::format(" --dp {} --enable-dp-attention", w.tp * w.pp)
+                           : wide ? fmt::format(" --dp {} --enable-dp-attention --moe-a2a-backend deepep", w.ep)
+                                  : "",
+                           w.ep > 1 ? fmt::format(" --ep-size {}", wide ? engine_gpus : w.ep) : "",
                            w.gpu_memory_utilization_given ? fmt::format(" --mem-fraction-static {:g}", w.gpu_memory_utilization) : "",
                            !prequantised && (w.precision == Precision::fp8 || w.precision == Precision::int8) ? " --quantization fp8" : "",
-                           nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", nodes) : "");
+                           engine_nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", engine_nodes) : "");
   } else if (engine == Framework::trtllm) {
     h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}", repo, w.tp, w.pp,
                            w.ep > 1 ? fmt::format(" --ep_size {}", w.ep) : "", c.memory.seq_len, w.gpu_memory_utilization,
@@ -225,8 +235,11 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
     if (nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", nodes));
   } else {
     h.vllm = cmd;
+    if (wide)
+      h.notes.push_back("vLLM's default all2all backend gathers every rank's tokens (allgather_reducescatter); the estimate's exchange is DeepEP's: "
+                        "VLLM_ALL2ALL_BACKEND=deepep_low_latency for decode, deepep_high_throughput for prompts (its expert-parallel deployment guide)");
     if (nodes > 1)
-      h.notes.push_back(adp ? fmt::format("{} nodes: vLLM's data parallel spans them with --data-parallel-size-local and --data-parallel-address on "
+      h.notes.push_back(adp || wide ? fmt::format("{} nodes: vLLM's data parallel spans them with --data-parallel-size-local and --data-parallel-address on "
                                           "each node (its data-parallel deployment guide)", nodes)
                             : fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
   }
