@@ -92,7 +92,8 @@ TEST_CASE("attention dp: the planner tries it for a served mixture of experts an
   const std::vector<std::string> job{"--model", "qwen3-235b-a22b", "--mode", "inference", "--framework", "trtllm", "--precision", "fp8",
                                      "--requests", "100000", "--input-tokens", "1000", "--output-tokens", "1000", "--format", "json"};
   auto args = job;
-  args.insert(args.end(), {"--only", "h100-sxm-80gb"});
+  // One node (across nodes the experts would rather split over every GPU: tests/test_serving_ep.cpp).
+  args.insert(args.end(), {"--only", "h100-sxm-80gb", "--max-gpus", "8"});
   const auto r = test::run(args);
   REQUIRE(r.code == 0);
   const auto pick = r.json()["ranking"][0];

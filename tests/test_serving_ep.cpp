@@ -78,3 +78,28 @@ TEST_CASE("the launch hints of experts split over ranks start one engine over th
   CHECK(test::says({cmd}, "--data-parallel-size 64 --enable-expert-parallel"));
   CHECK(test::says(vl["launch_hints"]["notes"], "VLLM_ALL2ALL_BACKEND=deepep_low_latency"));
 }
+
+TEST_CASE("the planner's own pick for DeepSeek-V3 served on H100 nodes splits the experts over 32 GPUs, at SGLang's published rate", "[serving][ep][plan]") {
+  // A job of 2,000-token prompts and 500-token answers: LMSYS's H100 deployment prefills 54,543 tokens/s and decodes
+  // 22,282 per node at that prompt length, so a node serves a request in 2,000 / 54,543 + 500 / 22,282 = 0.0591 s of
+  // its time: 16.9 requests/s, 8,460 output tokens/s, 1,058 per GPU, prefill and decode on the same GPUs.
+  const double published_per_gpu = 500.0 / (2000.0 / 54543.0 + 500.0 / 22282.0) / 8.0;
+  CHECK(published_per_gpu == Approx(1057.6).epsilon(1e-3));
+  const std::vector<std::string> job{"--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--requests", "1000000",
+                                     "--input-tokens", "2000", "--output-tokens", "500"};
+  const auto pick = test::run_json(test::args(job, {"--only", "h100-sxm-80gb"}))["ranking"][0];
+  REQUIRE(pick["fits"] == true);
+  CHECK(pick["plan"]["tp"] == 1);
+  CHECK(pick["plan"]["ep"] == 32);
+  CHECK(pick["gpus"] == 32);
+  const double per_gpu = pick["time"]["requests_per_second"].get<double>() * 500.0 / pick["gpus"].get<double>();
+  CHECK(per_gpu == Approx(published_per_gpu).epsilon(0.10));
+  // The same layout given to estimate gives the same figure.
+  const auto at = test::run_json(test::args(test::args({"estimate"}, job), {"--gpu", "h100-sxm-80gb", "--gpus", "32", "--nodes", "4", "--ep", "32"}));
+  CHECK(at["time"]["requests_per_second"].get<double>() == Approx(pick["time"]["requests_per_second"].get<double>()));
+  // No DeepEP on AMD's GPUs, and no rank-per-GPU engine for one engine's sequences in flight (no requests to share).
+  CHECK(test::run_json(test::args(job, {"--only", "mi300x-192gb"}))["ranking"][0]["plan"]["ep"] == 1);
+  const auto one_engine = test::run_json({"--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--input-tokens", "2000",
+                                          "--output-tokens", "500", "--concurrency", "32", "--only", "h100-sxm-80gb"})["ranking"][0];
+  CHECK(one_engine["plan"]["ep"] == 1);
+}

@@ -199,7 +199,7 @@ struct Workload {
   // x context parallel, Megatron's data-parallel-with-context-parallel group).
   std::int64_t replica_ranks() const { return std::max<std::int64_t>(1, gpus / (tp * pp)); }
   // Inference copies of a one-GPU plan that share nothing (a vision job's images split over them): no communicator.
-  bool independent_replicas() const { return !is_training(mode) && !disaggregate && tp == 1 && pp == 1; }
+  bool independent_replicas() const { return !is_training(mode) && !disaggregate && tp == 1 && pp == 1 && ep <= 1; }
   std::int64_t gpus_per_node() const { return std::max<std::int64_t>(1, gpus / std::max<std::int64_t>(1, nodes)); }
 };
 

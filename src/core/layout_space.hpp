@@ -49,7 +49,7 @@ inline std::int64_t max_context_parallel(const Workload& w, const ModelSpec& m) 
 // Inference's splits of a language model over n GPUs (method.md §9): tensor parallel inside a node, pipeline
 // stages across nodes; `at(gpus, nodes, tp, pp, sharding)` tries one.
 template <class At>
-void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std::int64_t nodes, std::int64_t per_node, At&& at) {
+void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std::int64_t nodes, std::int64_t per_node, bool deepep, At&& at) {
   const std::int64_t layers = m.layers + m.encoder_layers;
   // Replicas of a layout that fits fewer GPUs, each its own engine (below): only where there are requests to share.
   const bool replicas = w.requests.has_value() || w.has_job_size();
@@ -83,6 +83,19 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
   if (nodes > 1 && tp_divides(m, per_node, false))
     for (std::int64_t pp = 2; pp <= nodes && pp <= layers; ++pp)
       if (nodes % pp == 0 && (replicas || pp == nodes)) both(nodes, per_node, pp);
+  // A served mixture of experts over whole nodes: its experts split over every GPU of an engine of k nodes, each GPU
+  // attending to its own sequences, DeepEP carrying the tokens (wide expert parallel, method.md §8.3); n/(k·per_node)
+  // engines. Only with requests to share: each GPU runs its own sequences in flight (the workload's --concurrency is
+  // per rank, as it is per replica), so a workload of one engine's sequences is not one of these. `deepep`: the GPU
+  // runs DeepEP (NVIDIA, NVLink inside a node). A rack-scale NVLink domain (GB200 NVL72) holds such an engine whole:
+  // groups of 16 or more of its GPUs.
+  if (!deepep || !replicas || !attention_dp_applies(w, m)) return;
+  if (nodes > 1)
+    for (std::int64_t k = nodes; k >= 2; k /= 2)
+      if (nodes % k == 0 && m.experts % (k * per_node) == 0) at(n, nodes, 1, 1, Sharding::none, k * per_node);
+  if (nodes == 1 && per_node > k_server_gpus)
+    for (std::int64_t ep = n; ep > k_server_gpus; ep /= 2)
+      if (n % ep == 0 && m.experts % ep == 0) at(n, nodes, 1, 1, Sharding::none, ep);
 }
 
 // The micro-batches a layout tries: the first, and the largest multiple of it (doubling). Without --batch, a global batch
@@ -227,7 +240,7 @@ void for_each_layout(const Workload& w, const ModelSpec& m, const GpuSpec& g, st
     return;
   }
   // A vision job of --images splits them over independent replicas of the one-GPU plan, sharing nothing (method.md §9).
-  return m.vision ? (w.images ? at(n, nodes, 1, 1, Sharding::none) : void()) : serving_layouts(w, m, n, nodes, in_node, at);
+  return m.vision ? (w.images ? at(n, nodes, 1, 1, Sharding::none) : void()) : serving_layouts(w, m, n, nodes, in_node, g.vendor == "NVIDIA" && g.fast_link_joins(in_node), at);
 }
 
 // The activation checkpointing levels the savers try on a training layout whose checkpointing is `level`: none,

@@ -103,6 +103,9 @@ void score_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const
 void withhold_unfit(Candidate& c);
 // An edge module's offload is in the memory its GPU uses: the headroom both leave, and no fit past it (system.cpp).
 void edge_shared_memory(Candidate& c, const Workload& w, const GpuSpec& g);
+// The plan in words ("4 GPUs: tensor parallel 2 + ZeRO-1 over 2, full checkpointing"; layout_text.cpp): the planner
+// writes one for every layout that fits. `one`: a single device ("one instance" for a CPU, method.md §16).
+std::string layout_text(const Workload& w, const ModelSpec& m, const char* one = "single GPU");
 // Nothing for a candidate already described.
 void describe_layout(Candidate& c, const Workload& asked, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
 // The sequences of a serving workload's length (--input-tokens + --output-tokens, else the max model length) a

@@ -228,11 +228,13 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
                            !prequantised && (w.precision == Precision::fp8 || w.precision == Precision::int8) ? " --quantization fp8" : "",
                            engine_nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", engine_nodes) : "");
   } else if (engine == Framework::trtllm) {
-    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}", repo, w.tp, w.pp,
-                           w.ep > 1 ? fmt::format(" --ep_size {}", w.ep) : "", c.memory.seq_len, w.gpu_memory_utilization,
-                           adp ? " --extra_llm_api_options attention_dp.yml" : "");
-    if (adp) h.notes.push_back("attention_dp.yml holds the line 'enable_attention_dp: true' (TensorRT-LLM's LLM API option)");
-    if (nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", nodes));
+    // Wide expert parallel: one engine over the group, its attention data parallel (TensorRT-LLM's tp_size counts the
+    // engine's GPUs, as SGLang's --tp does).
+    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}", repo,
+                           wide ? engine_gpus : w.tp, w.pp, w.ep > 1 ? fmt::format(" --ep_size {}", wide ? engine_gpus : w.ep) : "", c.memory.seq_len,
+                           w.gpu_memory_utilization, adp || wide ? " --extra_llm_api_options attention_dp.yml" : "");
+    if (adp || wide) h.notes.push_back("attention_dp.yml holds the line 'enable_attention_dp: true' (TensorRT-LLM's LLM API option)");
+    if (engine_nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", engine_nodes));
   } else {
     h.vllm = cmd;
     if (wide)
