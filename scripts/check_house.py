@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The house rules of ARCHITECTURE.md that a machine can check: no source file over 500 lines and no function
-over 100 (functions and lambdas as universal-ctags finds them, from their first line to their last).
+over 100 (functions and lambdas as universal-ctags finds them, from their first line to their last), and no test name
+with a semicolon (CMake's list separator: ctest's discovery splits such a test in two, each failing).
 Usage: scripts/check_house.py [REPO_ROOT]; exit 1 naming each breach, or when ctags is missing."""
 import pathlib
 import shutil
@@ -19,6 +20,9 @@ for p in files:
     n = len(p.read_text(encoding="utf-8").splitlines())
     if n > MAX_FILE_LINES:
         breaches.append(f"{p.relative_to(root)}: {n} lines (at most {MAX_FILE_LINES})")
+    for i, text in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if text.startswith("TEST_CASE(\"") and ";" in text.split("\"")[1]:
+            breaches.append(f"{p.relative_to(root)}:{i}: a test name with ';' (ctest splits it in two)")
 ctags = shutil.which("ctags-universal") or shutil.which("ctags")
 if not ctags:
     sys.exit("check_house: universal-ctags is missing (scripts/setup.sh installs it)")

@@ -20,7 +20,7 @@ std::string note_of(const nlohmann::json& j, const std::string& head) {
 }
 }  // namespace
 
-TEST_CASE("a decode step over 64 ranks in 8 nodes pays 7 of each token's 8 copies over the NIC; a prompt one per remote node", "[serving][ep]") {
+TEST_CASE("a decode step over 64 ranks in 8 nodes pays 7 of each token's 8 copies over the NIC, a prompt one per remote node", "[serving][ep]") {
   const auto j = test::run_json({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--gpu", "h100-sxm-80gb", "--gpus",
                                  "64", "--nodes", "8", "--ep", "64", "--input-tokens", "1500", "--output-tokens", "1000", "--concurrency", "256",
                                  "--requests", "100000", "--disaggregate"});
