@@ -102,4 +102,6 @@ TEST_CASE("the planner's own pick for DeepSeek-V3 served on H100 nodes splits th
   const auto one_engine = test::run_json({"--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--input-tokens", "2000",
                                           "--output-tokens", "500", "--concurrency", "32", "--only", "h100-sxm-80gb"})["ranking"][0];
   CHECK(one_engine["plan"]["ep"] == 1);
+  // Nor under --disaggregate, whose pools the model splits by replica.
+  CHECK(test::run_json(test::args(job, {"--only", "h100-sxm-80gb", "--disaggregate"}))["ranking"][0]["plan"]["ep"] == 1);
 }

@@ -89,7 +89,9 @@ void serving_layouts(const Workload& w, const ModelSpec& m, std::int64_t n, std:
   // per rank, as it is per replica), so a workload of one engine's sequences is not one of these. `deepep`: the GPU
   // runs DeepEP (NVIDIA, NVLink inside a node). A rack-scale NVLink domain (GB200 NVL72) holds such an engine whole:
   // groups of 16 or more of its GPUs.
-  if (!deepep || !replicas || !attention_dp_applies(w, m)) return;
+  // Disaggregated serving splits a layout's replicas into prefill and decode pools, which an engine of ranks sharing
+  // their experts is not (LMSYS runs each pool as its own expert-parallel engine; not modelled).
+  if (!deepep || !replicas || w.disaggregate || !attention_dp_applies(w, m)) return;
   if (nodes > 1)
     for (std::int64_t k = nodes; k >= 2; k /= 2)
       if (nodes % k == 0 && m.experts % (k * per_node) == 0) at(n, nodes, 1, 1, Sharding::none, k * per_node);
