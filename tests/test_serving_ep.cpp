@@ -105,3 +105,16 @@ TEST_CASE("the planner's own pick for DeepSeek-V3 served on H100 nodes splits th
   // Nor under --disaggregate, whose pools the model splits by replica.
   CHECK(test::run_json(test::args(job, {"--only", "h100-sxm-80gb", "--disaggregate"}))["ranking"][0]["plan"]["ep"] == 1);
 }
+
+TEST_CASE("a serving engine's launch spans its own hosts: an NVL72's trays of 4, one engine of a plan of several", "[serving][hints]") {
+  // TP 8 on a GB200 NVL72 crosses two compute trays, each with its own host: SGLang starts on both (--nnodes 2).
+  const auto gb = test::run_json({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--gpu", "gb200-nvl72-186gb",
+                                  "--gpus", "8", "--tp", "8"});
+  CHECK(test::says({gb["launch_hints"]["server"].get<std::string>()}, "--tp 8 --context-length 2048 --nnodes 2 "));
+  // Four engines of TP 8 x PP 2 on 8 H200 nodes: each engine spans 2 nodes (was --nnodes 8), started four times.
+  const auto four = test::run_json({"estimate", "--model", "deepseek-v3", "--mode", "inference", "--framework", "sglang", "--gpu", "h200-sxm-141gb",
+                                    "--gpus", "64", "--nodes", "8", "--tp", "8", "--pp", "2", "--requests", "1000", "--input-tokens", "1000",
+                                    "--output-tokens", "100"});
+  CHECK(test::says({four["launch_hints"]["server"].get<std::string>()}, "--nnodes 2 "));
+  CHECK(test::says(four["launch_hints"]["notes"], "the plan runs 4 such engines of 16 GPUs each"));
+}

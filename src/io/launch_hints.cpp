@@ -143,24 +143,29 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   return a;
 }
 
+// llama.cpp's server for a plan (method.md §11): its layer split or row split, the layers or experts left to the CPU.
+void llamacpp_hints(LaunchHints& h, const Workload& w, const Candidate& c, const ModelSpec& m) {
+  // llama.cpp splits layers over several GPUs by default (--split-mode layer): one card works at a time; --tp is its
+  // row split. A plan of replicas runs this server once per replica, on its own GPUs.
+  // With --offload layers, -ngl keeps that many on the GPU and the CPU runs the rest (method.md §8.3).
+  // With --offload experts, every layer is on the GPU but for the routed experts of the first --n-cpu-moe ones.
+  const std::int64_t cpu_moe = w.offload == Offload::experts ? c.memory.cpu_moe_layers : 0;
+  // Over several GPUs with some layers' experts on the CPU, the layers each GPU holds balance its bytes (-ts).
+  const bool balanced = cpu_moe > 0 && c.memory.layer_split.size() > 1;
+  h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl {}{}{}{}{}", m.id, c.memory.seq_len, w.offload == Offload::layers && w.gpu_layers > 0 ? w.gpu_layers : 999,
+                         cpu_moe > 0 ? fmt::format(" --n-cpu-moe {}", cpu_moe) : "", w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
+                         w.tp > 1 ? " --split-mode row" : w.pp > 1 ? " --split-mode layer" : "",
+                         balanced ? fmt::format(" --tensor-split {}", fmt::join(c.memory.layer_split, ",")) : "");
+  h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
+}
+
 // A serving plan as its engine's command (method.md §11): vLLM, SGLang, TensorRT-LLM or llama.cpp, with the
 // weights the plan serves read the way that engine can read them from the repository named; ExLlama, ExLlamaV2 and
 // AutoAWQ, which have no server command, as a note.
-void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const ModelSpec& m, const std::string& repo, std::int64_t nodes) {
+void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const ModelSpec& m, const std::string& repo) {
   const Framework engine = w.effective_framework();
   if (engine == Framework::llamacpp || is_gguf(w.precision)) {
-    // llama.cpp splits layers over several GPUs by default (--split-mode layer): one card works at a time; --tp is its
-    // row split. A plan of replicas runs this server once per replica, on its own GPUs.
-    // With --offload layers, -ngl keeps that many on the GPU and the CPU runs the rest (method.md §8.3).
-    // With --offload experts, every layer is on the GPU but for the routed experts of the first --n-cpu-moe ones.
-    const std::int64_t cpu_moe = w.offload == Offload::experts ? c.memory.cpu_moe_layers : 0;
-    // Over several GPUs with some layers' experts on the CPU, the layers each GPU holds balance its bytes (-ts).
-    const bool balanced = cpu_moe > 0 && c.memory.layer_split.size() > 1;
-    h.server = fmt::format("llama-server -m {}.gguf -c {} -ngl {}{}{}{}{}", m.id, c.memory.seq_len, w.offload == Offload::layers && w.gpu_layers > 0 ? w.gpu_layers : 999,
-                           cpu_moe > 0 ? fmt::format(" --n-cpu-moe {}", cpu_moe) : "", w.batch > 1 ? fmt::format(" --parallel {}", w.batch) : "",
-                           w.tp > 1 ? " --split-mode row" : w.pp > 1 ? " --split-mode layer" : "",
-                           balanced ? fmt::format(" --tensor-split {}", fmt::join(c.memory.layer_split, ",")) : "");
-    h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
+    llamacpp_hints(h, w, c, m);
     return;
   }
   if (engine == Framework::exllama || engine == Framework::exllamav2 || engine == Framework::autoawq) {
@@ -205,8 +210,11 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   // parallel over the ep ranks, DeepEP carrying the tokens: SGLang's --tp counts every GPU of the engine, --dp the
   // ranks, --moe-a2a-backend deepep; vLLM's --data-parallel-size ranks with --enable-expert-parallel.
   const bool wide = w.ep > 1 && !w.attention_dp && !experts_folded(w);
+  // The hosts one engine spans: whole servers, or on a rack-scale GPU (an NVL72) its compute trays of 4 GPUs, each
+  // with its own host; a plan of several engines starts each on its own.
   const std::int64_t engine_gpus = wide ? w.ep * w.tp : w.tp * w.pp;
-  const std::int64_t engine_nodes = wide ? std::max<std::int64_t>(1, (engine_gpus + w.gpus_per_node() - 1) / w.gpus_per_node()) : nodes;
+  const std::int64_t host_gpus = c.gpu->rack_scale() ? std::min<std::int64_t>(w.gpus_per_node(), k_tray_gpus) : w.gpus_per_node();
+  const std::int64_t engine_nodes = std::max<std::int64_t>(1, (engine_gpus + host_gpus - 1) / host_gpus);
   std::string cmd = fmt::format("vllm serve {} --tensor-parallel-size {} --max-model-len {} --gpu-memory-utilization {:g}", repo, adp ? 1 : w.tp,
                                 c.memory.seq_len, w.gpu_memory_utilization);
   if (adp) cmd += fmt::format(" --data-parallel-size {}", w.tp);
@@ -217,6 +225,9 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   if (w.kv_precision && (*w.kv_precision == Precision::fp8 || *w.kv_precision == Precision::int8)) cmd += " --kv-cache-dtype fp8";
   cmd += quant;
   if (w.batch > 1) cmd += fmt::format(" --max-num-seqs {}", w.batch);
+  if (const std::int64_t engines = w.gpus / std::max<std::int64_t>(1, engine_gpus); engines > 1 && !w.disaggregate)
+    h.notes.push_back(fmt::format("the plan runs {} such engines of {} GPU{} each, every one started alone, requests spread over them by a load balancer",
+                                  engines, engine_gpus, engine_gpus == 1 ? "" : "s"));
   if (engine == Framework::sglang) {
     // SGLang across nodes: one tensor-parallel group over all of them, each node started with its rank.
     h.server = fmt::format("python -m sglang.launch_server --model-path {} --tp {} --context-length {}{}{}{}{}{}", repo, engine_gpus, c.memory.seq_len,
@@ -240,10 +251,11 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
     if (wide)
       h.notes.push_back("vLLM's default all2all backend gathers every rank's tokens (allgather_reducescatter); the estimate's exchange is DeepEP's: "
                         "VLLM_ALL2ALL_BACKEND=deepep_low_latency for decode, deepep_high_throughput for prompts (its expert-parallel deployment guide)");
-    if (nodes > 1)
+    if (engine_nodes > 1)
       h.notes.push_back(adp || wide ? fmt::format("{} nodes: vLLM's data parallel spans them with --data-parallel-size-local and --data-parallel-address on "
-                                          "each node (its data-parallel deployment guide)", nodes)
-                            : fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node", nodes));
+                                                  "each node (its data-parallel deployment guide)", engine_nodes)
+                                    : fmt::format("{} nodes: start a Ray cluster over them first (vLLM's multi-node serving); tensor parallel stays inside each node",
+                                                  engine_nodes));
   }
 }
 
@@ -270,7 +282,7 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     h.notes.push_back(w.streams ? "video streams: NVIDIA DeepStream or Triton with hardware decode (NVDEC) keeps frames on the GPU"
                                 : "export to TensorRT or ONNX Runtime for lower latency at small batches");
   } else if (!is_training(w.mode)) {
-    serving_hints(h, w, c, m, repo, nodes);
+    serving_hints(h, w, c, m, repo);
   } else if (const auto megatron = megatron_args(w, m, c.memory.seq_len)) {
     h.torchrun = launcher + " pretrain_gpt.py " + *megatron;
     h.notes.push_back(fmt::format("Megatron-LM's pretrain_gpt.py: add the model's shape ({} layers, hidden {}; --num-layers, --hidden-size, ...), the data "
