@@ -240,6 +240,12 @@ template <class Layout>
 bool experts_folded(const Layout& l) {
   return l.ep > l.data_parallel();
 }
+// Served with the experts split over data-parallel ranks (wide expert parallel, method.md §8.3): each GPU attends to
+// its own sequences and every MoE layer exchanges the tokens with the ranks that hold their experts.
+template <class Layout>
+bool experts_over_serving_ranks(const Layout& l) {
+  return !is_training(l.mode) && l.ep > 1 && !l.attention_dp && !experts_folded(l);
+}
 // The routed experts' split beyond the tp·pp model-parallel split: ep, or ep/tp when folded (whole experts).
 template <class Layout>
 std::int64_t expert_shards(const Layout& l) {

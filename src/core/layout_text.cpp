@@ -38,7 +38,7 @@ std::string ranking_detail::layout_text(const Workload& w, const ModelSpec& m, c
     const std::string chunks = w.virtual_stages > 1 ? " (interleaved, " + std::to_string(w.virtual_stages) + " chunks each)" : "";
     if (w.pp > 1) part("pipeline parallel ", w.pp, chunks.c_str());
     if (w.cp > 1) part("context parallel ", w.cp);
-    const bool wide = !is_training(w.mode) && w.ep > 1 && !w.attention_dp && !experts_folded(w);  // served: an engine per ep x tp GPUs
+    const bool wide = experts_over_serving_ranks(w);  // served: an engine per ep x tp GPUs
     if (w.ep > 1) part("expert parallel ", w.ep, experts_folded(w) ? " (folded over tensor parallel: whole experts per GPU)" : wide ? " (each GPU its own sequences, the experts split over them)" : " (within data parallel)");
     if (wide && w.gpus > w.ep * w.tp * w.pp) s += fmt::format(" x {} engines", w.gpus / (w.ep * w.tp * w.pp));
     // ZeRO shards over the ranks that hold the same weights (data parallel x context parallel): with context parallel

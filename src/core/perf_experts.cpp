@@ -73,7 +73,7 @@ double expert_all_to_all_seconds(const TimeBasis& in, double tokens_step) {
 // (two-batch overlap, which can hide part of it, is not modelled). Seconds for `tokens` of one rank through one stage.
 double serving_expert_exchange_seconds(const TimeBasis& in, double tokens, bool prompt) {
   const auto& [w, m, gpu, mem] = in.io;
-  if (!m.is_moe() || w.ep <= 1 || w.attention_dp || experts_folded(w)) return 0.0;
+  if (!m.is_moe() || !experts_over_serving_ranks(w)) return 0.0;
   const double tp = in.tp, group = d(w.ep), k = d(m.experts_per_token);
   const double peers = std::clamp(std::floor(d(w.gpus_per_node()) / tp), 1.0, group);  // the group's ranks in one node
   const double nodes = std::ceil(group / peers);

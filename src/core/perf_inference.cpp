@@ -33,8 +33,7 @@ double weights_read_bytes(const TimeBasis& in, double tokens) {
   if (!m.is_moe()) return mem.weights;
   const double experts = std::min(mem.expert_weights, mem.weights);
   // Experts split over data-parallel ranks serve every rank's tokens: the group's touch this rank's experts.
-  const bool wide = w.ep > 1 && !w.attention_dp && !experts_folded(w) && !is_training(w.mode);
-  return mem.weights - experts + experts * touched_expert_share(m, wide ? tokens * d(w.ep) : tokens);
+  return mem.weights - experts + experts * touched_expert_share(m, experts_over_serving_ranks(w) ? tokens * d(w.ep) : tokens);
 }
 
 // The bytes of llama.cpp's host-resident weights a forward of `tokens` reads on the CPU (method.md §8.3): with

@@ -209,7 +209,7 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   // Experts split over data-parallel ranks (method.md §8.3): one engine over the ep x tp GPUs, its attention data
   // parallel over the ep ranks, DeepEP carrying the tokens: SGLang's --tp counts every GPU of the engine, --dp the
   // ranks, --moe-a2a-backend deepep; vLLM's --data-parallel-size ranks with --enable-expert-parallel.
-  const bool wide = w.ep > 1 && !w.attention_dp && !experts_folded(w);
+  const bool wide = experts_over_serving_ranks(w);
   // The hosts one engine spans: whole servers, or on a rack-scale GPU (an NVL72) its compute trays of 4 GPUs, each
   // with its own host; a plan of several engines starts each on its own.
   const std::int64_t engine_gpus = wide ? w.ep * w.tp : w.tp * w.pp;

@@ -184,9 +184,8 @@ namespace {
 std::string serving_rates_text(const Workload& w, const Candidate& c) {
   const TimeEstimate& t = c.time;
   std::string out;
-  const PlanShape& p = c.planned;
-  const double replicas = w.disaggregate ? 1.0 : static_cast<double>(p.gpus) / static_cast<double>(std::max<std::int64_t>(1, p.tp * p.pp));
-  const char* unit = p.ep > 1 ? "rank" : "replica";
+  const double replicas = w.disaggregate ? 1.0 : static_cast<double>(w.replica_ranks());  // `estimate`: the plan is the workload's layout
+  const char* unit = w.ep > 1 ? "rank" : "replica";
   auto each = [&](double rate) {
     return replicas > 1 ? fmt::format(" per {}, {:.0f} in all over {:.0f} {}s", unit, rate * replicas, replicas, unit) : std::string();
   };
