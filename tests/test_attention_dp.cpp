@@ -35,8 +35,9 @@ TEST_CASE("attention dp: the KV heads are kept once, the attention and dense wei
 }
 
 TEST_CASE("attention dp: a prompt's attention runs on its own GPU, its experts over the group, one all-reduce's bytes", "[serving][attention-dp][time]") {
-  // Qwen3-235B-A22B FP8 on 8 H100s under TensorRT-LLM, one 2,048-token prompt: its FLOPs (2 x active x 2,048 plus
-  // 2 x 94 layers x 8,192 x 2,048^2 of attention) at 0.65 x 1,978.9 TFLOP/s, the routed experts' share (8 of 128
+  // Qwen3-235B-A22B FP8 on 8 H100s under TensorRT-LLM, one 2,048-token prompt: its FLOPs (2 x 2,048 x the active
+  // weights less the embedding table and the output layer, 151,936 x 4,096 each, plus the output layer once, for
+  // the last position's logits, plus 2 x 94 layers x 8,192 x 2,048^2 of attention) at 0.65 x 1,978.9 TFLOP/s, the routed experts' share (8 of 128
   // per token) over 8 GPUs and the rest on one; its fused kernels' bytes per token and layer at 80 % of 3,350 GB/s,
   // on its own GPU (two norms 2 x 4 x 4,096, their residual adds 2 x 2 x 4,096, rotary 4 x 68 x 128: 83,968 B) but
   // for the experts' SwiGLU (6 x 8 x 1,536) and permutations (2 x 9 x 4,096), 147,456 B split eight ways; the
@@ -50,7 +51,8 @@ TEST_CASE("attention dp: a prompt's attention runs on its own GPU, its experts o
   const TimeEstimate t = estimate_time(w, m, g, estimate_memory(w, m, &g));
   REQUIRE(t.ttft_seconds);
   const ParamCounts pc = count_params(m);
-  const double flops = 2.0 * pc.active * 2048.0 + 2.0 * 94.0 * 8192.0 * 2048.0 * 2048.0;
+  const double vh = 151936.0 * 4096.0;
+  const double flops = 2.0 * (pc.active - 2.0 * vh) * 2048.0 + 2.0 * vh + 2.0 * 94.0 * 8192.0 * 2048.0 * 2048.0;
   const double experts = 2.0 * pc.routed_experts * 8.0 / 128.0 * 2048.0;
   const double rate = 0.65 * 1978.9e12;
   const double elementwise = 2048.0 * 94.0 * (83968.0 + 147456.0 / 8.0) / (0.8 * 3350e9);

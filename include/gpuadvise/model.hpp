@@ -81,6 +81,14 @@ struct ParamCounts {
 };
 
 ParamCounts count_params(const ModelSpec& m);
+// The weights a decoder token multiplies (docs/method.md §8.1): the active parameters less the embedding table, which
+// each token reads as a gather (no FLOPs), with the output projection's V·h counted whether or not it is tied to the
+// table. `head`: the share of that which is the output projection, run only on the positions whose logits are taken.
+// Encoders and encoder-decoders keep the active count.
+struct MatmulWeights {
+  double per_token = 0, head = 0;
+};
+MatmulWeights matmul_weights(const ParamCounts& pc, const ModelSpec& m);
 // The routed-expert parameters a GPU does not hold when the experts split `expert_split` ways beyond the tp·pp split
 // (expert_shards: ep, or ep/tp folded; method.md §3.4): all but 1/expert_split of them.
 inline double experts_elsewhere(const ParamCounts& pc, double expert_split) { return pc.routed_experts * (1.0 - 1.0 / expert_split); }

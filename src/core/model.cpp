@@ -112,6 +112,12 @@ ParamCounts count_params(const ModelSpec& m) {
   return c;
 }
 
+MatmulWeights matmul_weights(const ParamCounts& pc, const ModelSpec& m) {
+  if (m.vision || m.architecture != Architecture::decoder) return {pc.active, 0.0};
+  const double head = d(m.vocab) * d(m.hidden);
+  return {pc.active - pc.embedding - pc.head + head, head};
+}
+
 double kv_elements_per_token(const ModelSpec& m) {
   if (m.is_mla()) return d(m.layers) * d(m.kv_lora_rank + m.qk_rope_head_dim);
   return 2.0 * d(m.layers) * d(m.kv_heads) * d(m.head_dim);

@@ -24,6 +24,11 @@ double attention_fwd_flops(const ModelSpec& m, std::int64_t seq_len) {
   return 4.0 * layers * d(m.heads * m.head_dim) * ((1.0 - f) * s / 2.0 + f * windowed_keys);
 }
 
+// The attention backward in forwards' worth of FLOPs: the gradients of the scores and of Q, K and V are four
+// matmuls (2x the forward's two); a fused kernel (FlashAttention, cuDNN's and Transformer Engine's fused attention)
+// keeps no scores and runs QK^T again, a fifth: 2.5x ([FA2] §3.1.2, whose benchmarks count the backward so).
+static double attention_backward_passes(const Workload& w) { return w.flash_attention ? 2.5 : 2.0; }
+
 // Megatron's selective recompute of MLA's up-projections ("mla_up_proj", method.md §4.2): per token and layer the
 // query's (q_lora_rank -> a·(nope + rope)) and the keys' and values' (kv_lora_rank -> a·(nope + v)) matmuls run again.
 namespace {
@@ -43,14 +48,17 @@ double mlp_recompute_flops(const RecomputeModules& rc, const ModelSpec& m) {
 }  // namespace
 
 double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
-  const ParamCounts pc = count_params(m);
-  const double n = pc.active;
+  // 2 FLOPs per weight a token multiplies (the embedding table is a gather; the output projection runs on every
+  // position, whose loss training takes).
+  const double n = matmul_weights(count_params(m), m).per_token;
   const double attn_fwd = attention_fwd_flops(m, seq_len);
   const double fwd = 2.0 * n + attn_fwd;
-  double total = 3.0 * fwd;  // forward + backward (input and weight gradients)
+  // forward + backward (input and weight gradients); a fused attention's backward recomputes its scores.
+  const double attn_passes = 1.0 + attention_backward_passes(w);
+  double total = 3.0 * 2.0 * n + attn_passes * attn_fwd;
   // LoRA: the frozen projections need no weight gradients (forward + input gradients: 2x their forward); the
   // attention has no weights, so its backward is whole.
-  if (w.mode == Mode::lora || w.mode == Mode::qlora) total = 2.0 * 2.0 * n + 3.0 * attn_fwd;
+  if (w.mode == Mode::lora || w.mode == Mode::qlora) total = 2.0 * 2.0 * n + attn_passes * attn_fwd;
   if (w.checkpointing == Checkpointing::full) total += fwd;
   else if (const RecomputeModules rc = recomputed_modules(w, m); w.checkpointing == Checkpointing::selective)
     total += (rc.core_attn ? attn_fwd : 0.0) + mla_up_recompute_flops(rc, m) + mlp_recompute_flops(rc, m);
@@ -60,7 +68,7 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
 double train_attention_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
   // The attention share of train_flops_per_token: forward + backward, and the recomputed forward.
   const bool again = w.checkpointing == Checkpointing::full || recomputed_modules(w, m).core_attn;
-  return attention_fwd_flops(m, seq_len) * (3.0 + (again ? 1.0 : 0.0));
+  return attention_fwd_flops(m, seq_len) * (1.0 + attention_backward_passes(w) + (again ? 1.0 : 0.0));
 }
 
 namespace {

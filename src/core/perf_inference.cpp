@@ -92,7 +92,11 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const auto& [w, m, gpu, mem] = in.io;
   const double b = d(in.io.w.batch);
   const double eta = matmul_share(in, prefill_matmul_share(gpu));
-  const double flops = 2.0 * in.pc.active * prompt * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
+  // 2 FLOPs per weight a prompt token multiplies (the embedding table is a gather), the output projection only on the
+  // positions whose logits the framework takes (an engine's: the last).
+  const MatmulWeights mw = matmul_weights(in.pc, m);
+  const double head_positions = fw.prompt_logits_all_positions ? prompt : 1.0;
+  const double flops = 2.0 * ((mw.per_token - mw.head) * prompt + mw.head * head_positions) * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
   const double tp_bytes_s = w.tp > 1 ? layer_allreduce_volumes(w) * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
@@ -246,7 +250,7 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
     st.tp = d(m.layers) / in.pp * (2.0 * lat + layer_allreduce_volumes(w) * batch * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp));
   }
   const auto fp32_peak = gpu.peak_flops("fp32");
-  const double flops = 2.0 * in.pc.active * batch / in.model_par;
+  const double flops = 2.0 * matmul_weights(in.pc, m).per_token * batch / in.model_par;  // the head once per token, no embedding matmul
   if (fw.quant_matmul_cuda_cores && (w.precision == Precision::int4 || w.precision == Precision::int8) && fp32_peak) {
     // GPTQ kernels dequantise on CUDA cores: their matmuls run at ~30 % of the fp32 peak and add to the
     // weight reads (fitted on optimum's GPTQ rows at batch 1-16).
