@@ -24,10 +24,11 @@ TEST_CASE("precision: gpt-oss presets, and an MXFP4 checkpoint served weight-onl
     CHECK(e["time"]["compute_precision"] == "bf16");
     CHECK(e["time"]["decode_tokens_per_second"].get<double>() > 0);
   }
-  // Not before Ampere, and not under TensorRT-LLM, whose FP4 kernels need Blackwell: refused with the reason.
+  // Not before Ampere: refused with the reason.
   const auto v100 = test::run({"estimate", "--model", "gpt-oss-20b", "--mode", "inference", "--framework", "vllm", "--gpu", "v100-sxm2-16gb"});
   CHECK(v100.out.find("cannot run as asked") != std::string::npos);
-  CHECK(v100.out.find("vLLM/SGLang on an NVIDIA GPU from Ampere on, vLLM on an MI300X or MI325X, or llama.cpp (weight-only)") != std::string::npos);
+  CHECK(v100.out.find("vLLM/SGLang on an NVIDIA GPU from Ampere on, TensorRT-LLM on Hopper for an MXFP4 checkpoint, vLLM on an MI300X or MI325X, "
+                      "or llama.cpp (weight-only)") != std::string::npos);
   // vLLM serves it on CDNA 3 too (its gpt-oss recipe: "MI300x, MI325x", `vllm serve openai/gpt-oss-120b` on
   // gfx942), weight-only; SGLang there and a Radeon W7900 (gfx1100) under vLLM are not in that list.
   const auto mi300x = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "vllm", "--gpu", "mi300x-192gb"});
@@ -38,8 +39,18 @@ TEST_CASE("precision: gpt-oss presets, and an MXFP4 checkpoint served weight-onl
     CHECK(test::run({"estimate", "--model", "gpt-oss-20b", "--mode", "inference", "--framework", fw, "--gpu", gpu}).out.find("cannot run as asked") !=
           std::string::npos);
   }
+  // TensorRT-LLM runs the MXFP4 checkpoint on Hopper with its Triton MoE backend (its perf overview: gpt-oss-120b on
+  // one H200, on four H100s), weight-only, its cache in 16 bits (the checkpoint sets no KV quantisation); not on an
+  // A100, and an NVFP4 checkpoint (ModelOpt's) not before Blackwell.
   const auto trt = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "trtllm", "--gpu", "h100-sxm-80gb"});
-  CHECK(trt["fits"] == false);
+  CHECK(trt["fits"] == true);
+  CHECK(trt["time"]["compute_precision"] == "bf16");
+  CHECK(trt["memory"]["vllm"]["kv_bytes_per_token"].get<double>() == 36.0 * 2 * 8 * 64 * 2.0);  // 36 layers x K and V x 8 heads x 64 x 2 B
+  const auto a100 = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "trtllm", "--gpu", "a100-sxm-80gb"});
+  CHECK(a100["fits"] == false);
+  const auto nvfp4 = test::run_json({"estimate", "--model", "llama-3.1-70b", "--precision", "fp4", "--mode", "inference", "--framework", "trtllm", "--gpu",
+                                     "h200-sxm-141gb"});
+  CHECK(nvfp4["fits"] == false);
   // Blackwell runs it on its FP4 tensor cores.
   const auto b200 = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "vllm", "--gpu", "b200-hgx-180gb"});
   CHECK(b200["time"]["compute_precision"] == "fp4");

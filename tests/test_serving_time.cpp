@@ -381,3 +381,31 @@ TEST_CASE("serving: one scheduler step of 64 decodes and a 2,048-token prefill c
   CHECK(*t.tpot_seconds == Approx(decode + chunk).epsilon(1e-4));
   CHECK(*t.requests_per_second == Approx(64.0 / (128.0 * *t.tpot_seconds)).epsilon(1e-9));  // Little's law
 }
+
+TEST_CASE("serving: a later TensorRT-LLM perf overview, held out: dense Llama within 25 % on five GPU types, the small mixtures of experts over", "[serving][heldout]") {
+  // tests/data/serving_trtllm_2026_time.jsonl: 133 rows of NVIDIA's perf overview (GPT-OSS 120B and 20B, DeepSeek R1,
+  // Llama 3.3 70B, Qwen3 235B and 30B on B200, GB200, H200, H100 and RTX PRO 6000; the page at commit 03e27c7), none
+  // fitted. Llama 3.3 70B (FP4 on Blackwell, FP8 at TP 2 on Hopper, PP 1 and 2 on the RTX PRO 6000) within 25 % on
+  // every row; DeepSeek R1 with attention data parallel within 30 % at 1,000-1,024 tokens each way.
+  std::vector<double> all;
+  for (const auto& [c, e] : test::data_case_errors("serving_trtllm_2026_time.jsonl")) {
+    const std::string id = c["id"].get<std::string>();
+    INFO(id << " " << e);
+    all.push_back(e);
+    CHECK_FALSE(c["fitted"].get<bool>());
+    if (id.find("llama_33_70b") != std::string::npos) CHECK(std::abs(e) <= 0.25);
+    if (id.find("deepseek_r1") != std::string::npos && (id.find("_1000_1000") != std::string::npos || id.find("_1024_1024") != std::string::npos))
+      CHECK(std::abs(e) <= 0.30);
+    // Known gaps, held to their sign (method.md §8.3): the small mixtures of experts (gpt-oss, Qwen3-30B-A3B) at
+    // 1,000 tokens each way on Blackwell and gpt-oss on Hopper run slower than estimated.
+    if ((id.find("gpt_oss_120b") != std::string::npos && id.find("_1000_1000") != std::string::npos) ||
+        (id.find("qwen3_30b_b200") != std::string::npos && id.find("_1000_1000") != std::string::npos) ||
+        (id.find("gpt_oss") != std::string::npos && (id.find("_h200_") != std::string::npos || id.find("_h100_") != std::string::npos)))
+      CHECK(e > 0.0);
+  }
+  REQUIRE(all.size() == 133);
+  const auto [median, p90] = test::median_p90(all);
+  // 21.6 % and 85.8 % when these rows were added (method.md §8.3): no worse.
+  CHECK(median <= 0.22);
+  CHECK(p90 <= 0.86);
+}

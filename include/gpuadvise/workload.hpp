@@ -114,6 +114,7 @@ struct Workload {
   std::optional<RecomputeModules> recompute_modules;  // --recompute-modules: selective recompute of these (Megatron)
   bool allow_quantization = false;   // inference: the planner may serve 8- or 4-bit weights before adding GPUs
   bool precision_from_checkpoint = false;  // inference without --precision: the checkpoint's own format (with_checkpoint_precision)
+  bool mxfp4_checkpoint = false;  // the model's checkpoint is MXFP4 (gpt-oss): what an fp4 serve reads (with_checkpoint_precision)
   bool rope_scaling = false;         // a --seq-len beyond the model's trained context is meant (RoPE scaling)
   bool disaggregate = false;         // serving: prefill and decode on separate replicas (method.md §8.3)
   // Serving a mixture of experts: attention and its KV cache data parallel over the tp ranks (each GPU its own

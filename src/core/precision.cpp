@@ -81,12 +81,15 @@ std::string_view asked_compute_key(const Workload& w) {
 // Ampere on (compute capability 8.0+); vLLM on CDNA 3 (gfx942: MI300X, MI325X; vLLM's gpt-oss recipe: "you can
 // run it on ... MI300x, MI325x", `vllm serve openai/gpt-oss-120b` on gfx942); llama.cpp on its CUDA and ROCm
 // backends, whose MXFP4 GGUF type (added with gpt-oss, ggml-org/llama.cpp#15091) dequantises in its own kernels
-// like its other block formats.
+// like its other block formats. TensorRT-LLM runs an MXFP4 checkpoint (gpt-oss) on Hopper with its Triton MoE
+// backend (its perf overview: gpt-oss-120b on one H200 and four H100s, `moe_config: backend: TRITON` for Hopper);
+// its NVFP4 (ModelOpt) kernels need Blackwell.
 bool fp4_weight_only(const Workload& w, const GpuSpec& gpu) {
   const Framework f = w.effective_framework();
   const double cc = gpu.cc();
   if (is_training(w.mode)) return false;
   if (f == Framework::llamacpp) return gpu.stack == "cuda" || gpu.stack == "rocm";
+  if (f == Framework::trtllm) return w.mxfp4_checkpoint && gpu.stack == "cuda" && cc >= 9.0 && cc < 10.0;
   if (f == Framework::vllm && gpu.stack == "rocm" && gpu.gfx_target == "gfx942") return true;
   return (f == Framework::vllm || f == Framework::sglang) && gpu.stack == "cuda" && cc >= 8.0;
 }
@@ -125,13 +128,14 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu) {
         ps.compute_key = has("bf16") ? "bf16" : "fp16";
         ps.note = Note::format("no FP4 tensor cores: the fp4 weights run weight-only ({} math, 4-bit weights unpacked in the kernel: {})", ps.compute_key,
                                w.effective_framework() == Framework::llamacpp ? "llama.cpp's MXFP4 kernels"
+                               : w.effective_framework() == Framework::trtllm  ? "its Triton MoE backend"
                                : gpu.stack == "rocm"                           ? "Triton"
                                                                                : "Marlin/Triton");
         return ps;
       }
       ps.supported = false;
       ps.note = "fp4 needs FP4 tensor cores (Blackwell, compute capability 10.0 or 12.0; CDNA 4), vLLM/SGLang on an NVIDIA GPU from Ampere on, "
-                "vLLM on an MI300X or MI325X, or llama.cpp (weight-only): use fp8 or int4";
+                "TensorRT-LLM on Hopper for an MXFP4 checkpoint, vLLM on an MI300X or MI325X, or llama.cpp (weight-only): use fp8 or int4";
       return ps;
     }
     if (has("fp4")) return ps;
@@ -188,6 +192,7 @@ Workload with_checkpoint_precision(Workload w, const ModelSpec& m) {
   // its converter writes the experts as GGUF MXFP4 (ggml-org's gpt-oss GGUFs).
   const bool mxfp4_gguf = f == Framework::llamacpp && m.checkpoint_precision == Precision::fp4;
   const bool own_format = (f == Framework::llamacpp && !mxfp4_gguf) || f == Framework::exllama || f == Framework::exllamav2;
+  w.mxfp4_checkpoint = m.checkpoint_format == "mxfp4";
   if (w.mode != Mode::inference || w.given("precision") || own_format || !m.checkpoint_precision) return w;
   w.precision = *m.checkpoint_precision;  // read from quantization_config (hf_config.cpp)
   w.precision_from_checkpoint = true;

@@ -186,10 +186,11 @@ Framework Workload::effective_framework() const { return framework.value_or(Fram
 // Unless told, the cache keeps 16 bits for any compute precision of 16 bits or less (vLLM's and SGLang's
 // kv_cache_dtype "auto" is the model's dtype) and 32 for fp32. TensorRT-LLM at FP8 serves NVIDIA's ModelOpt FP8
 // checkpoints (and their NVFP4 ones at fp4), whose hf_quant_config.json sets kv_cache_quant_algo FP8: the cache is FP8
-// too (trtllm-bench sizes its batch from that algorithm's bytes, bench/build/tuning.py).
+// too (trtllm-bench sizes its batch from that algorithm's bytes, bench/build/tuning.py). An MXFP4 checkpoint
+// (gpt-oss) sets none: 16 bits unless told (the perf overview's `kv_cache_config: dtype: fp8` on Blackwell).
 Precision Workload::effective_kv_precision() const {
   if (kv_precision) return *kv_precision;
-  if ((precision == Precision::fp8 || precision == Precision::fp4) && effective_framework() == Framework::trtllm) return Precision::fp8;
+  if ((precision == Precision::fp8 || precision == Precision::fp4) && effective_framework() == Framework::trtllm && !mxfp4_checkpoint) return Precision::fp8;
   return precision == Precision::fp32 || precision == Precision::tf32 ? Precision::fp32 : Precision::fp16;
 }
 
