@@ -237,6 +237,19 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   const double share = gpu_layer_share(w, m);
   st.weights = weights_read_bytes(in, batch) / bw;
   st.kv = share * batch * kv_tokens_avg(m, ctx) * mem.kv_bytes_per_token / bw;
+  // The attention reads each sequence's keys and values once for all the query heads they serve: 2 FLOPs per
+  // head and dimension of the scores and of the values, per key. Grouped heads make that a few FLOPs per byte,
+  // bound by the reads; multi-head latent attention serves all its query heads from one latent per token
+  // (absorbed: scores over the latent and its rotary part, values over the latent), hundreds of FLOPs per byte,
+  // bound by the FLOPs at FlashMLA's share of the 16-bit peak (method.md §8.3). Per GPU, a tp-th of the heads
+  // (tensor parallel) or of the sequences (attention data parallel).
+  const double qk = m.is_mla() ? d(m.kv_lora_rank + m.qk_rope_head_dim) : d(m.head_dim);
+  const double v = m.is_mla() ? d(m.kv_lora_rank) : d(m.head_dim);
+  const auto attn_peak = gpu.peak_flops("bf16") ? gpu.peak_flops("bf16") : gpu.peak_flops("fp16");
+  if (attn_peak && *attn_peak > 0) {
+    const double flops = share * batch * d(m.layers) / in.pp * 2.0 * d(m.heads) / in.tp * (qk + v) * kv_tokens_avg(m, ctx);
+    st.kv = std::max(st.kv, flops / (*attn_peak * coef::decode_attention_share.value));
+  }
   // With --offload experts the CPU reads the experts the batch routes to in its layers, and nothing else. Over several
   // GPUs (the layer split) the CPU's layers are all stages': once per token.
   if (mem.host_weights > 0)
