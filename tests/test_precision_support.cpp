@@ -46,6 +46,9 @@ TEST_CASE("precision: gpt-oss presets, and an MXFP4 checkpoint served weight-onl
   CHECK(trt["fits"] == true);
   CHECK(trt["time"]["compute_precision"] == "bf16");
   CHECK(trt["memory"]["vllm"]["kv_bytes_per_token"].get<double>() == 36.0 * 2 * 8 * 64 * 2.0);  // 36 layers x K and V x 8 heads x 64 x 2 B
+  // Its launch names the backend: an options file with moe_config's backend TRITON.
+  CHECK(trt["launch_hints"]["server"].get<std::string>().find("--extra_llm_api_options llm_options.yml") != std::string::npos);
+  CHECK(test::says(trt["launch_hints"]["notes"], "backend: TRITON"));
   const auto a100 = test::run_json({"estimate", "--model", "gpt-oss-120b", "--mode", "inference", "--framework", "trtllm", "--gpu", "a100-sxm-80gb"});
   CHECK(a100["fits"] == false);
   const auto nvfp4 = test::run_json({"estimate", "--model", "llama-3.1-70b", "--precision", "fp4", "--mode", "inference", "--framework", "trtllm", "--gpu",

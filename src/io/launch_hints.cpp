@@ -241,10 +241,17 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
   } else if (engine == Framework::trtllm) {
     // Wide expert parallel: one engine over the group, its attention data parallel (TensorRT-LLM's tp_size counts the
     // engine's GPUs, as SGLang's --tp does).
-    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}", repo,
+    // An MXFP4 checkpoint on Hopper runs its experts on the Triton MoE backend (the perf overview's "Hopper: use TRITON").
+    const bool triton_moe = w.mxfp4_checkpoint && c.gpu && c.gpu->cc() >= 9.0 && c.gpu->cc() < 10.0;
+    const char* options = triton_moe ? "llm_options.yml" : adp || wide ? "attention_dp.yml" : "";
+    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}{}", repo,
                            wide ? engine_gpus : w.tp, w.pp, w.ep > 1 ? fmt::format(" --ep_size {}", wide ? engine_gpus : w.ep) : "", c.memory.seq_len,
-                           w.gpu_memory_utilization, adp || wide ? " --extra_llm_api_options attention_dp.yml" : "");
-    if (adp || wide) h.notes.push_back("attention_dp.yml holds the line 'enable_attention_dp: true' (TensorRT-LLM's LLM API option)");
+                           w.gpu_memory_utilization, *options ? " --extra_llm_api_options " : "", options);
+    if (triton_moe)
+      h.notes.push_back(fmt::format("llm_options.yml holds TensorRT-LLM's LLM API options: the lines 'moe_config:' and '  backend: TRITON' (its "
+                                    "MXFP4 experts on Hopper){}", adp || wide ? " and 'enable_attention_dp: true'" : ""));
+    else if (adp || wide)
+      h.notes.push_back("attention_dp.yml holds the line 'enable_attention_dp: true' (TensorRT-LLM's LLM API option)");
     if (engine_nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", engine_nodes));
   } else {
     h.vllm = cmd;
