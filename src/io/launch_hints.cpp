@@ -159,6 +159,25 @@ void llamacpp_hints(LaunchHints& h, const Workload& w, const Candidate& c, const
   h.notes.push_back("llama.cpp: a GGUF file of the model at the planned quantisation (" + to_string(w.precision) + ")");
 }
 
+// TensorRT-LLM's server: one engine over `engine_tp` GPUs (a wide expert-parallel engine's tp_size counts all of
+// them, as SGLang's --tp does), its attention data parallel where `attention_dp` (an LLM API options file).
+void trtllm_hints(LaunchHints& h, const Workload& w, const Candidate& c, const std::string& repo, std::int64_t engine_tp, bool attention_dp,
+                  std::int64_t engine_nodes) {
+  // An MXFP4 checkpoint on Hopper runs its experts on the Triton MoE backend (the perf overview's "Hopper: use TRITON").
+  const bool triton_moe = w.mxfp4_checkpoint && c.gpu && c.gpu->cc() >= 9.0 && c.gpu->cc() < 10.0;
+  const char* options = triton_moe ? "llm_options.yml" : attention_dp ? "attention_dp.yml" : "";
+  const bool wide = experts_over_serving_ranks(w);
+  h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}{}", repo, engine_tp,
+                         w.pp, w.ep > 1 ? fmt::format(" --ep_size {}", wide ? engine_tp : w.ep) : "", c.memory.seq_len, w.gpu_memory_utilization,
+                         *options ? " --extra_llm_api_options " : "", options);
+  if (triton_moe)
+    h.notes.push_back(fmt::format("llm_options.yml holds TensorRT-LLM's LLM API options: the lines 'moe_config:' and '  backend: TRITON' (its "
+                                  "MXFP4 experts on Hopper){}", attention_dp ? " and 'enable_attention_dp: true'" : ""));
+  else if (attention_dp)
+    h.notes.push_back("attention_dp.yml holds the line 'enable_attention_dp: true' (TensorRT-LLM's LLM API option)");
+  if (engine_nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", engine_nodes));
+}
+
 // A serving plan as its engine's command (method.md §11): vLLM, SGLang, TensorRT-LLM or llama.cpp, with the
 // weights the plan serves read the way that engine can read them from the repository named; ExLlama, ExLlamaV2 and
 // AutoAWQ, which have no server command, as a note.
@@ -239,20 +258,7 @@ void serving_hints(LaunchHints& h, const Workload& w, const Candidate& c, const 
                            !prequantised && (w.precision == Precision::fp8 || w.precision == Precision::int8) ? " --quantization fp8" : "",
                            engine_nodes > 1 ? fmt::format(" --nnodes {} --node-rank $NODE_RANK --dist-init-addr $HEAD:5000", engine_nodes) : "");
   } else if (engine == Framework::trtllm) {
-    // Wide expert parallel: one engine over the group, its attention data parallel (TensorRT-LLM's tp_size counts the
-    // engine's GPUs, as SGLang's --tp does).
-    // An MXFP4 checkpoint on Hopper runs its experts on the Triton MoE backend (the perf overview's "Hopper: use TRITON").
-    const bool triton_moe = w.mxfp4_checkpoint && c.gpu && c.gpu->cc() >= 9.0 && c.gpu->cc() < 10.0;
-    const char* options = triton_moe ? "llm_options.yml" : adp || wide ? "attention_dp.yml" : "";
-    h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}{}", repo,
-                           wide ? engine_gpus : w.tp, w.pp, w.ep > 1 ? fmt::format(" --ep_size {}", wide ? engine_gpus : w.ep) : "", c.memory.seq_len,
-                           w.gpu_memory_utilization, *options ? " --extra_llm_api_options " : "", options);
-    if (triton_moe)
-      h.notes.push_back(fmt::format("llm_options.yml holds TensorRT-LLM's LLM API options: the lines 'moe_config:' and '  backend: TRITON' (its "
-                                    "MXFP4 experts on Hopper){}", adp || wide ? " and 'enable_attention_dp: true'" : ""));
-    else if (adp || wide)
-      h.notes.push_back("attention_dp.yml holds the line 'enable_attention_dp: true' (TensorRT-LLM's LLM API option)");
-    if (engine_nodes > 1) h.notes.push_back(fmt::format("TensorRT-LLM over {} nodes: launch trtllm-serve under mpirun (or Slurm srun) on every node", engine_nodes));
+    trtllm_hints(h, w, c, repo, wide ? engine_gpus : w.tp, adp || wide, engine_nodes);
   } else {
     h.vllm = cmd;
     if (wide)
