@@ -162,5 +162,8 @@ PrecisionSupport precision_support(const Workload& w, const GpuSpec& gpu);
 Workload with_checkpoint_precision(Workload w, const ModelSpec& m);
 // precision_support(w, gpu).supported alone, without its notes (the planner's screen; a test holds the two equal).
 bool precision_runs(const Workload& w, const GpuSpec& gpu);
+// TensorRT-LLM serving an MXFP4 checkpoint (gpt-oss) on Hopper: its Triton MoE backend runs the experts weight-only
+// (the perf overview's `moe_config: backend: TRITON` for Hopper). The support check and the launch hint share it.
+bool trtllm_triton_moe(const Workload& w, const GpuSpec& gpu);
 
 }  // namespace gpuadvise

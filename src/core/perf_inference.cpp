@@ -245,7 +245,8 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
   // (tensor parallel) or of the sequences (attention data parallel).
   const double qk = m.is_mla() ? d(m.kv_lora_rank + m.qk_rope_head_dim) : d(m.head_dim);
   const double v = m.is_mla() ? d(m.kv_lora_rank) : d(m.head_dim);
-  const auto attn_peak = gpu.peak_flops("bf16") ? gpu.peak_flops("bf16") : gpu.peak_flops("fp16");
+  auto attn_peak = gpu.peak_flops("bf16");
+  if (!attn_peak) attn_peak = gpu.peak_flops("fp16");
   if (attn_peak && *attn_peak > 0) {
     const double flops = share * batch * d(m.layers) / in.pp * 2.0 * d(m.heads) / in.tp * (qk + v) * kv_tokens_avg(m, ctx);
     st.kv = std::max(st.kv, flops / (*attn_peak * coef::decode_attention_share.value));

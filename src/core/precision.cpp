@@ -89,12 +89,17 @@ bool fp4_weight_only(const Workload& w, const GpuSpec& gpu) {
   const double cc = gpu.cc();
   if (is_training(w.mode)) return false;
   if (f == Framework::llamacpp) return gpu.stack == "cuda" || gpu.stack == "rocm";
-  if (f == Framework::trtllm) return w.mxfp4_checkpoint && gpu.stack == "cuda" && cc >= 9.0 && cc < 10.0;
+  if (f == Framework::trtllm) return trtllm_triton_moe(w, gpu);
   if (f == Framework::vllm && gpu.stack == "rocm" && gpu.gfx_target == "gfx942") return true;
   return (f == Framework::vllm || f == Framework::sglang) && gpu.stack == "cuda" && cc >= 8.0;
 }
 
 }  // namespace
+
+bool trtllm_triton_moe(const Workload& w, const GpuSpec& gpu) {
+  const double cc = gpu.cc();
+  return w.effective_framework() == Framework::trtllm && w.mxfp4_checkpoint && gpu.stack == "cuda" && cc >= 9.0 && cc < 10.0;
+}
 
 bool precision_runs(const Workload& w, const GpuSpec& gpu) {
   const std::string_view key = asked_compute_key(w);

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "gpuadvise/escape.hpp"
+#include "gpuadvise/memory.hpp"
 #include "gpuadvise/perf.hpp"
 
 namespace gpuadvise {
@@ -163,8 +164,7 @@ void llamacpp_hints(LaunchHints& h, const Workload& w, const Candidate& c, const
 // them, as SGLang's --tp does), its attention data parallel where `attention_dp` (an LLM API options file).
 void trtllm_hints(LaunchHints& h, const Workload& w, const Candidate& c, const std::string& repo, std::int64_t engine_tp, bool attention_dp,
                   std::int64_t engine_nodes) {
-  // An MXFP4 checkpoint on Hopper runs its experts on the Triton MoE backend (the perf overview's "Hopper: use TRITON").
-  const bool triton_moe = w.mxfp4_checkpoint && c.gpu && c.gpu->cc() >= 9.0 && c.gpu->cc() < 10.0;
+  const bool triton_moe = c.gpu && trtllm_triton_moe(w, *c.gpu);
   const char* options = triton_moe ? "llm_options.yml" : attention_dp ? "attention_dp.yml" : "";
   const bool wide = experts_over_serving_ranks(w);
   h.server = fmt::format("trtllm-serve {} --tp_size {} --pp_size {}{} --max_seq_len {} --kv_cache_free_gpu_memory_fraction {:g}{}{}", repo, engine_tp,
