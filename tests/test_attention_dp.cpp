@@ -37,8 +37,10 @@ TEST_CASE("attention dp: the KV heads are kept once, the attention and dense wei
 TEST_CASE("attention dp: a prompt's attention runs on its own GPU, its experts over the group, one all-reduce's bytes", "[serving][attention-dp][time]") {
   // Qwen3-235B-A22B FP8 on 8 H100s under TensorRT-LLM, one 2,048-token prompt: its FLOPs (2 x 2,048 x the active
   // weights less the embedding table and the output layer, 151,936 x 4,096 each, plus the output layer once, for
-  // the last position's logits, plus 2 x 94 layers x 8,192 x 2,048^2 of attention) at 0.65 x 1,978.9 TFLOP/s, the routed experts' share (8 of 128
-  // per token) over 8 GPUs and the rest on one; its fused kernels' bytes per token and layer at 80 % of 3,350 GB/s,
+  // the last position's logits) at 0.65 x 1,978.9 TFLOP/s, the routed experts' share (8 of 128 per token) over 8 GPUs
+  // and the rest on one; the attention's 2 x 94 layers x 8,192 x 2,048^2 FLOPs in FP8 (TensorRT-LLM's FP8 context
+  // attention), one exponential per 4 x 128 of them, at 0.65 x 989.4 / 256 T exponentials a second (an even match
+  // with the FP8 rate on Hopper at d = 128), on the prompt's GPU; its fused kernels' bytes per token and layer at 80 % of 3,350 GB/s,
   // on its own GPU (two norms 2 x 4 x 4,096, their residual adds 2 x 2 x 4,096, rotary 4 x 68 x 128: 83,968 B) but
   // for the experts' SwiGLU (6 x 8 x 1,536) and permutations (2 x 9 x 4,096), 147,456 B split eight ways; the
   // tokens gathered before each MoE layer and scattered after: 94 x 2,048 x 4,096 16-bit values, each byte twice over
@@ -52,11 +54,12 @@ TEST_CASE("attention dp: a prompt's attention runs on its own GPU, its experts o
   REQUIRE(t.ttft_seconds);
   const ParamCounts pc = count_params(m);
   const double vh = 151936.0 * 4096.0;
-  const double flops = 2.0 * (pc.active - 2.0 * vh) * 2048.0 + 2.0 * vh + 2.0 * 94.0 * 8192.0 * 2048.0 * 2048.0;
+  const double flops = 2.0 * (pc.active - 2.0 * vh) * 2048.0 + 2.0 * vh;
+  const double attention = 2.0 * 94.0 * 8192.0 * 2048.0 * 2048.0;
   const double experts = 2.0 * pc.routed_experts * 8.0 / 128.0 * 2048.0;
   const double rate = 0.65 * 1978.9e12;
   const double elementwise = 2048.0 * 94.0 * (83968.0 + 147456.0 / 8.0) / (0.8 * 3350e9);
-  const double compute = (flops - experts) / rate + experts / (rate * 8.0) + elementwise;
+  const double compute = (flops - experts) / rate + experts / (rate * 8.0) + attention / (4.0 * 128.0) / (0.65 * 989.4e12 / 256.0) + elementwise;
   const double gather = 94.0 * 2048.0 * 4096.0 * 2.0 * 2.0 / intra_node_bytes_per_s(g, 8);
   CHECK(*t.ttft_seconds == Approx(94 * 0.03e-3 + compute + gather).epsilon(1e-6));
   // Against tensor parallel 8, where every FLOP splits eight ways and two all-reduces carry the tokens: the

@@ -31,6 +31,21 @@ inline double d(std::int64_t v) { return static_cast<double>(v); }
 // [FA2] Fig. 5-6, method.md §8.2).
 inline double flash_attention_share(double head_dim) { return head_dim / (head_dim + 64.0); }
 
+// Exponentials a second on the special-function units (MUFU.EX2, one per attention score): the dense 16-bit tensor peak
+// over the tensor FLOPs a multiprocessor runs per exponential, per clock: 16 exponentials a clock (CUDA C++ Programming
+// Guide, arithmetic instruction throughput; Blackwell Ultra, compute capability 10.3, twice: NVIDIA, "Making Softmax
+// More Efficient with NVIDIA Blackwell Ultra") against 2,048 dense 16-bit FLOPs on the A100 (8.0; its whitepaper:
+// 1,024 FMA a clock), twice that on Hopper (9.0) and again on Blackwell (10.x): 128, 256, 512 and, on Blackwell
+// Ultra, 256 FLOPs per exponential (an H100 SXM5: 989 TFLOPS and 3.9 T exponentials a second, FA3 §3.1). Unknown
+// (nullopt) elsewhere: the consumer cards' tensor rates are a quarter of these and never wait on it (method.md §8.3).
+inline std::optional<double> exponentials_per_s(const GpuSpec& gpu) {
+  const double cc = gpu.cc();
+  const double per_exp = cc == 8.0 ? 128.0 : cc == 9.0 ? 256.0 : cc == 10.0 ? 512.0 : cc >= 10.25 && cc < 10.35 ? 256.0 : 0.0;
+  const auto p16 = gpu.peak_flops("bf16");
+  if (per_exp <= 0 || !p16) return std::nullopt;
+  return *p16 / per_exp;
+}
+
 // Host to device, one direction at the links' efficiency (80 %, method.md §8.3): the catalogue's own host link where it
 // has one (GH200's NVLink-C2C), else PCIe at 16 GB/s per generation step from 3.0's x16; on an edge module a copy
 // within the one memory.
@@ -145,6 +160,31 @@ struct TimeBasis {
 // With --ep-overlap, whether this layout lets Megatron overlap the expert all-to-alls; without it, where Megatron could
 // and the all-to-alls (a2a seconds per micro-batch) weigh, that it could: a note either way (method.md §8.4).
 void note_expert_overlap(const TimeBasis& in, double a2a, double t_compute, TimeEstimate& t);
+
+// The rates a forward's parts run at (perf_rates.cpp, method.md §8.3).
+// A matmul share for the workload's compute precision: FP4 matmuls reach fp4_matmul_share of the share 8- and 16-bit
+// ones reach of their peak.
+double matmul_share(const TimeBasis& in, double share);
+// The 16-bit tensor peak (bf16, else fp16, else the compute precision's).
+double peak16(const TimeBasis& in);
+// FLOP/s of a forward's matmuls at `share` of the peak each part runs at: the compute precision's, but an MXFP4
+// checkpoint (gpt-oss) on FP4 tensor cores keeps its attention and dense projections in 16-bit weights (only its
+// experts are 4-bit), and TensorRT-LLM runs its experts with MXFP8 activations at the FP8 rate
+// (ModelConfig.get_mxfp4_quant_algo: W4A8_MXFP4_MXFP8 from compute capability 10.0; an FP8 operand runs the MMA at
+// the FP8 rate).
+struct MatmulRates {
+  double experts = 0, dense = 0;
+};
+MatmulRates matmul_rates(const TimeBasis& in, double share);
+// The routed experts' FLOPs in a forward of `tokens`: 2 per active expert weight per token.
+double routed_expert_flops(const TimeBasis& in, double tokens);
+// The share of the peak a prompt's matmuls and attention reach: prefill_share on NVIDIA's tensor cores (optimum's A100
+// rows, TensorRT-LLM's Hopper rows held out); on another vendor's matrix engines (AMD's CDNA and RDNA, Intel's Gaudi)
+// the family's own matmul share, the only figure its rows give.
+double prefill_matmul_share(const GpuSpec& gpu);
+// FLOP/s of a prompt's attention (QK^T and PV) on one GPU: at the 16-bit peak, or FP8 where TensorRT-LLM runs FP8
+// context attention, bounded by the exponentials a second (one per score).
+double prefill_attention_rate(const TimeBasis& in);
 
 // Inference (method.md §8.3): prefill at a share of the peak, decode bound by the bytes each step reads
 // (perf_inference.cpp).

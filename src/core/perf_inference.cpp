@@ -46,19 +46,6 @@ double host_weight_reads(const TimeBasis& in, double tokens) {
   return (mem.host_weights - mem.host_output) * touched + mem.host_output;
 }
 
-// A matmul share for the workload's compute precision: FP4 matmuls reach fp4_matmul_share of the share 8- and 16-bit
-// ones reach of their peak (method.md §8.3).
-double matmul_share(const TimeBasis& in, double share) { return share * (in.ps.compute_key == "fp4" ? coef::fp4_matmul_share.value : 1.0); }
-
-// The share of the peak a prompt's matmuls and attention reach (method.md §8.3): prefill_share on NVIDIA's tensor
-// cores, where inference rows set it (optimum's A100 rows, TensorRT-LLM's Hopper rows held out); on another vendor's
-// matrix engines (AMD's CDNA and RDNA, Intel's Gaudi) the family's own matmul share, the only figure its rows give.
-double prefill_matmul_share(const GpuSpec& gpu) {
-  const GpuFamily f = gpu_family(gpu);
-  const bool other_vendor = f == GpuFamily::cdna3 || f == GpuFamily::cdna4 || f == GpuFamily::rdna3 || f == GpuFamily::gaudi3;
-  return other_vendor ? family_efficiency(f).matmul_efficiency : coef::prefill_share.value;
-}
-
 // The share of the peak bandwidth a decode's weight reads reach: the engine's (ExLlama, AutoAWQ rows), below the
 // ceiling its kernels' bytes in flight set where the engine has one (method.md §8.3). By Little's law each
 // multiprocessor streams the bytes it keeps in flight once per memory latency, a number of its clock cycles that
@@ -96,13 +83,11 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // positions whose logits the framework takes (an engine's: the last).
   const MatmulWeights mw = matmul_weights(in.pc, m);
   const double head_positions = fw.prompt_logits_all_positions ? prompt : 1.0;
-  const double flops = 2.0 * ((mw.per_token - mw.head) * prompt + mw.head * head_positions) * b + attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
+  const double attn = attention_fwd_flops(m, static_cast<std::int64_t>(prompt)) * prompt * b;
+  const double flops = 2.0 * ((mw.per_token - mw.head) * prompt + mw.head * head_positions) * b + attn;
   // Tensor parallel: each layer's two all-reduces carry every prompt token's h 16-bit values (a ring moves each
   // byte twice), between the matmuls they follow: FLOPs at the tp GPUs' rate plus the bytes at the link's.
   const double tp_bytes_s = w.tp > 1 ? layer_allreduce_volumes(w) * d(m.layers) / in.pp * d(m.hidden) * 2.0 * 2.0 / intra_node_bytes_per_s(gpu, w.tp) : 0.0;
-  // Attention data parallel: a prompt's attention and dense layers run on the one GPU that holds its sequence; only
-  // its routed experts' FLOPs split over the group.
-  const double split = w.attention_dp ? 2.0 * in.pc.routed_experts * d(m.experts_per_token) / d(m.experts) * prompt * b : flops;
   const double bw = gpu.bandwidth_gb_per_s.value_or(0) * 1e9 * coef::decode_bandwidth_share.value;
   // Beside the matmuls, the forward's memory-bound kernels (norms, residual adds, rotary, the activation, a MoE
   // layer's permutations; eager attention's scores), fused or op by op as the framework runs them, at the
@@ -114,8 +99,13 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   const double elementwise_s = bw <= 0 ? 0.0 : w.attention_dp ? (ew_bytes - ew_experts + ew_experts / in.tp) / bw : ew_bytes / (bw * in.tp);
   // Experts split over data-parallel ranks: each prompt token's dispatch and combine, one copy per node (perf_experts.cpp).
   const double exchange_s = serving_expert_exchange_seconds(in, prompt * b, true);
-  const double rate =
-      flops / ((flops - split) / (*in.peak * eta) + split / (*in.peak * eta * in.tp) + (tp_bytes_s + elementwise_s) * prompt * b + exchange_s);
+  const double attn_rate = prefill_attention_rate(in);
+  const MatmulRates r = matmul_rates(in, prefill_matmul_share(gpu));
+  const double experts = routed_expert_flops(in, prompt * b), dense = flops - attn - experts;
+  // Over the tensor-parallel GPUs; under attention data parallel only the routed experts split.
+  const double on_one = w.attention_dp ? 1.0 : in.tp;
+  const double gpu_s = (attn / attn_rate + dense / r.dense) / on_one + experts / (r.experts * in.tp);
+  const double rate = flops / (gpu_s + (tp_bytes_s + elementwise_s) * prompt * b + exchange_s);
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
   // llama.cpp with layers past -ngl, or experts in host memory: for a batch of 32 tokens or more it copies their
   // weights over PCIe and runs them on the GPU, once per micro-batch of 512 tokens (its -ub; a micro-batch that
@@ -271,7 +261,9 @@ StageStep decode_stage(const TimeBasis& in, const FrameworkProfile& fw, double b
     st.compute = flops / (*fp32_peak * coef::gptq_cuda_core_share.value);
     st.total = st.weights + st.compute + st.kv;
   } else {
-    st.compute = in.peak ? flops / (*in.peak * matmul_share(in, coef::decode_compute_share.value)) : 0.0;
+    const MatmulRates r = matmul_rates(in, coef::decode_compute_share.value);
+    const double experts = routed_expert_flops(in, batch) / in.model_par;
+    st.compute = in.peak ? experts / r.experts + (flops - experts) / r.dense : 0.0;
     st.total = std::max(st.weights, st.compute) + st.kv;
   }
   if (m.is_moe() && fw.moe_layer_dispatch_s > 0) {
