@@ -78,8 +78,20 @@ TEST_CASE("prefill: an MXFP4 checkpoint keeps its dense projections in 16 bits, 
   const Rates nvfp4 = rates("llama-3.1-70b", "trtllm", "fp4", "b200-hgx-180gb");
   CHECK(nvfp4.matmuls.experts == Approx(0.65 * 0.65 * 9000e12));
   CHECK(nvfp4.matmuls.dense == nvfp4.matmuls.experts);
-  // On Hopper TensorRT-LLM's Triton MoE runs it weight-only: everything in 16 bits.
+}
+
+TEST_CASE("prefill: weight-only MXFP4 experts upcast their weights on the integer lanes, 0.6 of the 16-bit share on an A100, half that on Hopper", "[serving][prefill][mxfp4]") {
+  // Without FP4 tensor cores the engines' Triton MoE kernels upcast each 4-bit weight in their main loop: the A100's
+  // SM has 64 INT32 lanes against 1,024 dense 16-bit FMA a clock, the H100's the same 64 against 2,048, so Hopper
+  // reaches half the A100's share (weight_only_moe_share, 0.6). The attention and dense projections are 16-bit weights.
   const Rates hopper = rates("gpt-oss-20b", "trtllm", "fp4", "h100-sxm-80gb");
-  CHECK(hopper.matmuls.experts == Approx(0.65 * 989.4e12));
+  CHECK(hopper.matmuls.experts == Approx(0.65 * 989.4e12 * 0.3));
   CHECK(hopper.matmuls.dense == Approx(0.65 * 989.4e12));
+  CHECK(rates("gpt-oss-120b", "vllm", "fp4", "h100-sxm-80gb").matmuls.experts == Approx(0.65 * 989.4e12 * 0.3));
+  CHECK(rates("gpt-oss-120b", "vllm", "fp4", "a100-sxm-80gb").matmuls.experts == Approx(0.65 * 312e12 * 0.6));
+  CHECK(rates("gpt-oss-120b", "vllm", "fp4", "a100-sxm-80gb").matmuls.dense == Approx(0.65 * 312e12));
+  // No figure for a consumer card's or an AMD GPU's upcast: the 16-bit share.
+  CHECK(rates("gpt-oss-20b", "vllm", "fp4", "rtx-4090-24gb").matmuls.experts == Approx(0.65 * 165.2e12));
+  // A 16-bit checkpoint of a mixture of experts is no upcast.
+  CHECK(rates("qwen3-30b-a3b", "vllm", "bf16", "h100-sxm-80gb").matmuls.experts == Approx(0.65 * 989.4e12));
 }

@@ -387,7 +387,7 @@ TEST_CASE("serving: a later TensorRT-LLM perf overview, held out: dense Llama wi
   // Llama 3.3 70B, Qwen3 235B and 30B on B200, GB200, H200, H100 and RTX PRO 6000; the page at commit 03e27c7), none
   // fitted. Llama 3.3 70B (FP4 on Blackwell, FP8 at TP 2 on Hopper, PP 1 and 2 on the RTX PRO 6000) within 25 % on
   // every row; DeepSeek R1 with attention data parallel within 20 % at 1,000-1,024 tokens each way.
-  std::vector<double> all;
+  std::vector<double> all, oss_hopper;
   for (const auto& [c, e] : test::data_case_errors("serving_trtllm_2026_time.jsonl")) {
     const std::string id = c["id"].get<std::string>();
     INFO(id << " " << e);
@@ -396,18 +396,25 @@ TEST_CASE("serving: a later TensorRT-LLM perf overview, held out: dense Llama wi
     if (id.find("llama_33_70b") != std::string::npos) CHECK(std::abs(e) <= 0.25);
     if (id.find("deepseek_r1") != std::string::npos && (id.find("_1000_1000") != std::string::npos || id.find("_1024_1024") != std::string::npos))
       CHECK(std::abs(e) <= 0.20);
-    // Known gaps, held to their sign (method.md §8.3): the small mixtures of experts (gpt-oss, Qwen3-30B-A3B) at
-    // 1,000 tokens each way on Blackwell and gpt-oss on Hopper run slower than estimated.
-    if ((id.find("gpt_oss_120b") != std::string::npos && id.find("_1000_1000") != std::string::npos) ||
-        (id.find("qwen3_30b_b200") != std::string::npos && id.find("_1000_1000") != std::string::npos) ||
-        (id.find("gpt_oss") != std::string::npos && (id.find("_h200_") != std::string::npos || id.find("_h100_") != std::string::npos)))
+    // gpt-oss on Hopper (its Triton MoE backend, weight-only): weight_only_moe_share was fitted on vLLM's H100 and
+    // A100 rows, not these.
+    const bool hopper = id.find("_h200_") != std::string::npos || id.find("_h100_") != std::string::npos;
+    if (id.find("gpt_oss") != std::string::npos && hopper) oss_hopper.push_back(e);
+    // Known gaps, held to their sign (method.md §8.3): the small mixtures of experts (gpt-oss-120b, Qwen3-30B-A3B)
+    // at 1,000 tokens each way on Blackwell run slower than estimated.
+    if ((id.find("gpt_oss_120b") != std::string::npos || id.find("qwen3_30b_b200") != std::string::npos) && id.find("_1000_1000") != std::string::npos &&
+        !hopper)
       CHECK(e > 0.0);
   }
   REQUIRE(all.size() == 133);
+  REQUIRE(oss_hopper.size() == 20);
+  const auto [oss_median, oss_p90] = test::median_p90(oss_hopper);
+  CHECK(oss_median <= 0.20);
+  CHECK(oss_p90 <= 0.40);
   const auto [median, p90] = test::median_p90(all);
-  // 20.7 % and 85.9 % (method.md §8.3): no worse.
-  CHECK(median <= 0.21);
-  CHECK(p90 <= 0.86);
+  // 15.4 % and 47.2 % (method.md §8.3): no worse.
+  CHECK(median <= 0.16);
+  CHECK(p90 <= 0.48);
 }
 
 TEST_CASE("serving: multi-head latent attention decodes bound by its FLOPs, grouped heads by their KV reads", "[serving][time]") {

@@ -129,6 +129,12 @@ inline constexpr Coefficient decode_attention_share{
 inline constexpr Coefficient fp4_matmul_share{
     "fp4_matmul_share", 0.65, "of the share 8- and 16-bit matmuls reach", Basis::fitted,
     "TensorRT-LLM's B200 TP1 Llama 3.3 70B NVFP4 rows (10); held out: its 405B TP4, Qwen3-235B TP8 and RTX PRO 6000 rows", "§8.3"};
+inline constexpr Coefficient weight_only_moe_share{
+    "weight_only_moe_share", 0.6, "of the 16-bit matmul share, on an A100 (half on Hopper)", Basis::fitted,
+    "vLLM 0.10.2 and 0.11.0's gpt-oss-20b and -120b rows on one H100 and one A100 (GPUStack's performance lab, 16 rows: MXFP4 experts "
+    "weight-only in Triton's MoE kernels; at the 16-bit share they ran +8..+202 %); held out: TensorRT-LLM's gpt-oss rows on H100 and H200 "
+    "(its Triton MoE backend, 20 rows: +6..+141 % before, -26..+66 % after)",
+    "§8.3"};
 inline constexpr Coefficient gptq_cuda_core_share{
     "gptq_cuda_core_share", 0.3, "share of the fp32 peak", Basis::fitted,
     "optimum's GPTQ rows at batch 1-16 (dequantising matmuls on CUDA cores)", "§8.3"};
@@ -323,13 +329,13 @@ inline constexpr Coefficient detection_global_batch{
     "detection_global_batch", 16, "images per optimizer step", Basis::published,
     "detectron2's Base-RCNN configs (SOLVER.IMS_PER_BATCH: 16), MMDetection's and MMSegmentation's 8 GPUs x 2 images, Ultralytics' default batch=16", "§9.1"};
 
-inline constexpr std::array<const Coefficient*, 90> all{
+inline constexpr std::array<const Coefficient*, 91> all{
     &fp32_cuda_core_share, &streaming_bandwidth_share, &feature_map_bandwidth_share, &conv_tensor_share,
     &conv_cuda_share,      &conv_traffic_share,        &grouped_conv_efficiency, &nchw_forward_accesses, &nchw_train_accesses,
     &miopen_conv,          &miopen_depthwise_share, &denoiser_share,            &denoiser_half_occupancy,     &resnet_block_passes,         &channels_last_passes,
     &transformer_layer_passes, &element_pass_ops,     &eager_op_host_s,             &eager_op_gpu_s,              &compiled_pass_share,         &two_stage_postprocess_s,     &nms_postprocess_s,
     &small_batch_overhead_s, &prefill_share,           &decode_bandwidth_share,
-    &llamacpp_decode_bytes_per_sm_cycle, &decode_compute_share, &decode_attention_share, &fp4_matmul_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
+    &llamacpp_decode_bytes_per_sm_cycle, &decode_compute_share, &decode_attention_share, &fp4_matmul_share, &weight_only_moe_share, &gptq_cuda_core_share,      &nf4_dequant_s,               &nf4_double_quant_dequant_s,
     &tp_allreduce_latency_nvlink_s, &tp_allreduce_latency_pcie_s, &pp_hop_latency_node_s, &pp_hop_latency_network_s,
     &ttft_wait_steps,      &band_mfu_given,            &band_exposed_communication,  &band_host_bound,
     &band_images,          &band_decode_bandwidth,     &band_decode_overheads,       &band_rocm_engine_builds,     &link_efficiency,           &network_efficiency, &nccl_base_latency_s, &nccl_hop_nvlink_s, &nccl_hop_pcie_s,

@@ -11,8 +11,21 @@ double matmul_share(const TimeBasis& in, double share) { return share * (in.ps.c
 
 double peak16(const TimeBasis& in) { return in.io.gpu.peak_flops("bf16").value_or(in.io.gpu.peak_flops("fp16").value_or(in.peak.value_or(0))); }
 
+// The share of the 16-bit matmul share an MXFP4 checkpoint's experts reach served weight-only by the engines' Triton
+// MoE kernels (matmul_ogs), which upcast each 4-bit weight to 16 bits with integer bit operations in the main loop
+// before the tensor cores take it: weight_only_moe_share on an A100, half of it on Hopper, whose SM has the A100's 64
+// INT32 lanes against twice its tensor FMA a clock (2,048 dense 16-bit; the A100 and H100 whitepapers); no figure
+// elsewhere (1: Ada's and GA10x's tensor cores run at half the A100's rate per SM, AMD's are another design).
+double weight_only_upcast_share(const TimeBasis& in) {
+  const Framework f = in.io.w.effective_framework();
+  if (f != Framework::vllm && f != Framework::sglang && f != Framework::trtllm) return 1.0;
+  const double cc = in.io.gpu.cc();
+  return cc == 8.0 ? coef::weight_only_moe_share.value : cc == 9.0 ? coef::weight_only_moe_share.value / 2.0 : 1.0;
+}
+
 MatmulRates matmul_rates(const TimeBasis& in, double share) {
   const double low = in.peak.value_or(0) * matmul_share(in, share);
+  if (in.io.w.mxfp4_checkpoint && in.io.w.precision == Precision::fp4 && in.ps.compute_key != "fp4") return {low * weight_only_upcast_share(in), low};
   if (!in.io.w.mxfp4_checkpoint || in.ps.compute_key != "fp4") return {low, low};
   const auto fp8 = in.io.gpu.peak_flops("fp8");
   const bool w4a8 = in.io.w.effective_framework() == Framework::trtllm && fp8;
