@@ -90,7 +90,9 @@ TEST_CASE("prefill: weight-only MXFP4 experts upcast their weights on the intege
   CHECK(rates("gpt-oss-120b", "vllm", "fp4", "h100-sxm-80gb").matmuls.experts == Approx(0.65 * 989.4e12 * 0.3));
   CHECK(rates("gpt-oss-120b", "vllm", "fp4", "a100-sxm-80gb").matmuls.experts == Approx(0.65 * 312e12 * 0.6));
   CHECK(rates("gpt-oss-120b", "vllm", "fp4", "a100-sxm-80gb").matmuls.dense == Approx(0.65 * 312e12));
-  // No figure for a consumer card's or an AMD GPU's upcast: the 16-bit share.
+  // An MI300X's compute unit has the A100's ratio (64 INT32 lanes, 1,024 dense FMA a clock). No figure for a consumer
+  // card: the 16-bit share.
+  CHECK(rates("gpt-oss-120b", "vllm", "fp4", "mi300x-192gb").matmuls.experts == Approx(0.65 * 1307.4e12 * 0.6));
   CHECK(rates("gpt-oss-20b", "vllm", "fp4", "rtx-4090-24gb").matmuls.experts == Approx(0.65 * 165.2e12));
   // A 16-bit checkpoint of a mixture of experts is no upcast.
   CHECK(rates("qwen3-30b-a3b", "vllm", "bf16", "h100-sxm-80gb").matmuls.experts == Approx(0.65 * 989.4e12));

@@ -13,14 +13,16 @@ double peak16(const TimeBasis& in) { return in.io.gpu.peak_flops("bf16").value_o
 
 // The share of the 16-bit matmul share an MXFP4 checkpoint's experts reach served weight-only by the engines' Triton
 // MoE kernels (matmul_ogs), which upcast each 4-bit weight to 16 bits with integer bit operations in the main loop
-// before the tensor cores take it: weight_only_moe_share on an A100, half of it on Hopper, whose SM has the A100's 64
-// INT32 lanes against twice its tensor FMA a clock (2,048 dense 16-bit; the A100 and H100 whitepapers); no figure
-// elsewhere (1: Ada's and GA10x's tensor cores run at half the A100's rate per SM, AMD's are another design).
+// before the tensor cores take it: weight_only_moe_share where a multiprocessor has 64 INT32 lanes per 1,024 dense
+// 16-bit FMA a clock (the A100; an MI300X's compute unit alike: 64 lanes, 1,307 TFLOPS over 304 CUs at 2.1 GHz), half
+// of it on Hopper, whose SM has the same 64 lanes against twice the FMA (A100, H100 and CDNA 3 whitepapers); no figure
+// elsewhere (1: Ada's and GA10x's tensor cores run at half the A100's rate per SM, so the upcast keeps up).
 double weight_only_upcast_share(const TimeBasis& in) {
   const Framework f = in.io.w.effective_framework();
   if (f != Framework::vllm && f != Framework::sglang && f != Framework::trtllm) return 1.0;
-  const double cc = in.io.gpu.cc();
-  return cc == 8.0 ? coef::weight_only_moe_share.value : cc == 9.0 ? coef::weight_only_moe_share.value / 2.0 : 1.0;
+  const double cc = in.io.gpu.cc(), w = coef::weight_only_moe_share.value;
+  if (cc == 9.0) return w / 2.0;
+  return cc == 8.0 || (in.io.gpu.stack == "rocm" && in.io.gpu.gfx_target == "gfx942") ? w : 1.0;
 }
 
 MatmulRates matmul_rates(const TimeBasis& in, double share) {
