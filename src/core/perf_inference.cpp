@@ -105,7 +105,7 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   // Over the tensor-parallel GPUs; under attention data parallel only the routed experts split.
   const double on_one = w.attention_dp ? 1.0 : in.tp;
   const double gpu_s = (attn / attn_rate + dense / r.dense) / on_one + experts / (r.experts * in.tp);
-  const double rate = flops / (gpu_s + (tp_bytes_s + elementwise_s) * prompt * b + exchange_s);
+  const double work_s = gpu_s + (tp_bytes_s + elementwise_s) * prompt * b + exchange_s;  // the b prompts' GPU time
   auto reads = [&](double tokens) { return bw > 0 ? weights_read_bytes(in, tokens) / bw : 0.0; };
   // llama.cpp with layers past -ngl, or experts in host memory: for a batch of 32 tokens or more it copies their
   // weights over PCIe and runs them on the GPU, once per micro-batch of 512 tokens (its -ub; a micro-batch that
@@ -115,17 +115,17 @@ double prefill_time(const TimeBasis& in, const FrameworkProfile& fw, double prom
   double copies = 0, cpu_reads = 0;
   if (host_bytes > 0 && tokens >= 32) copies = std::ceil(tokens / 512.0) * host_bytes / host_to_device_bytes_per_s(gpu);
   if (host_bytes > 0 && tokens < 32) cpu_reads = host_weight_reads(in, tokens) / cpu_read_bytes_per_s(gpu, mem);
-  const double secs = fw.prefill_fixed_s + overhead + copies + cpu_reads + std::max(flops / rate, reads(tokens));
+  const double secs = fw.prefill_fixed_s + overhead + copies + cpu_reads + std::max(work_s, reads(tokens));
   t.prefill_tokens_per_second = prompt * b / secs;
   // A serving engine prefills each request as it arrives (continuous batching): one request waits for its own
   // prompt, not the whole batch's (queueing at load is not modelled).
-  t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(flops / b / rate, reads(prompt)) : secs;
+  t.ttft_seconds = fw.kv_pool ? fw.prefill_fixed_s + overhead + std::max(work_s / b, reads(prompt)) : secs;
   if (copies > 0)
     t.notes.push_back(Note::format("prompt processing copies the CPU's {} ({:.1f} GB) over {} to the GPU for every 512 tokens: {:.1f} s of each prompt",
                                   w.offload == Offload::experts ? "experts" : "layers", in.io.mem.host_weights / 1e9, host_link_name(gpu), copies / b));
   t.utilization = eta;
   // A serving engine's stages prefill different micro-batches at once: p times one stage's rate.
-  return prompt * b / (flops / rate) * (fw.kv_pool ? d(std::max<std::int64_t>(1, w.pp)) : 1.0);
+  return prompt * b / work_s * (fw.kv_pool ? d(std::max<std::int64_t>(1, w.pp)) : 1.0);
 }
 
 // Continuous batching (vLLM/SGLang chunked prefill, TensorRT-LLM in-flight batching; method.md §8.3): in the steady

@@ -27,8 +27,8 @@ double weight_only_upcast_share(const TimeBasis& in) {
 
 MatmulRates matmul_rates(const TimeBasis& in, double share) {
   const double low = in.peak.value_or(0) * matmul_share(in, share);
-  if (in.io.w.mxfp4_checkpoint && in.io.w.precision == Precision::fp4 && in.ps.compute_key != "fp4") return {low * weight_only_upcast_share(in), low};
-  if (!in.io.w.mxfp4_checkpoint || in.ps.compute_key != "fp4") return {low, low};
+  if (!in.io.w.mxfp4_checkpoint || in.io.w.precision != Precision::fp4) return {low, low};
+  if (in.ps.compute_key != "fp4") return {low * weight_only_upcast_share(in), low};  // no FP4 tensor cores: weight-only
   const auto fp8 = in.io.gpu.peak_flops("fp8");
   const bool w4a8 = in.io.w.effective_framework() == Framework::trtllm && fp8;
   return {w4a8 ? *fp8 * share : low, peak16(in) * share};
