@@ -107,7 +107,7 @@ ACCURACY_CASES = ["../shared/fidelity/cases.jsonl", "../shared/fidelity/time-cas
     f"tests/data/{n}.jsonl" for n in ("mmyolo_memory", "mmdet_memory", "mmseg_memory", "mmdet_time", "llm_time",
                                       "llm_finetune_time", "vision_time_heldout", "llm_small_time", "moe_train_time",
                                       "serving_time", "serving_fp4_time", "gaudi3_serving_time", "serving_engines_2025_time", "mlperf_inference_time", "gb200_train_time", "gb300_train_time", "diffusion_time", "serving_ep_time", "serving_trtllm_2026_time",
-                                      "llamacpp_time")]
+                                      "llamacpp_time", "dense_train_time")]
 
 
 def run(words, env, cwd):

@@ -55,10 +55,16 @@ TEST_CASE("gb200: the search runs 64 GPUs of a rack, then whole racks (72, 144),
   CHECK(row["layout"].get<std::string>().find("144 GPUs in 2 racks") != std::string::npos);
   const std::string launch = row["launch_hints"]["torchrun"].get<std::string>();
   CHECK(launch.find("torchrun --nnodes 36 --nproc_per_node 4") != std::string::npos);
-  // Within --max-gpus 100 the doubling stops at 64 and the whole rack (72) is the largest count tried.
+  // Within --max-gpus 100 the doubling stops at 64, the whole rack (72) comes next, and --max-gpus itself last: two
+  // racks of 50 (the fastest: 31.5 days against one rack's 40.0), never 72 + 28.
   const auto k = test::run_json({"--model", "llama-3.1-70b", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--tokens", "1T",
                                  "--only", "gb200-nvl72-186gb", "--max-gpus", "100", "--rank-by", "time"});
-  CHECK(k["ranking"][0]["plan"]["gpus"] == 72);
+  CHECK(k["ranking"][0]["plan"]["gpus"] == 100);
+  CHECK(k["ranking"][0]["plan"]["nodes"] == 2);
+  const auto one_rack = test::run_json({"--model", "llama-3.1-70b", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--tokens", "1T",
+                                        "--only", "gb200-nvl72-186gb", "--max-gpus", "72", "--rank-by", "time"});
+  CHECK(one_rack["ranking"][0]["plan"]["gpus"] == 72);
+  CHECK(k["ranking"][0]["cost"]["hours"]["wall"].get<double>() < one_rack["ranking"][0]["cost"]["hours"]["wall"].get<double>());
   // A count given that is no whole number of racks runs equal shares of them, as Megatron-Bridge runs 256 GB200s
   // (four racks of 64): 256 = 4 x 64, never 3 x 72 + 40.
   const auto q = test::run_json({"--model", "deepseek-v3", "--mode", "train", "--precision", "fp8", "--framework", "megatron", "--tokens", "1T",

@@ -219,6 +219,16 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   out.frontier = std::move(frontier);
   return out;
 }
+// The count searched after n: counts 1, 2, 4, ... up to --max-gpus; a node that is not a power of two (an NVL72 rack
+// of 72) comes whole in its turn and its multiples follow (... 32, 64, 72, 144, 288 ...). --max-gpus itself comes last
+// where the doubling steps over it and it runs whole nodes (or equal shares of racks): the fastest plan within 256
+// GB200s is four racks of 64 (Megatron-Bridge's runs), not two racks of 72; within 96 H100s, 12 servers.
+std::int64_t next_count(std::int64_t n, const GpuSpec& g, std::int64_t max_gpus) {
+  const std::int64_t per_node = g.gpus_per_node();
+  const std::int64_t doubled = n < per_node && n * 2 > per_node ? per_node : n * 2;
+  return doubled > max_gpus && n < max_gpus && whole_nodes(max_gpus, g) ? max_gpus : doubled;
+}
+
 // The counts of GPUs the last resorts try, doubling from `from` to `to`: one node's worth up to --max-gpus, or the count
 // given alone where one node holds it (none where it does not).
 std::pair<std::int64_t, std::int64_t> counts_in_one_node(const GpuSpec& g, const RankOptions& opts, std::int64_t count_given) {
@@ -395,10 +405,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
     previous_rate = rate;
     return gained && c.planned.batch == layout.batch && c.time.fixed_share >= k_amortisable_share;
   };
-  // Counts 1, 2, 4, ... up to --max-gpus, or the count given alone; a node that is not a power of two (an NVL72
-  // rack of 72) comes whole in its turn and its multiples follow (... 32, 64, 72, 144, 288 ...).
-  const std::int64_t per_node = g.gpus_per_node();
-  for (std::int64_t n = count_only ? w.gpus : 1; n <= (count_only ? w.gpus : opts.max_gpus); n = n < per_node && n * 2 > per_node ? per_node : n * 2) {
+  for (std::int64_t n = count_only ? w.gpus : 1; n <= (count_only ? w.gpus : opts.max_gpus); n = next_count(n, g, opts.max_gpus)) {
     if (!count_only && !search_further(fits, n, first_fit, w.has_job_size(), order, opts)) break;
     const std::size_t before = fits.size();
     for_each_layout(w, m, g, n, try_layout);
