@@ -16,7 +16,8 @@ nlohmann::json own_pick(const std::vector<std::string>& extra) {
 
 TEST_CASE("dense: held out, Megatron-Bridge's Llama 3 rows within 15 % on H100, B200 and GB200, the GB300 slow by up to 25 %", "[scale][heldout]") {
   // 25.11 container, FP8 with current scaling, sequence 8,192: Llama 3 8B on 8 GPUs (GB300 37,556, GB200 31,508, B200
-  // 30,624, H100 14,451 tokens/s per GPU), Llama 3 70B on 64 H100s (1,602), Llama 3.1 405B on 256 GB300s (999), 256
+  // 30,624, H100 14,451 tokens/s per GPU), Llama 3 70B on 64 H100s (1,602) and, with Megatron-FSDP and its CPU offload
+  // of activations, on 64 GB300s (4,520) and GB200s (4,312), Llama 3.1 405B on 256 GB300s (999), 256
   // GB200s (813), 128 B200s (661) and 1,024 H100s (292). The catalogue gives the GB300 the GB200's dense FP8 peak
   // (NVIDIA exemplar-performance, 4,900 TFLOP/s for both), yet the same 8B layout runs 1.19x faster on it: the
   // estimate cannot see what does it (clocks under a 1,400 W budget against 1,200 W, twice Blackwell Ultra's
@@ -26,7 +27,7 @@ TEST_CASE("dense: held out, Megatron-Bridge's Llama 3 rows within 15 % on H100, 
     CHECK_FALSE(c["fitted"].get<bool>());
     err[c["id"].get<std::string>()] = e;
   }
-  REQUIRE(err.size() == 9);
+  REQUIRE(err.size() == 11);
   for (const auto& [id, e] : err) {
     INFO(id);
     if (id.find("gb300") != std::string::npos) {

@@ -72,6 +72,9 @@ struct MemoryEstimate {
   double host_pipeline_weights = 0;
   double host_kv_bytes_per_token = 0;  // --offload layers: of each token's KV cache, the bytes of the CPU's layers
   double host_bytes() const { return host_weights + host_kv_cache; }
+  // --offload activations (Megatron-Core's CPU offloading, method.md §4.5): per GPU, one micro-batch's activations of
+  // the offloaded layers, which wait in host memory between the forward and the backward.
+  double host_activations = 0;
   double host_output = 0;  // of host_weights (--offload layers), the output layer (read whole each token, whatever experts a MoE routes to)
   std::int64_t gpu_layers = 0;  // the layers on the GPU (-ngl), or whose experts are (--offload experts), where some are in host memory
   std::int64_t cpu_moe_layers = 0;  // --offload experts: the layers whose routed experts are in host memory (llama.cpp's --n-cpu-moe)

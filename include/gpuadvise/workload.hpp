@@ -19,7 +19,7 @@ enum class Sharding { none, zero1, zero2, zero3 };
 // Training: ZeRO-style optimizer (and parameter) offload. Image-generation inference: diffusers'
 // enable_model_cpu_offload (one component on the GPU at a time) and enable_sequential_cpu_offload (weights
 // streamed per submodule).
-enum class Offload { none, optimizer, optimizer_params, model, sequential, layers, experts };
+enum class Offload { none, optimizer, optimizer_params, model, sequential, layers, experts, activations };
 enum class MasterWeights { fp32, none };
 enum class Framework { hf, vllm, sglang, trtllm, llamacpp, exllama, exllamav2, autoawq, litgpt, torchtune, torchtitan, megatron, llmq,
                        pytorch, detectron2, mmdet, ultralytics, tensorrt, diffusers };

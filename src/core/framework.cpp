@@ -311,6 +311,27 @@ void check_no_silent_settings(const Workload& w, const ModelSpec& m) {
   if (given("requests") && !w.output_tokens)
     refuse("requests", "a request count needs --output-tokens (and --input-tokens) to size the job");
 }
+
+// Megatron-Core's CPU offload of activations (method.md §4.5): a language model's training under Megatron with
+// Transformer Engine, one pipeline stage and no recomputation (megatron/core/transformer/transformer_config.py
+// refuses the others), at least one layer's activations kept on the GPU (--cpu-offloading-num-layers < L).
+void check_activation_offload(const Workload& w, const ModelSpec& m) {
+  if (w.offload != Offload::activations) return;
+  const bool full = w.mode == Mode::train || w.mode == Mode::finetune;  // pretrain_gpt.py's training, the hint's
+  if (!full || m.vision)
+    throw InputError(w.where("offload") + ": activations is Megatron-Core's CPU offload of a language model's training activations (--mode train or "
+                     "finetune with --framework megatron); valid here: " + (m.vision ? "none" : is_training(w.mode) ? "none, optimizer, optimizer+params"
+                                                                                                 : "none (layers and experts with llama.cpp)"));
+  if (w.effective_framework() != Framework::megatron)
+    throw InputError(w.where("offload") + ": activations is Megatron-Core's CPU offloading (--framework megatron, its --cpu-offloading-num-layers); "
+                     "valid with " + to_string(w.effective_framework()) + ": none, optimizer, optimizer+params");
+  if (w.pp > 1)
+    throw InputError(w.where("pp") + fmt::format(": {} stages with --offload activations; Megatron-Core has no CPU offloading with pipeline parallelism "
+                                                 "(valid: 1, or --offload none)", w.pp));
+  if (w.checkpointing != Checkpointing::none)
+    throw InputError(w.where("gradient_checkpointing") + ": " + to_string(w.checkpointing) + " with --offload activations; Megatron-Core's CPU offloading "
+                     "does not run with recomputation (valid: none, or --offload none)");
+}
 }  // namespace
 
 void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
@@ -326,7 +347,7 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   // llama.cpp's partial offload (-ngl; method.md §8.3): its layers beyond --gpu-layers in host memory.
   if (w.offload == Offload::layers && (!runs_on_llamacpp(w) || is_training(w.mode) || m.vision))
     throw InputError(w.where("offload") + ": layers is llama.cpp's partial offload for language-model inference (--framework llamacpp or a GGUF "
-                     "--precision); valid here: " + (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params" : "none"));
+                     "--precision); valid here: " + (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params, activations (--framework megatron)" : "none"));
   // Over several GPUs, llama.cpp's offloads run with its layer split (one machine, --split-mode layer: --gpus N, no
   // --tp); its row split beside host memory is not modelled.
   if (offloads_to_cpu(w) && w.gpus > 1 && (w.tp > 1 || w.nodes > 1 || w.pp != w.gpus))
@@ -336,9 +357,11 @@ void check_workload_fits_model(const Workload& w, const ModelSpec& m) {
   if (w.offload == Offload::experts && (!runs_on_llamacpp(w) || is_training(w.mode) || m.vision || !m.is_moe()))
     throw InputError(w.where("offload") + ": experts is llama.cpp's --n-cpu-moe, for a mixture of experts' inference (--framework llamacpp or a GGUF "
                      "--precision" + (m.is_moe() ? std::string(")") : "; " + m.id + " has no routed experts)") + "; valid here: " +
-                     (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params" : runs_on_llamacpp(w) && !m.vision ? "none, layers" : "none"));
-  if (w.gpu_layers > 0 && w.offload != Offload::layers && w.offload != Offload::experts)
-    throw InputError(w.where("gpu_layers") + ": applies with --offload layers (llama.cpp's -ngl) or --offload experts (the layers whose experts stay on the GPU)");
+                     (is_training(w.mode) && !m.vision ? "none, optimizer, optimizer+params, activations (--framework megatron)" : runs_on_llamacpp(w) && !m.vision ? "none, layers" : "none"));
+  check_activation_offload(w, m);
+  if (w.gpu_layers > 0 && w.offload != Offload::layers && w.offload != Offload::experts && w.offload != Offload::activations)
+    throw InputError(w.where("gpu_layers") + ": applies with --offload layers (llama.cpp's -ngl), --offload experts (the layers whose experts stay on the "
+                     "GPU) or --offload activations (the layers whose activations stay on the GPU)");
   if (w.gpu_layers > m.layers)
     throw InputError(w.where("gpu_layers") + fmt::format(": {} is more than {}'s {} layers (valid: 1-{})", w.gpu_layers, m.id, m.layers, m.layers));
   if (w.channels_last && !(generation && m.vision->backbone == "unet") && !(m.vision && layout_sensitive_classifier(*m.vision)))

@@ -7,7 +7,7 @@ namespace gpuadvise {
 
 std::int64_t most_gpu_layers(Workload w, const ModelSpec& m, const GpuSpec& g, double min_headroom_pct) {
   const double room = static_cast<double>(g.memory_bytes) * (1.0 - min_headroom_pct / 100.0);
-  if (!offloads_to_cpu(w)) w.offload = Offload::layers;
+  if (!offloads_to_cpu(w) && !offloads_activations(w)) w.offload = Offload::layers;
   auto fits = [&](std::int64_t n) {
     w.gpu_layers = n;
     return estimate_memory(w, m, &g).device_peak <= room;

@@ -28,9 +28,25 @@ inline bool host_offload_applies(const Workload& w, const ModelSpec& m, const Gp
 // Some of the model in host memory, run there by the CPU: whole layers past -ngl, or the routed experts of some layers.
 inline bool offloads_to_cpu(const Workload& w) { return w.offload == Offload::layers || w.offload == Offload::experts; }
 
-// --offload layers or experts without --gpu-layers: the count still to settle (most_gpu_layers) before the workload
-// is evaluated.
-inline bool gpu_layers_unsettled(const Workload& w) { return offloads_to_cpu(w) && w.gpu_layers == 0; }
+// Megatron-Core's CPU offload of activations (--offload activations, its --cpu-offloading-num-layers; method.md §4.5):
+// what the backward keeps of the first L − gpu_layers layers waits in host memory between the two passes.
+inline bool offloads_activations(const Workload& w) { return w.offload == Offload::activations; }
+
+// Whether Megatron-Core's CPU offload of activations runs a training layout (transformer_config.py): pretrain_gpt.py's
+// training under Megatron, one pipeline stage, nothing recomputed.
+inline bool activation_offload_runs(const Workload& w) {
+  return (w.mode == Mode::train || w.mode == Mode::finetune) && w.effective_framework() == Framework::megatron && w.pp == 1 &&
+         w.checkpointing == Checkpointing::none;
+}
+
+// The layers whose activations wait in host memory (Megatron's --cpu-offloading-num-layers), 0 without the offload.
+inline std::int64_t activation_offload_layers(const Workload& w, const ModelSpec& m) {
+  return offloads_activations(w) && w.gpu_layers > 0 ? std::max<std::int64_t>(0, m.layers - w.gpu_layers) : 0;
+}
+
+// --offload layers, experts or activations without --gpu-layers: the count still to settle (most_gpu_layers) before
+// the workload is evaluated.
+inline bool gpu_layers_unsettled(const Workload& w) { return (offloads_to_cpu(w) || offloads_activations(w)) && w.gpu_layers == 0; }
 
 // --offload experts: the layers whose routed experts stay in host memory, llama.cpp's --n-cpu-moe (it counts from
 // the first layer, dense ones among them).
@@ -58,7 +74,8 @@ inline double gpu_layer_share(const Workload& w, const ModelSpec& m) {
 // the total by more than half that layer; the last takes what is left.
 std::vector<std::int64_t> balanced_layer_split(double rest, double experts, std::int64_t layers, std::int64_t first_expert_layer, std::int64_t gpus);
 
-// The most of the model's layers (--offload layers) or expert layers (--offload experts) one GPU holds with
+// The most of the model's layers (--offload layers), expert layers (--offload experts) or layers' activations
+// (--offload activations) one GPU holds with
 // `min_headroom_pct` of its memory free (the device peak grows with each layer kept on it), at least 1: the one that
 // then does not fit says by how much.
 std::int64_t most_gpu_layers(Workload w, const ModelSpec& m, const GpuSpec& g, double min_headroom_pct);

@@ -11,6 +11,7 @@
 
 #include "gpuadvise/global_batch.hpp"
 #include "gpuadvise/ranking.hpp"
+#include "layer_offload.hpp"
 
 namespace gpuadvise::layout_space {
 
@@ -273,23 +274,32 @@ inline void most_frugal(Workload& q, std::int64_t smallest = 1) {
 // at its own: the smaller ones are layouts of their own).
 // `layout` is changed in place for each try (a workload holds strings: a copy per layout was a fifth of the
 // screen's time) and given back as it came.
+// `offload_activations`: beside a layout that recomputes nothing and does not fit, Megatron-Core's CPU offload of
+// activations too (method.md §4.5), kept beside the recomputing savers for the order asked to choose; the planner asks
+// for it on GPUs with a host link of their own (NVLink-C2C), where Megatron-Bridge's recipes offload.
 template <class Fits, class TryOne>
-void for_each_saver(Workload& layout, Fits&& fits, TryOne&& try_one, std::int64_t smallest = 1) {
+void for_each_saver(Workload& layout, Fits&& fits, TryOne&& try_one, std::int64_t smallest = 1, bool offload_activations = false) {
   struct Restore {  // what the savers change
     Workload& q;
     const Precision precision;
     const Checkpointing checkpointing;
     const std::int64_t batch, grad_accum;
+    const Offload offload;
+    const std::int64_t gpu_layers;
     ~Restore() {
       q.precision = precision;
       q.checkpointing = checkpointing;
       q.batch = batch;
       q.grad_accum = grad_accum;
+      q.offload = offload;
+      q.gpu_layers = gpu_layers;
     }
   };
-  const Restore restore{layout, layout.precision, layout.checkpointing, layout.batch, layout.grad_accum};
+  const Restore restore{layout, layout.precision, layout.checkpointing, layout.batch, layout.grad_accum, layout.offload, layout.gpu_layers};
   Workload& q = layout;
   const Restore& p = restore;  // the layout as it came
+  // Megatron-Core's CPU offload of activations (method.md §4.5) where it runs: one pipeline stage, nothing recomputed.
+  const bool offloadable = offload_activations && activation_offload_runs(q) && q.offload == Offload::none;
   if (!is_training(q.mode)) {
     if (try_one(q)) return;
     // Quantised weights only when the user allows them: 8-bit, then 4-bit (AWQ-style int4) on the same GPUs.
@@ -313,6 +323,15 @@ void for_each_saver(Workload& layout, Fits&& fits, TryOne&& try_one, std::int64_
       q.batch = micro;
       q.grad_accum = p.grad_accum * (p.batch / micro);
       if (try_one(q)) return;
+      // Where nothing recomputed does not fit, the activations that do not fit may wait in host memory instead (the
+      // planner settles how many layers keep theirs): kept beside the recomputing plans, the order asked chooses.
+      if (c == Checkpointing::none && offloadable) {
+        q.offload = Offload::activations;
+        q.gpu_layers = 0;
+        try_one(q);
+        q.offload = p.offload;
+        q.gpu_layers = p.gpu_layers;
+      }
     }
     if (micro == smallest) break;
   }

@@ -60,6 +60,7 @@ std::string ranking_detail::layout_text(const Workload& w, const ModelSpec& m, c
   s += off;
   if (w.offload == Offload::layers && w.gpu_layers > 0) s += fmt::format(" + CPU for the layers past {} (-ngl {})", w.gpu_layers, w.gpu_layers);
   if (w.offload == Offload::experts && w.gpu_layers > 0) s += fmt::format(" + CPU for the experts of {} layers (--n-cpu-moe {})", cpu_moe_layers(w, m), cpu_moe_layers(w, m));
+  if (const std::int64_t n = activation_offload_layers(w, m); n > 0) s += fmt::format(" + {} layers' activations in host memory", n);
   if (w.checkpointing != Checkpointing::none) s += w.checkpointing == Checkpointing::full ? ", full checkpointing" : ", selective checkpointing";
   if (w.grad_accum > 1) {
     s += ", micro-batch ";

@@ -185,6 +185,16 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
     // Pipeline 1F1B: the first stage keeps pp micro-batches of L/pp layers ≈ L layers ([KORTH] §4.2.3).
     acts = layers_total * layer_bytes;
     act_formula = "L·b·s·(saved elements per token·bytes) (method.md §4.2)";
+    // Megatron-Core's CPU offload (--offload activations, one pipeline stage; method.md §4.5): the first N layers'
+    // saved tensors leave for host memory as the forward passes them and come back as the backward reaches them,
+    // through Transformer Engine's double buffer. The peak is the end of the forward with the L − N layers kept, or
+    // the buffer's two offloaded layers in flight where fewer are kept.
+    if (const std::int64_t off = activation_offload_layers(w, m); off > 0) {
+      e.host_activations = d(off) * layer_bytes;
+      e.gpu_layers = w.gpu_layers;
+      acts = std::max(layers_total - d(off), std::min(d(off), 2.0)) * layer_bytes;
+      act_formula = "max(L − N, min(N, 2))·b·s·(saved elements per token·bytes): N layers' in host memory (method.md §4.5)";
+    }
   }
   // Embedding output and final norm input.
   const double edges = 2.0 * tokens * sls.h * act_b;

@@ -6,6 +6,7 @@
 #include "gpuadvise/framework.hpp"
 #include "gpuadvise/vision_model.hpp"
 #include "perf_common.hpp"
+#include "layer_offload.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -191,7 +192,8 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
   const bool adapters = lay.adapters;
   const double dp = lay.dp, accum = lay.accum, local_params = lay.local_params;
   double t_opt = 0;
-  if (w.offload == Offload::none && gpu.bandwidth_gb_per_s && !w.mfu) {  // a given --mfu is end to end: it holds the step
+  const bool on_gpu = w.offload == Offload::none || w.offload == Offload::activations;  // the states stay on the GPU
+  if (on_gpu && gpu.bandwidth_gb_per_s && !w.mfu) {  // a given --mfu is end to end: it holds the step
     // The optimizer step is bound by memory traffic: AdamW with fp32 master weights reads the master copy,
     // the gradient and both moments and writes them back with the 16-bit copy, about 30 bytes per local
     // parameter (fused multi-tensor AdamW at 80 % of peak bandwidth), once per optimizer step. Small
@@ -208,6 +210,24 @@ double optimizer_step_seconds(const TimeBasis& in, const TrainingLayout& lay, do
   return t_opt;
 }
 
+// Megatron-Core's CPU offload of activations (method.md §4.5), per micro-batch: the offloaded layers' activations
+// cross the GPU's own host link (PCIe, or NVLink-C2C on a Grace superchip) to host memory during the forward, a third
+// of the compute (2 of its 6 FLOPs per parameter and token), and back during the backward, the other two thirds, on
+// Transformer Engine's side stream beside the compute: only what outlasts each pass shows.
+double activation_offload_seconds(const TimeBasis& in, double t_compute, TimeEstimate& t) {
+  const auto& [w, m, gpu, mem] = in.io;
+  if (mem.host_activations <= 0) return 0.0;
+  const double move = mem.host_activations / perf_detail::host_to_device_bytes_per_s(gpu);
+  const double forward = t_compute / 3.0, backward = t_compute - forward;
+  const double exposed = std::max(0.0, move - forward) + std::max(0.0, move - backward);
+  t.notes.push_back(Note::format("CPU offload of activations: {} layers' {:.1f} GB per micro-batch cross {} each way, {:.0f} ms against a {:.0f} ms "
+                                 "forward{}", activation_offload_layers(w, m), mem.host_activations / 1e9, perf_detail::host_link_name(gpu),
+                                 move * 1e3, forward * 1e3,
+                                 exposed > 0 ? fmt::format(": {:.0f}% added to each micro-batch", 100.0 * exposed / t_compute)
+                                             : std::string(": hidden behind the compute")));
+  return exposed;
+}
+
 // CPU offload (ZeRO-Offload), per micro-batch: 16-bit gradients down and parameters up over PCIe each optimizer
 // step (formulas §3.3) and the Adam update on the CPU (about 1e9 parameters/s assumed for DeepSpeed's CPU-Adam).
 // With the parameters in host memory too (ZeRO-Infinity, arXiv:2104.07857 §4) every micro-batch loads each GPU's
@@ -218,6 +238,7 @@ double offload_seconds(const TimeBasis& in, const TrainingLayout& lay, double t_
   const auto& [w, m, gpu, mem] = in.io;
   fetched = 0;
   if (w.offload == Offload::none) return 0.0;
+  if (w.offload == Offload::activations) return activation_offload_seconds(in, t_compute, t);
   const double shards = w.sharding == Sharding::none ? 1.0 : lay.dp;
   const double local = (lay.adapters ? mem.params_trainable : in.pc.total) / (in.model_par * shards);
   const double pcie = perf_detail::host_to_device_bytes_per_s(gpu);

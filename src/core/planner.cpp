@@ -219,6 +219,21 @@ Candidate choose_plan(const Workload& w, const Candidate& single, std::vector<Ca
   out.frontier = std::move(frontier);
   return out;
 }
+// The planner tries Megatron-Core's CPU offload of activations (method.md §4.5) on a GPU with a host link of its own,
+// a Grace superchip's NVLink-C2C, where Megatron-Bridge's Llama 3 70B recipes offload 20 to 40 layers (GB300, GB200);
+// over PCIe, a link the model does not see shared, it runs as asked (Megatron-Bridge's B200 recipe offloads 5).
+bool offload_searched(const GpuSpec& g) { return g.host_link_gb_per_s.has_value() && g.segment != Segment::edge; }
+
+// A layout that offloads activations with its layer count unsettled (layout_space.hpp's savers) keeps the most layers'
+// activations on the GPU that leave the offload margin free (method.md §4.5), settled before its screen, which counts
+// what the GPU holds.
+const Workload& settled_offload(const Workload& p, const ModelSpec& m, const GpuSpec& g, const RankOptions& opts, Workload& scratch) {
+  if (!offloads_activations(p) || !gpu_layers_unsettled(p)) return p;
+  scratch = p;
+  scratch.gpu_layers = most_gpu_layers(scratch, m, g, opts.offload_margin_pct.value_or(opts.min_headroom_pct));
+  return scratch;
+}
+
 // The count searched after n: counts 1, 2, 4, ... up to --max-gpus; a node that is not a power of two (an NVL72 rack
 // of 72) comes whole in its turn and its multiples follow (... 32, 64, 72, 144, 288 ...). --max-gpus itself comes last
 // where the doubling steps over it and it runs whole nodes (or equal shares of racks): the fastest plan within 256
@@ -376,10 +391,12 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
   // pipeline bubble cost more.
   constexpr double k_amortisable_share = 0.1;
   double previous_rate = 0;
+  Workload settling;  // a layout whose offloaded layers are settled
   auto try_layout = [&](Workload& layout) {
     if (layout.batch <= w.batch) previous_rate = 0;
     const std::size_t kept = fits.size();
-    for_each_saver(layout, could_fit, [&](const Workload& p) {
+    for_each_saver(layout, could_fit, [&](const Workload& asked) {
+      const Workload& p = settled_offload(asked, m, g, opts, settling);
       const bool as_asked = p.gpus == 1 && p.offload == Offload::none && p.checkpointing == w.checkpointing && p.batch == w.batch &&
                             p.precision == w.precision;
       if (!as_asked && screened_out(p)) return false;
@@ -397,7 +414,7 @@ Candidate ranking_detail::plan_with(const Workload& w, const ModelSpec& m, const
       }
       fits.push_back(std::move(c));
       return true;
-    }, layout.batch > w.batch ? layout.batch : 1);
+    }, layout.batch > w.batch ? layout.batch : 1, offload_searched(g));
     if (fits.size() == kept) return false;
     const Candidate& c = fits.back();
     const double rate = c.time.train_tokens_per_second_per_gpu.value_or(c.time.paced_images_per_second().value_or(0));

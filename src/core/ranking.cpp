@@ -89,6 +89,8 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
     saver(p.checkpointing == Checkpointing::full ? "full activation checkpointing" : "selective activation checkpointing");
   if (p.precision != single.planned.precision) saver(to_string(p.precision), " weights (--allow-quantization)");
   if (p.grad_accum > single.planned.grad_accum) saver("micro-batch ", p.batch, " x ", p.grad_accum, " accumulation steps");
+  if (p.offload == Offload::activations && single.planned.offload != Offload::activations)
+    saver("the activations of all but the last ", p.gpu_layers, " layers in host memory (Megatron's CPU offloading)");
   const std::string_view with_savers(savers.data(), savers.size());
   const char* with = savers.size() > 0 ? " with " : "";
   const double cap = static_cast<double>(chosen.gpu->memory_bytes) / 1e9;
@@ -109,7 +111,7 @@ std::string describe_choice(const Candidate& chosen, const Candidate& single, st
       fmt::format_to(to, FMT_COMPILE("one GPU needs {:.1f} GB of {:.1f} GB with every layer on it; llama.cpp keeps {} layers on it (-ngl {}) and runs the "
                                      "rest on the CPU from host memory (slow: {:.1f} GB read there each token)"),
                      one_gpu, cap, p.gpu_layers, p.gpu_layers, chosen.memory.host_weights / 1e9);
-  } else if (p.offload != Offload::none) {
+  } else if (p.offload != Offload::none && p.offload != Offload::activations) {
     fmt::format_to(to, FMT_COMPILE("nothing else fits within {} GPUs: one GPU needs {:.1f} GB of {:.1f} GB; the optimizer states move to CPU memory (slow)"),
                    opts.max_gpus, one_gpu, cap);
   } else if (chosen.gpus == 1) {

@@ -27,6 +27,7 @@ double host_floor_cores(double ranks) { return 4.0 * ranks + 2.0; }
 // 16-bit parameters move too, x1.5 for pinned buffers and fragmentation ([DS-MEM]).
 double offload_host_bytes(const Workload& p, const MemoryEstimate& mem) {
   if (offloads_to_cpu(p)) return mem.host_bytes();  // llama.cpp's layers past -ngl, or experts (method.md §8.3)
+  if (offloads_activations(p)) return mem.host_activations * d(p.gpus);  // every rank's offloaded activations (§4.5)
   if (p.offload == Offload::model || p.offload == Offload::sequential) return mem.host_pipeline_weights;  // diffusers (§12.4)
   const double per_param = p.offload == Offload::optimizer_params ? 2.0 * mem.params_total : 0.0;
   return (16.0 * mem.params_trainable + per_param) * 1.5;
@@ -87,7 +88,7 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
   const double nodes = d(std::max<std::int64_t>(1, w.nodes));
   const double mp = d(std::max<std::int64_t>(1, w.tp * w.pp));
   const double params = mem.params_total;
-  if (training && w.offload != Offload::none) {
+  if (training && w.offload != Offload::none && !offloads_activations(w)) {
     s.host_ram_bytes = offload_host_bytes(w, mem) / nodes;
     s.basis.push_back("host RAM: DeepSpeed offload, (16 B per trainable parameter + 2 B per offloaded parameter) x 1.5, shared by the nodes ([DS-MEM])");
   } else if (training && w.sharding == Sharding::zero3) {
@@ -124,6 +125,12 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
     s.basis.push_back("host RAM: the checkpoint read once per node, each GPU's weights");
   }
   if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, (mem.weights + mem.host_pipeline_weights) * ranks);
+  // Megatron-Core's CPU offload (method.md §4.5): each rank's offloaded activations wait in pinned host memory for the
+  // backward, once the load above is done.
+  if (training && offloads_activations(w) && mem.host_activations * ranks > s.host_ram_bytes) {
+    s.host_ram_bytes = mem.host_activations * ranks;
+    s.basis.push_back("host RAM: each GPU's offloaded activations (Megatron-Core's --cpu-offloading-num-layers) in pinned host memory");
+  }
 }
 
 // CPU cores per node: the data loader's workers, or a GPU host's floor.

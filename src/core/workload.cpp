@@ -47,8 +47,8 @@ const Names<Checkpointing> k_ckpt{{{Checkpointing::none, "none"}, {Checkpointing
                                    {Checkpointing::selective, "selective"}}};
 const Names<Sharding> k_sharding{{{Sharding::none, "none"}, {Sharding::zero1, "zero1"}, {Sharding::zero2, "zero2"},
                                   {Sharding::zero3, "zero3"}}};
-const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "optimizer"},
-                                {Offload::optimizer_params, "optimizer+params"}, {Offload::model, "model"}, {Offload::sequential, "sequential"}, {Offload::layers, "layers"}, {Offload::experts, "experts"}}};
+const Names<Offload> k_offload{{{Offload::none, "none"}, {Offload::optimizer, "optimizer"}, {Offload::optimizer_params, "optimizer+params"}, {Offload::model, "model"},
+                                {Offload::sequential, "sequential"}, {Offload::layers, "layers"}, {Offload::experts, "experts"}, {Offload::activations, "activations"}}};
 const Names<MasterWeights> k_master{{{MasterWeights::fp32, "fp32"}, {MasterWeights::none, "none"}}};
 const Names<Precision> k_grad_dtypes{{{Precision::fp32, "fp32"}, {Precision::bf16, "bf16"}}};
 const Names<Framework> k_frameworks{{{Framework::hf, "hf"}, {Framework::vllm, "vllm"}, {Framework::sglang, "sglang"},

@@ -113,9 +113,9 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (f == Framework::torchtitan || f == Framework::torchtune) return std::nullopt;
   if (w.optimizer == Optimizer::adamw_8bit || w.optimizer == Optimizer::adafactor || w.offload == Offload::optimizer_params) return std::nullopt;
   const bool sgd = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum;
-  if (sgd && w.offload != Offload::none) return std::nullopt;  // the precision-aware optimizer the offload needs is Adam's only
+  if (sgd && w.offload == Offload::optimizer) return std::nullopt;  // the precision-aware optimizer the offload needs is Adam's only
   const bool fsdp = w.sharding == Sharding::zero3;
-  if (fsdp && (w.pp > 1 || w.offload != Offload::none)) return std::nullopt;
+  if (fsdp && (w.pp > 1 || (w.offload != Offload::none && w.offload != Offload::activations))) return std::nullopt;
   std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", w.tp, w.pp);
   if (w.pp > 1) a += megatron_pipeline_split(w, m);
   if (w.ep > 1) a += fmt::format(" --expert-model-parallel-size {}{}", w.ep, experts_folded(w) && w.tp > 1 ? " --expert-tensor-parallel-size 1" : "");
@@ -133,8 +133,11 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.precision == Precision::fp16) a += " --fp16";
   if (sgd) a += " --optimizer sgd";
   if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";
-  else if (w.sharding != Sharding::none || w.offload != Offload::none) a += " --use-distributed-optimizer";
+  else if (w.sharding != Sharding::none || w.offload == Offload::optimizer) a += " --use-distributed-optimizer";
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
+  // Megatron-Core's CPU offload of activations (method.md §4.5): arguments.py turns cpu_offloading on with a count.
+  if (w.offload == Offload::activations && w.gpu_layers > 0 && w.gpu_layers < m.layers)
+    a += fmt::format(" --cpu-offloading-num-layers {}", m.layers - w.gpu_layers);
   if (w.checkpointing == Checkpointing::full) a += " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1";
   if (w.checkpointing == Checkpointing::selective) a += " --recompute-granularity selective";
   // The modules the memory counts as recomputed, where they are not Megatron's default core_attn alone (method.md §4.2;

@@ -25,7 +25,9 @@ void write_memory(JsonWriter& o, const MemoryEstimate& mem, bool explain) {
   o.member("peak_phase", mem.peak_phase);
   o.member("runtime_basis", mem.runtime_assumed_generic ? "no --gpu given: runtime overhead of a current data-centre GPU"
                                                         : "runtime overhead of the given GPU");
-  if (mem.host_weights > 0) {  // llama.cpp's layers past -ngl, or some layers' experts, in host memory (method.md §8.3)
+  // llama.cpp's layers past -ngl, or some layers' experts, in host memory (method.md §8.3); Megatron's offloaded
+  // activations (§4.5).
+  if (mem.host_weights > 0 || mem.host_activations > 0) {
     o.key("host_offload");
     o.begin_object();
     o.member("gpu_layers", mem.gpu_layers);
@@ -34,6 +36,7 @@ void write_memory(JsonWriter& o, const MemoryEstimate& mem, bool explain) {
     if (!mem.layer_split.empty()) o.member("layers_per_gpu", mem.layer_split);
     o.member("weights_bytes", bytes_int(mem.host_weights));
     o.member("kv_cache_bytes", bytes_int(mem.host_kv_cache));
+    if (mem.host_activations > 0) o.member("activations_bytes", bytes_int(mem.host_activations));
     o.end_object();
   }
   if (mem.vllm) {

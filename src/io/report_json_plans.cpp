@@ -256,7 +256,8 @@ void write_candidate(JsonWriter& o, const Workload& w, const Candidate& c, bool 
   o.member("virtual_stages", c.planned.virtual_stages);
   o.member("sharding", to_string(c.planned.sharding));
   o.member("offload", to_string(c.planned.offload));
-  if (c.planned.offload == Offload::layers || c.planned.offload == Offload::experts) o.member("gpu_layers", c.planned.gpu_layers);  // -ngl, or the expert layers kept
+  if (c.planned.offload == Offload::layers || c.planned.offload == Offload::experts || c.planned.offload == Offload::activations)
+    o.member("gpu_layers", c.planned.gpu_layers);  // -ngl, the expert layers kept, or the layers whose activations stay
   o.member("gradient_checkpointing", to_string(c.planned.checkpointing));
   o.member("micro_batch", c.planned.batch);
   o.member("grad_accum", c.planned.grad_accum);
