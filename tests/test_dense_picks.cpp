@@ -14,7 +14,7 @@ nlohmann::json own_pick(const std::vector<std::string>& extra) {
 }
 }  // namespace
 
-TEST_CASE("dense: held out, Megatron-Bridge's Llama 3 rows within 15 % on H100, B200 and GB200, the GB300 slow by up to 25 %", "[scale][heldout]") {
+TEST_CASE("dense: Megatron-Bridge's Llama 3 rows within 15 % on H100, B200 and GB200 (two fitted, the rest held out), the GB300 slow by up to 25 %", "[scale][heldout]") {
   // 25.11 container, FP8 with current scaling, sequence 8,192: Llama 3 8B on 8 GPUs (GB300 37,556, GB200 31,508, B200
   // 30,624, H100 14,451 tokens/s per GPU), Llama 3 70B on 64 H100s (1,602) and, with Megatron-FSDP and its CPU offload
   // of activations, on 64 GB300s (4,520) and GB200s (4,312), Llama 3.1 405B on 256 GB300s (999), 256
@@ -23,9 +23,11 @@ TEST_CASE("dense: held out, Megatron-Bridge's Llama 3 rows within 15 % on H100, 
   // estimate cannot see what does it (clocks under a 1,400 W budget against 1,200 W, twice Blackwell Ultra's
   // exponentials), and says the GB300 is its GB200 with more memory.
   std::map<std::string, double> err;
+  // The 8B rows on B200 and H100 are fitted: the Blackwell family's matmul share is solved on their ratio (efficiency.cpp).
   for (const auto& [c, e] : test::data_case_errors("dense_train_time.jsonl")) {
-    CHECK_FALSE(c["fitted"].get<bool>());
-    err[c["id"].get<std::string>()] = e;
+    const std::string id = c["id"].get<std::string>();
+    CHECK(c["fitted"].get<bool>() == (id == "mbridge_2511_llama3_8b_8xb200" || id == "mbridge_2511_llama3_8b_8xh100"));
+    err[id] = e;
   }
   REQUIRE(err.size() == 11);
   for (const auto& [id, e] : err) {
