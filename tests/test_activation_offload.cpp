@@ -128,3 +128,14 @@ TEST_CASE("activation offload: the planner offloads on NVLink-C2C hosts where it
   const auto h100 = pick("h100-sxm-80gb");
   CHECK(h100["plan"]["offload"] != "activations");
 }
+
+TEST_CASE("activation offload: a check that does not fit says to keep fewer layers on the GPU, not to recompute", "[offload][check]") {
+  // Recomputation does not run beside Megatron-Core's CPU offload (method.md §4.5): the hint is the layer count.
+  const auto r = test::run({"check", "--model", "llama-3-70b", "--mode", "train", "--framework", "megatron", "--precision", "fp8", "--seq-len", "8192",
+                            "--gpus", "64", "--batch", "2", "--sharding", "zero3", "--offload", "activations", "--gpu-layers", "40", "--gpu",
+                            "gb200-nvl72-186gb"});
+  CHECK(r.code == 1);
+  CHECK(r.out.find("40 layers' activations in host memory") != std::string::npos);
+  CHECK(r.out.find("fewer --gpu-layers (or none given, the most that fit) keep less on the GPU") != std::string::npos);
+  CHECK(r.out.find("--gradient-checkpointing selective or full") == std::string::npos);
+}

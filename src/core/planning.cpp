@@ -22,6 +22,10 @@ std::string to_string(Maximize m) {
 // needs it: said, so the three answers to "does it fit?" read as one.
 std::string without_checkpointing(const Workload& w, const ModelSpec& m) {
   if (!is_training(w.mode) || w.checkpointing != Checkpointing::none || m.vision) return {};
+  // Megatron-Core's CPU offload runs without recomputation (method.md §4.5): fewer layers kept on the GPU fit more.
+  if (offloads_activations(w))
+    return "as given, with the activations of all but the last --gpu-layers layers in host memory: fewer --gpu-layers (or none given, the most "
+           "that fit) keep less on the GPU";
   return "as given, without activation checkpointing: --gradient-checkpointing selective or full fits more (the ranking adds it where "
          "a plan needs it)";
 }
