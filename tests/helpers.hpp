@@ -106,6 +106,14 @@ inline nlohmann::json run_json(std::vector<std::string> args) {
   return r.json();
 }
 
+// The planner's own pick, fastest first, for a Megatron FP8 pre-training of `seq_len` tokens a sequence: the ranking's
+// first row (the picks compared with published runs, tests/test_moe_picks.cpp and tests/test_dense_picks.cpp).
+inline nlohmann::json own_pick(const std::string& seq_len, const std::vector<std::string>& extra) {
+  std::vector<std::string> args{"--mode", "train", "--framework", "megatron", "--precision", "fp8", "--seq-len", seq_len, "--rank-by", "time"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_json(args)["ranking"][0];
+}
+
 // Whether one of a JSON list of notes contains `text`.
 inline bool says(const nlohmann::json& notes, const std::string& text) {
   for (const auto& n : notes)

@@ -4,16 +4,6 @@
 
 #include "helpers.hpp"
 
-namespace {
-nlohmann::json own_pick(const std::vector<std::string>& extra) {
-  std::vector<std::string> args{"--mode", "train", "--framework", "megatron", "--precision", "fp8", "--seq-len", "8192", "--rank-by", "time", "--format", "json"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  const auto r = test::run(args);
-  REQUIRE(r.code == 0);
-  return r.json()["ranking"][0];
-}
-}  // namespace
-
 TEST_CASE("dense: Megatron-Bridge's Llama 3 rows within 15 % on H100, B200 and GB200 (two fitted, the rest held out), the GB300 slow by up to 25 %", "[scale][heldout]") {
   // 25.11 container, FP8 with current scaling, sequence 8,192: Llama 3 8B on 8 GPUs (GB300 37,556, GB200 31,508, B200
   // 30,624, H100 14,451 tokens/s per GPU), Llama 3 70B on 64 H100s (1,602) and, with Megatron-FSDP and its CPU offload
@@ -52,7 +42,7 @@ TEST_CASE("dense picks: the own pick for Llama 3.1 405B on 256 GB200s and 128 B2
   };
   for (const Row& row : {Row{"gb200-nvl72-186gb", "256", 813}, Row{"b200-hgx-180gb", "128", 661}}) {
     INFO(row.gpu);
-    const auto pick = own_pick({"--model", "llama-3.1-405b", "--only", row.gpu, "--max-gpus", row.gpus, "--global-batch", "1536", "--tokens", "1T"});
+    const auto pick = test::own_pick("8192", {"--model", "llama-3.1-405b", "--only", row.gpu, "--max-gpus", row.gpus, "--global-batch", "1536", "--tokens", "1T"});
     CHECK(pick["fits"] == true);
     CHECK(pick["plan"]["gpus"].get<int>() == std::stoi(row.gpus));
     CHECK(pick["plan"]["pp"].get<int>() > 1);

@@ -4,16 +4,6 @@
 
 #include "helpers.hpp"
 
-namespace {
-nlohmann::json own_pick(const std::vector<std::string>& extra) {
-  std::vector<std::string> args{"--mode", "train", "--framework", "megatron", "--precision", "fp8", "--seq-len", "4096", "--rank-by", "time", "--format", "json"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  const auto r = test::run(args);
-  REQUIRE(r.code == 0);
-  return r.json()["ranking"][0];
-}
-}  // namespace
-
 TEST_CASE("moe picks: DeepSeek-V3 on 14.8T tokens over at most 2,048 H100s comes within 20 % of DeepSeek's own GPU-hours", "[scale][moe]") {
   // DeepSeek-V3 technical report (arXiv 2412.19437, §1): "training DeepSeek-V3 on each trillion tokens requires only
   // 180K H800 GPU hours", on 2,048 H800s with FP8, PP 16 and EP 64: 1e12 / (180e3 x 3600) = 1,543 tokens/s per GPU.
@@ -21,7 +11,7 @@ TEST_CASE("moe picks: DeepSeek-V3 on 14.8T tokens over at most 2,048 H100s comes
   // H100's NVLink only helps it. The law's global batch (7,491 sequences) is the job's.
   const double deepseek = 1e12 / (180e3 * 3600.0);
   CHECK(deepseek == Approx(1543.2).epsilon(0.001));
-  const auto pick = own_pick({"--model", "deepseek-v3", "--only", "h100-sxm-80gb", "--max-gpus", "2048", "--tokens", "14.8T"});
+  const auto pick = test::own_pick("4096", {"--model", "deepseek-v3", "--only", "h100-sxm-80gb", "--max-gpus", "2048", "--tokens", "14.8T"});
   CHECK(pick["fits"] == true);
   CHECK(pick["plan"]["pp"].get<int>() > 1);
   CHECK(pick["plan"]["ep"].get<int>() >= 8);
@@ -45,7 +35,7 @@ TEST_CASE("moe picks: on 8 to 256 B200s the own pick lands within 20 % of Megatr
   for (const Row& row : {Row{"qwen3-30b-a3b", "8", "512", 26084, 9691}, Row{"qwen3-235b-a22b", "256", "8192", 5448, 3805},
                          Row{"deepseek-v3", "256", "4096", 3955, 2689}}) {
     INFO(row.model);
-    const auto pick = own_pick({"--model", row.model, "--only", "b200-hgx-180gb", "--max-gpus", row.gpus, "--global-batch", row.global_batch,
+    const auto pick = test::own_pick("4096", {"--model", row.model, "--only", "b200-hgx-180gb", "--max-gpus", row.gpus, "--global-batch", row.global_batch,
                                 "--tokens", "100B"});
     CHECK(pick["fits"] == true);
     const double rate = pick["time"]["train_tokens_per_second_per_gpu"].get<double>();
