@@ -125,6 +125,12 @@ TEST_CASE("activation offload: the planner offloads on NVLink-C2C hosts where it
   CHECK(gb200["layout"].get<std::string>().find("71 layers' activations in host memory") != std::string::npos);
   CHECK(gb200["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(3874).epsilon(0.001));
   CHECK(gb200["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(4312).epsilon(0.12));
+  // The rack's host memory holds every GPU's offloaded activations (pre-training builds nothing on the host: Megatron
+  // initialises on the GPU): 64 x 128.8 GB = 8,243 GB of the 15,360 GB beside the 64 GPUs (240 GB per GPU).
+  const double host = gb200["memory"]["host_offload"]["activations_bytes"].get<double>();
+  CHECK(host / 1e9 == Approx(128.8).epsilon(0.001));
+  CHECK(gb200["system"]["host_ram_bytes"].get<double>() == Approx(64 * host).epsilon(1e-9));
+  CHECK(gb200["system"]["host_ram_bytes"].get<double>() / 1e9 == Approx(8243).epsilon(0.0005));
   const auto h100 = pick("h100-sxm-80gb");
   CHECK(h100["plan"]["offload"] != "activations");
 }

@@ -165,11 +165,16 @@ TEST_CASE("system: diffusers' CPU offload keeps the pipeline in host memory, and
 }
 
 TEST_CASE("system: under expert parallelism each rank builds only its own experts on the host", "[system][moe]") {
-  // DeepSeek-V3 FP8 pre-training on 256 B200s, PP 4, EP 64: a rank of a pipeline stage builds its quarter of the
+  // DeepSeek-V3 FP8 fine-tuning on 256 B200s, PP 4, EP 64: a rank of a pipeline stage builds its quarter of the
   // shared weights and 4 of the 256 experts of each MoE layer (Megatron's num_local_experts) in fp32, 4 B per
   // parameter, for each of the node's 8 GPUs: (N - routed x 63/64) / 4 x 4 B x 8 = about 219 GB, where counting every
-  // expert on every rank said 5,368 GB, three times the node's 1,800 GB.
-  const auto w = {std::pair<const char*, std::string>{"model", "deepseek-v3"}, {"mode", "train"}, {"framework", "megatron"}, {"precision", "fp8"},
+  // expert on every rank said 5,368 GB, three times the node's 1,800 GB. Pre-training builds nothing on the host:
+  // Megatron-LM initialises each rank's share on its GPU (--use-cpu-initialization is off by default).
+  const auto pre = needs({std::pair<const char*, std::string>{"model", "deepseek-v3"}, {"mode", "train"}, {"framework", "megatron"}, {"precision", "fp8"},
+                          {"seq_len", "4096"}, {"gpus", "256"}, {"pp", "4"}, {"ep", "64"}, {"sharding", "zero1"}},
+                         "b200-hgx-180gb");
+  CHECK(pre.host_ram_bytes == 0);
+  const auto w = {std::pair<const char*, std::string>{"model", "deepseek-v3"}, {"mode", "finetune"}, {"framework", "megatron"}, {"precision", "fp8"},
                   {"seq_len", "4096"}, {"gpus", "256"}, {"pp", "4"}, {"ep", "64"}, {"sharding", "zero1"}};
   const auto s = needs(w, "b200-hgx-180gb");
   const ParamCounts pc = count_params(test::model("deepseek-v3"));

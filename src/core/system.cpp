@@ -103,6 +103,11 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
     // whole 16-bit share if that is smaller.
     s.host_ram_bytes = std::min(params / mp * 2.0, k_checkpoint_shard_bytes) * ranks;
     s.basis.push_back("host RAM: the frozen base streams in shard by shard (meta-device loading), one 5 GB checkpoint shard per GPU of the node at a time");
+  } else if (training && w.mode == Mode::train && w.effective_framework() == Framework::megatron) {
+    // Megatron-LM pre-training initialises each rank's share on its GPU (arguments.py: --use-cpu-initialization,
+    // "If set, affine parallel weights initialization uses CPU", is off by default) and loads no checkpoint.
+    s.host_ram_bytes = 0;
+    s.basis.push_back("host RAM: Megatron-LM initialises each rank's share on its GPU (--use-cpu-initialization off), no copy on the host");
   } else if (training) {
     // Each rank builds its model (its tensor/pipeline share) in fp32 on the CPU before moving it to the GPU:
     // DeepSpeed's estimator counts 4 B per parameter per GPU of the node ([DS-MEM], the "4 x n_gpus" term). Under
