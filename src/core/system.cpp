@@ -132,8 +132,8 @@ void host_memory(const Workload& w, const ModelSpec& m, const MemoryEstimate& me
   if (m.vision && !training) s.host_ram_bytes = std::max(s.host_ram_bytes, (mem.weights + mem.host_pipeline_weights) * ranks);
   // Megatron-Core's CPU offload (method.md §4.5): each rank's offloaded activations wait in pinned host memory for the
   // backward, once the load above is done.
-  if (training && offloads_activations(w) && mem.host_activations * ranks > s.host_ram_bytes) {
-    s.host_ram_bytes = mem.host_activations * ranks;
+  if (const double offloaded = offloads_activations(w) ? offload_host_bytes(w, mem) / nodes : 0.0; offloaded > s.host_ram_bytes) {
+    s.host_ram_bytes = offloaded;
     s.basis.push_back("host RAM: each GPU's offloaded activations (Megatron-Core's --cpu-offloading-num-layers) in pinned host memory");
   }
 }
