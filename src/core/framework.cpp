@@ -153,13 +153,16 @@ FrameworkProfile training_profile(Framework f) {
       p.hopper_attention_speedup = 1.5;  // Transformer Engine's fused attention on Hopper (FlashAttention-3 class)
       p.fused_swiglu = true;             // bias_swiglu_fusion: keeps fc1's output (gate and up), recomputes the rest
       p.fp8_saved_inputs = true;         // Transformer Engine saves FP8 copies of the linear layers' inputs
-      p.train_logits_bytes_per_element = 8.0;
+      // Its vocab-parallel cross-entropy (tensor_parallel/cross_entropy.py, and the fused one of --cross-entropy-loss-fusion)
+      // copies the 16-bit logits to fp32 and runs the softmax in place in that copy, kept for the backward (the
+      // gradient, cast back to 16 bits): 2 + 4 bytes per element at the loss, never a second fp32 tensor.
+      p.train_logits_bytes_per_element = 6.0;
       p.amp_fp32_params = false;
       p.mixed_grad_bytes = 4.0;
       p.ddp_bucket_copy = false;
       p.kv_preallocated = true;
       p.expert_host_loop = true;  // dropless token dispatcher (host sync) + GroupedLinear's per-expert loops
-      p.source = "Megatron-LM theoretical_memory_usage.py (18 bytes/param, fp32 logits 4·s·b·V)";
+      p.source = "Megatron-LM theoretical_memory_usage.py (18 bytes/param); core/tensor_parallel/cross_entropy.py (16-bit logits and their fp32 softmax, in place)";
       break;
     case Framework::llmq:
       // llm.q (IST-DASLab/llmq, a C++/CUDA trainer after llm.c): fused RMSNorm, RoPE and SwiGLU kernels, llm.c's
