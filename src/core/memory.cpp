@@ -225,7 +225,7 @@ void training_activations(const MemBasis& in, const LayerShape& ls, MemoryEstima
     e.explain.push_back({"logits", "b·s·V/tp x bytes alive at the loss (16-bit logits, fp32 upcast, log-probs)",
                          fmt::format("b·s={}, V={}, {:.1f} B/element ({}){}", w.batch * s_len, m.vocab, fw.train_logits_bytes_per_element,
                                      fw.summary, stage),
-                         e.logits, "method.md §4.4"});
+                         e.logits, "method.md §4.3"});
   }
   e.peak_phase = "end of forward / start of backward (activations, logits and gradients live)";
   // The optimizer step: PyTorch's multi-tensor AdamW allocates a temporary of the size of the states it
