@@ -9,13 +9,14 @@
 TEST_CASE("launch: a plan with model parallelism and the optimizer on the CPU launches Megatron-LM with the flags it asserts together", "[launch][megatron]") {
   // 70B fully fine-tuned on 16 H100s (two nodes): the planner's pick is TP 4 x PP 2 (interleaved) + ZeRO-1 over 2 with
   // the optimizer offloaded. Megatron's arguments.py asserts --optimizer-cpu-offload only with
-  // --use-precision-aware-optimizer, which its optimizer builder allows only with the distributed optimizer.
+  // --use-precision-aware-optimizer, which its optimizer builder allows only with the distributed optimizer, and
+  // --tp-comm-overlap only with --sequence-parallel (the time counts the overlap: method.md §8.4).
   const auto j = test::run_json({"--model", "llama-3.1-70b", "--mode", "finetune", "--tokens", "1B", "--only", "h100-sxm-80gb", "--gpus", "16"});
   const auto h = j["ranking"][0]["launch_hints"];
   const std::string cmd = h["torchrun"].get<std::string>();
   CHECK(cmd.rfind("torchrun --nnodes 2 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint $HEAD:29500 pretrain_gpt.py ", 0) == 0);
   CHECK(cmd.find("--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 5 --sequence-parallel "
-                 "--micro-batch-size 1 --global-batch-size 128 --seq-length 2048 --bf16 --use-distributed-optimizer --use-precision-aware-optimizer "
+                 "--tp-comm-overlap --micro-batch-size 1 --global-batch-size 128 --seq-length 2048 --bf16 --use-distributed-optimizer --use-precision-aware-optimizer "
                  "--optimizer-cpu-offload") != std::string::npos);
   CHECK(h["deepspeed_config"].is_null());
 }

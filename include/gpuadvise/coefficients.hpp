@@ -146,10 +146,10 @@ inline constexpr Coefficient nf4_double_quant_dequant_s{
     "LitGPT's NF4 rows with double quantisation", "§8.3"};
 inline constexpr Coefficient tp_allreduce_latency_nvlink_s{
     "tp_allreduce_latency_nvlink_s", 20e-6, "seconds per small all-reduce", Basis::assumed,
-    "small-message NCCL all-reduce latency over NVLink, derived in the reference formulas (§7.4)", "§8.3"};
+    "small-message NCCL all-reduce latency over NVLink, derived in the reference formulas (§7.4)", "§8.3, §8.4"};
 inline constexpr Coefficient tp_allreduce_latency_pcie_s{
     "tp_allreduce_latency_pcie_s", 60e-6, "seconds per small all-reduce", Basis::assumed,
-    "3x the NVLink latency", "§8.3"};
+    "3x the NVLink latency", "§8.3, §8.4"};
 inline constexpr Coefficient pp_hop_latency_node_s{
     "pp_hop_latency_node_s", 20e-6, "seconds per stage boundary", Basis::assumed, "a point-to-point send inside a node", "§8.3"};
 inline constexpr Coefficient pp_hop_latency_network_s{

@@ -68,6 +68,12 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
 // parallelism, no full recomputation, an interleaved schedule where there are pipeline stages, 16-bit or FP8
 // training, and at least two micro-batches a step (transformer_config.py asserts the first four).
 bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m);
+// Whether a training layout's tensor-parallel collectives run beside the linear layers' GEMMs (Megatron-LM's
+// --tp-comm-overlap: Transformer Engine's userbuffers pipeline each sequence-parallel all-gather and reduce-scatter
+// with the GEMM it feeds or follows; model_parallel_config.py): tensor parallel within the GPUs' NVLink domain on
+// NVIDIA's stack, a dense model, run by Megatron-LM (any framework's tensor-parallel plan but torchtitan's and
+// torchtune's, which run their own). Megatron-Bridge's performance recipes turn it on wherever TP > 1 (method.md §8.4).
+bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gpu);
 // The share of a step's micro-batches whose all-to-alls run beside another micro-batch's compute: the 1F1B
 // steady state, (m − p)/m of m micro-batches over p stages (the warm-up and cool-down ones wait on theirs).
 double expert_overlap_share(const Workload& w, const ModelSpec& m);

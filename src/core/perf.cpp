@@ -163,7 +163,14 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     // folded over tensor parallel are whole on each GPU: a MoE layer's experts need none, its attention 2.
     const double act = tokens_step * d(m.hidden) * 2.0;
     const double all_reduces = 4.0 * d(m.layers) - (folded ? 2.0 * d(m.layers - m.dense_layers) : 0.0);
-    exposed += all_reduces / pp * 2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s;
+    // Each collective also pays its latency (a small all-reduce's over NVLink or PCIe, as a decode step's; method.md §8.4).
+    const double latency = gpu.fast_link_joins(w.tp) ? coef::tp_allreduce_latency_nvlink_s.value : coef::tp_allreduce_latency_pcie_s.value;
+    const double tp_comm = all_reduces / pp * (2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s + latency);
+    // With --tp-comm-overlap each collective runs beside the GEMM it feeds or follows: the linear layers' share of
+    // the compute hides them, slowed as any overlapped compute is.
+    exposed += tp_comm_overlapped(w, m, gpu)
+                   ? perf_detail::overlapped_cost(tp_comm, t_compute * (1.0 - train_attention_flops_per_token(w, m, mem.seq_len) / fpt))
+                   : tp_comm;
   }
   if (w.cp > 1 && links.cp_bytes_per_s > 0) {
     // Context parallelism (ring attention; Megatron/Transformer Engine's p2p CP): each layer passes every GPU's
@@ -367,6 +374,13 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
 }
 
 }  // namespace
+
+bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
+  const Framework f = w.effective_framework();
+  const bool megatron_runs = f != Framework::torchtitan && f != Framework::torchtune && w.optimizer != Optimizer::adamw_8bit &&
+                             w.optimizer != Optimizer::adafactor && w.offload != Offload::optimizer_params;
+  return is_training(w.mode) && w.tp > 1 && !m.is_moe() && !m.vision && megatron_runs && gpu.stack == "cuda" && gpu.fast_link_joins(w.tp);
+}
 
 double pipeline_bubble(std::int64_t stages, double micro_batches, double virtual_stages) {
   if (stages < 2) return 0.0;

@@ -105,7 +105,7 @@ std::string megatron_pipeline_split(const Workload& w, const ModelSpec& m) {
 // optim_grads_params --ckpt-format fsdp_dtensor`), the optimizer (not the parameters) on the CPU. Flags from
 // megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
 // OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
-std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len) {
+std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len, const GpuSpec* gpu) {
   const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
   const Framework f = w.effective_framework();
   if (!split && f != Framework::megatron) return std::nullopt;
@@ -126,6 +126,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.full_cuda_graph) a += " --cuda-graph-impl local --cuda-graph-scope full_iteration";  // Megatron-LM arguments.py: full_iteration needs local
   if (w.cp > 1) a += fmt::format(" --context-parallel-size {}", w.cp);
   if (w.tp > 1) a += " --sequence-parallel";
+  if (gpu && tp_comm_overlapped(w, m, *gpu)) a += " --tp-comm-overlap";  // the time counts it (method.md §8.4)
   a += fmt::format(" --micro-batch-size {} --global-batch-size {} --seq-length {}", w.batch, w.batch * w.grad_accum * w.data_parallel(), seq_len);
   if (w.precision == Precision::bf16 || w.precision == Precision::fp8) a += " --bf16";
   if (w.precision == Precision::fp8) a += " --fp8-format hybrid";
@@ -299,7 +300,7 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
                                 : "export to TensorRT or ONNX Runtime for lower latency at small batches");
   } else if (!is_training(w.mode)) {
     serving_hints(h, w, c, m, repo);
-  } else if (const auto megatron = megatron_args(w, m, c.memory.seq_len)) {
+  } else if (const auto megatron = megatron_args(w, m, c.memory.seq_len, c.gpu)) {
     h.torchrun = launcher + " pretrain_gpt.py " + *megatron;
     h.notes.push_back(fmt::format("Megatron-LM's pretrain_gpt.py: add the model's shape ({} layers, hidden {}; --num-layers, --hidden-size, ...), the data "
                                   "(--data-path) and, to fine-tune, a checkpoint converted to Megatron's format (--load DIR --finetune)",
