@@ -34,6 +34,10 @@ TEST_CASE("tp overlap: the launch line names --tp-comm-overlap exactly where the
   const std::string cmd2 = off["launch_hints"]["torchrun"].get<std::string>();
   CHECK(cmd2.find("--sequence-parallel") != std::string::npos);
   CHECK(cmd2.find("--tp-comm-overlap") == std::string::npos);
+  // A LoRA plan launches through the Trainer, and its note names the Megatron flags of the layout the time counts.
+  const auto lora = test::run_json({"estimate", "--model", "llama-3-70b", "--mode", "lora", "--precision", "fp8", "--framework", "megatron", "--gpu",
+                                    "h100-sxm-80gb", "--gpus", "8", "--tp", "2", "--pp", "4", "--seq-len", "4096"});
+  CHECK(lora["launch_hints"]["notes"].dump().find("--sequence-parallel --tp-comm-overlap") != std::string::npos);
 }
 
 TEST_CASE("tp overlap: Megatron-Bridge's tensor-parallel recipes on H100 and B200 within 5 %", "[tp][heldout]") {

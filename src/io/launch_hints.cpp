@@ -347,10 +347,12 @@ LaunchHints launch_hints(const Workload& asked, const Candidate& c, const ModelS
     }
     if (w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1)
       h.notes.push_back(fmt::format("tensor/pipeline/expert/context parallelism needs Megatron-LM or torchtitan: --tensor-model-parallel-size {} "
-                                    "--pipeline-model-parallel-size {}{} --expert-model-parallel-size {}{}{}",
+                                    "--pipeline-model-parallel-size {}{} --expert-model-parallel-size {}{}{}{}",
                                     w.tp, w.pp, w.pp > 1 ? megatron_pipeline_split(w, m) : "",
                                     w.ep, experts_folded(w) && w.tp > 1 ? " --expert-tensor-parallel-size 1" : "",  // folded: whole experts (method.md §3.4)
-                                    w.cp > 1 ? fmt::format(" --context-parallel-size {}", w.cp) : ""));
+                                    w.cp > 1 ? fmt::format(" --context-parallel-size {}", w.cp) : "",
+                                    // the overlap the time counts (method.md §8.4), with the sequence parallelism it needs
+                                    c.gpu && tp_comm_overlapped(w, m, *c.gpu) ? " --sequence-parallel --tp-comm-overlap" : ""));
     if (w.offload != Offload::none && w.sharding == Sharding::none && w.gpus == 1) {
       DeepSpeedConfig ds;  // the one-GPU form: ZeRO-2 with the optimizer on the CPU
       ds.micro_batch = w.batch;
