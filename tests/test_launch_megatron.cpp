@@ -30,3 +30,17 @@ TEST_CASE("launch: a layout Megatron cannot run as planned keeps the DeepSpeed h
   CHECK(h["torchrun"].get<std::string>().find("pretrain_gpt.py") == std::string::npos);
   CHECK(h["notes"].dump().find("--tensor-model-parallel-size 2") != std::string::npos);
 }
+
+TEST_CASE("launch: FP8 training sharded under Megatron keeps and gathers its weights in FP8 (--fp8-param-gather), as the memory counts them", "[launch][megatron]") {
+  // The memory counts FP8 training's weights at 8 bits (method.md §2); Megatron stores them so with
+  // --fp8-param-gather, which its arguments.py allows with the distributed optimizer or Megatron-FSDP.
+  auto hint = [](const char* precision, const char* sharding) {
+    const auto j = test::run_json({"estimate", "--model", "llama-3.1-8b", "--mode", "train", "--framework", "megatron", "--precision", precision, "--gpu",
+                                   "h100-sxm-80gb", "--gpus", "8", "--sharding", sharding});
+    return j["launch_hints"]["torchrun"].get<std::string>();
+  };
+  CHECK(hint("fp8", "zero1").find("--use-distributed-optimizer --fp8-param-gather") != std::string::npos);
+  CHECK(hint("fp8", "zero3").find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor --fp8-param-gather") !=
+        std::string::npos);
+  CHECK(hint("bf16", "zero1").find("--fp8-param-gather") == std::string::npos);
+}

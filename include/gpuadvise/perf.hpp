@@ -74,6 +74,11 @@ bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m);
 // NVIDIA's stack, a dense model, run by Megatron-LM (any framework's tensor-parallel plan but torchtitan's and
 // torchtune's, which run their own). Megatron-Bridge's performance recipes turn it on wherever TP > 1 (method.md §8.4).
 bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gpu);
+// Whether FP8 training keeps its parameters in FP8 and gathers them so (Megatron-LM's --fp8-param-gather, which
+// arguments.py allows with the distributed optimizer or Megatron-FSDP; Megatron-Bridge's FP8 recipes set it): full
+// training or fine-tuning at fp8, sharded, run by Megatron-LM. The memory counts FP8 weights (method.md §2), the
+// ZeRO-3 gathers 1 byte a parameter (§8.4), and the launch line names it.
+bool fp8_params_gathered(const Workload& w, const ModelSpec& m);
 // The share of a step's micro-batches whose all-to-alls run beside another micro-batch's compute: the 1F1B
 // steady state, (m − p)/m of m micro-batches over p stages (the warm-up and cool-down ones wait on theirs).
 double expert_overlap_share(const Workload& w, const ModelSpec& m);

@@ -138,7 +138,9 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       // FSDP/ZeRO-3 all-gathers the weights for the forward and again for the backward (the frozen base
       // too: LoRA under FSDP gathers the whole model) and reduce-scatters the gradients, every micro-batch
       // ([ZERO] §7: 1.5x the all-reduce volume for full training); prefetching hides it behind compute.
-      const double weight_bytes = (w.mode == Mode::qlora ? local_params * 0.5 : local_params * 2.0) / model_par;
+      // 16-bit weights, FP8 where Megatron keeps and gathers them so (--fp8-param-gather), 4-bit under QLoRA.
+      const double gathered = w.mode == Mode::qlora ? 0.5 : fp8_params_gathered(w, m) ? 1.0 : 2.0;
+      const double weight_bytes = local_params * gathered / model_par;
       // The forward's gathers overlap the forward and the backward's gathers and reduce-scatters the
       // backward, so the whole compute can hide it (recomputation reuses the backward's gathered unit).
       // Each transformer block is a unit: two all-gathers and a reduce-scatter per block, each paying NCCL's
@@ -375,11 +377,24 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
 
 }  // namespace
 
-bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
+namespace {
+// A training plan Megatron-LM runs: under --framework megatron, or a model-parallel layout of a framework that has
+// none of its own (the launch line is then pretrain_gpt.py's), with an optimizer and offload Megatron has.
+bool megatron_runs(const Workload& w, const ModelSpec& m) {
   const Framework f = w.effective_framework();
-  const bool megatron_runs = f != Framework::torchtitan && f != Framework::torchtune && w.optimizer != Optimizer::adamw_8bit &&
-                             w.optimizer != Optimizer::adafactor && w.offload != Offload::optimizer_params;
-  return is_training(w.mode) && w.tp > 1 && !m.is_moe() && !m.vision && megatron_runs && gpu.stack == "cuda" && gpu.fast_link_joins(w.tp);
+  const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
+  return is_training(w.mode) && !m.vision && (f == Framework::megatron || (split && f != Framework::torchtitan && f != Framework::torchtune)) &&
+         w.optimizer != Optimizer::adamw_8bit && w.optimizer != Optimizer::adafactor && w.offload != Offload::optimizer_params;
+}
+}  // namespace
+
+bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
+  return megatron_runs(w, m) && w.tp > 1 && !m.is_moe() && gpu.stack == "cuda" && gpu.fast_link_joins(w.tp);
+}
+
+bool fp8_params_gathered(const Workload& w, const ModelSpec& m) {
+  const bool full = w.mode == Mode::train || w.mode == Mode::finetune;
+  return megatron_runs(w, m) && full && w.precision == Precision::fp8 && (w.sharding != Sharding::none || w.offload == Offload::optimizer);
 }
 
 double pipeline_bubble(std::int64_t stages, double micro_batches, double virtual_stages) {
