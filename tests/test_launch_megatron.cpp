@@ -43,4 +43,8 @@ TEST_CASE("launch: FP8 training sharded under Megatron keeps and gathers its wei
   CHECK(hint("fp8", "zero3").find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor --fp8-param-gather") !=
         std::string::npos);
   CHECK(hint("bf16", "zero1").find("--fp8-param-gather") == std::string::npos);
+  // One GPU: the distributed optimizer over its one rank is plain Adam, and lets Megatron keep FP8 weights.
+  const auto one = test::run_json({"estimate", "--model", "llama-3.2-1b", "--mode", "train", "--framework", "megatron", "--precision", "fp8", "--gpu",
+                                   "h200-sxm-141gb"});
+  CHECK(one["launch_hints"]["torchrun"].get<std::string>().find("--use-distributed-optimizer --fp8-param-gather") != std::string::npos);
 }

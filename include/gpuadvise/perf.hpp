@@ -76,7 +76,8 @@ bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m);
 bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gpu);
 // Whether FP8 training keeps its parameters in FP8 and gathers them so (Megatron-LM's --fp8-param-gather, which
 // arguments.py allows with the distributed optimizer or Megatron-FSDP; Megatron-Bridge's FP8 recipes set it): full
-// training or fine-tuning at fp8, sharded, run by Megatron-LM. The memory counts FP8 weights (method.md §2), the
+// training or fine-tuning at fp8, sharded or on one data-parallel rank (the distributed optimizer over one rank is
+// plain Adam), run by Megatron-LM. The memory counts FP8 weights (method.md §2), the
 // ZeRO-3 gathers 1 byte a parameter (§8.4), and the launch line names it.
 bool fp8_params_gathered(const Workload& w, const ModelSpec& m);
 // The share of a step's micro-batches whose all-to-alls run beside another micro-batch's compute: the 1F1B

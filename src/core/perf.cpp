@@ -394,7 +394,9 @@ bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gp
 
 bool fp8_params_gathered(const Workload& w, const ModelSpec& m) {
   const bool full = w.mode == Mode::train || w.mode == Mode::finetune;
-  return megatron_runs(w, m) && full && w.precision == Precision::fp8 && (w.sharding != Sharding::none || w.offload == Offload::optimizer);
+  // Unsharded, one data-parallel rank: the distributed optimizer over that rank is plain Adam, and lets it.
+  return megatron_runs(w, m) && full && w.precision == Precision::fp8 &&
+         (w.sharding != Sharding::none || w.offload == Offload::optimizer || w.data_parallel() == 1);
 }
 
 double pipeline_bubble(std::int64_t stages, double micro_batches, double virtual_stages) {

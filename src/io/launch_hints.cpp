@@ -134,7 +134,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.precision == Precision::fp16) a += " --fp16";
   if (sgd) a += " --optimizer sgd";
   if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";
-  else if (w.sharding != Sharding::none || w.offload == Offload::optimizer) a += " --use-distributed-optimizer";
+  else if (w.sharding != Sharding::none || w.offload == Offload::optimizer || fp8_params_gathered(w, m)) a += " --use-distributed-optimizer";
   if (fp8_params_gathered(w, m)) a += " --fp8-param-gather";  // the FP8 weights the memory counts (method.md §2)
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
   // Megatron-Core's CPU offload of activations (method.md §4.5): arguments.py turns cpu_offloading on with a count.
