@@ -68,6 +68,9 @@ double train_flops_per_token(const Workload& w, const ModelSpec& m, std::int64_t
 // parallelism, no full recomputation, an interleaved schedule where there are pipeline stages, 16-bit or FP8
 // training, and at least two micro-batches a step (transformer_config.py asserts the first four).
 bool expert_all_to_all_overlapped(const Workload& w, const ModelSpec& m);
+// Whether Megatron-LM runs a training plan: under --framework megatron, or a model-parallel layout of a framework that
+// has none of its own (the launch line is then pretrain_gpt.py's), with an optimizer and offload Megatron has.
+bool megatron_runs(const Workload& w, const ModelSpec& m);
 // Whether a training layout's tensor-parallel collectives run beside the linear layers' GEMMs (Megatron-LM's
 // --tp-comm-overlap: Transformer Engine's userbuffers pipeline each sequence-parallel all-gather and reduce-scatter
 // with the GEMM it feeds or follows; model_parallel_config.py): tensor parallel within the GPUs' NVLink domain on
@@ -77,8 +80,8 @@ bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gp
 // Whether FP8 training keeps its parameters in FP8 and gathers them so (Megatron-LM's --fp8-param-gather, which
 // arguments.py allows with the distributed optimizer or Megatron-FSDP; Megatron-Bridge's FP8 recipes set it): full
 // training or fine-tuning at fp8, sharded or on one data-parallel rank (the distributed optimizer over one rank is
-// plain Adam), run by Megatron-LM. The memory counts FP8 weights (method.md §2), the
-// ZeRO-3 gathers 1 byte a parameter (§8.4), and the launch line names it.
+// plain Adam), run by Megatron-LM. The memory counts FP8 weights (method.md §2), the ZeRO-3 gathers 1 byte a
+// parameter (§8.4), and the launch line names it.
 bool fp8_params_gathered(const Workload& w, const ModelSpec& m);
 // The share of a step's micro-batches whose all-to-alls run beside another micro-batch's compute: the 1F1B
 // steady state, (m − p)/m of m micro-batches over p stages (the warm-up and cool-down ones wait on theirs).

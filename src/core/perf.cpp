@@ -160,6 +160,8 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     }
   }
   const bool folded = m.is_moe() && experts_folded(w);
+  // The attention's share of the compute: beside the linear layers (tensor parallel) or beside itself (context parallel).
+  auto attention_share = [&] { return train_attention_flops_per_token(w, m, mem.seq_len) / fpt; };
   if (w.tp > 1) {
     // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed. Experts
     // folded over tensor parallel are whole on each GPU: a MoE layer's experts need none, its attention 2.
@@ -170,9 +172,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double tp_comm = all_reduces / pp * (2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s + latency);
     // With --tp-comm-overlap each collective runs beside the GEMM it feeds or follows: the linear layers' share of
     // the compute hides them, slowed as any overlapped compute is.
-    exposed += tp_comm_overlapped(w, m, gpu)
-                   ? perf_detail::overlapped_cost(tp_comm, t_compute * (1.0 - train_attention_flops_per_token(w, m, mem.seq_len) / fpt))
-                   : tp_comm;
+    exposed += tp_comm_overlapped(w, m, gpu) ? perf_detail::overlapped_cost(tp_comm, t_compute * (1.0 - attention_share())) : tp_comm;
   }
   if (w.cp > 1 && links.cp_bytes_per_s > 0) {
     // Context parallelism (ring attention; Megatron/Transformer Engine's p2p CP): each layer passes every GPU's
@@ -182,7 +182,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double cp = d(w.cp);
     const double chunk = tokens_step * 2.0 * d(m.kv_heads * m.head_dim) * 2.0;
     const double ring = 3.0 * (cp - 1.0) * chunk * d(m.layers) / pp / links.cp_bytes_per_s;
-    const double attention = t_compute * train_attention_flops_per_token(w, m, mem.seq_len) / fpt;
+    const double attention = t_compute * attention_share();
     exposed += perf_detail::overlapped_cost(ring, attention);
   }
   if (m.is_moe() && w.ep > 1) {
@@ -377,16 +377,12 @@ TimeEstimate estimate_time_point(const Workload& w, const ModelSpec& m, const Gp
 
 }  // namespace
 
-namespace {
-// A training plan Megatron-LM runs: under --framework megatron, or a model-parallel layout of a framework that has
-// none of its own (the launch line is then pretrain_gpt.py's), with an optimizer and offload Megatron has.
 bool megatron_runs(const Workload& w, const ModelSpec& m) {
   const Framework f = w.effective_framework();
   const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
   return is_training(w.mode) && !m.vision && (f == Framework::megatron || (split && f != Framework::torchtitan && f != Framework::torchtune)) &&
          w.optimizer != Optimizer::adamw_8bit && w.optimizer != Optimizer::adafactor && w.offload != Offload::optimizer_params;
 }
-}  // namespace
 
 bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gpu) {
   return megatron_runs(w, m) && w.tp > 1 && !m.is_moe() && gpu.stack == "cuda" && gpu.fast_link_joins(w.tp);

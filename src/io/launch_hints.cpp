@@ -106,15 +106,10 @@ std::string megatron_pipeline_split(const Workload& w, const ModelSpec& m) {
 // megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
 // OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
 std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len, const GpuSpec* gpu) {
-  const bool split = w.tp > 1 || w.pp > 1 || w.ep > 1 || w.cp > 1;
-  const Framework f = w.effective_framework();
-  if (!split && f != Framework::megatron) return std::nullopt;
-  if (w.mode != Mode::train && w.mode != Mode::finetune) return std::nullopt;
-  if (f == Framework::torchtitan || f == Framework::torchtune) return std::nullopt;
-  if (w.optimizer == Optimizer::adamw_8bit || w.optimizer == Optimizer::adafactor || w.offload == Offload::optimizer_params) return std::nullopt;
+  if (!megatron_runs(w, m) || (w.mode != Mode::train && w.mode != Mode::finetune)) return std::nullopt;
   const bool sgd = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum;
   if (sgd && w.offload == Offload::optimizer) return std::nullopt;  // the precision-aware optimizer the offload needs is Adam's only
-  const bool fsdp = w.sharding == Sharding::zero3;
+  const bool fsdp = w.sharding == Sharding::zero3, fp8_weights = fp8_params_gathered(w, m);
   if (fsdp && (w.pp > 1 || (w.offload != Offload::none && w.offload != Offload::activations))) return std::nullopt;
   std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", w.tp, w.pp);
   if (w.pp > 1) a += megatron_pipeline_split(w, m);
@@ -134,8 +129,8 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.precision == Precision::fp16) a += " --fp16";
   if (sgd) a += " --optimizer sgd";
   if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";
-  else if (w.sharding != Sharding::none || w.offload == Offload::optimizer || fp8_params_gathered(w, m)) a += " --use-distributed-optimizer";
-  if (fp8_params_gathered(w, m)) a += " --fp8-param-gather";  // the FP8 weights the memory counts (method.md §2)
+  else if (w.sharding != Sharding::none || w.offload == Offload::optimizer || fp8_weights) a += " --use-distributed-optimizer";
+  if (fp8_weights) a += " --fp8-param-gather";  // the FP8 weights the memory counts (method.md §2)
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
   // Megatron-Core's CPU offload of activations (method.md §4.5): arguments.py turns cpu_offloading on with a count.
   if (w.offload == Offload::activations && w.gpu_layers > 0 && w.gpu_layers < m.layers)
