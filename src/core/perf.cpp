@@ -161,7 +161,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
   }
   const bool folded = m.is_moe() && experts_folded(w);
   // The attention's share of the compute: beside the linear layers (tensor parallel) or beside itself (context parallel).
-  auto attention_share = [&] { return train_attention_flops_per_token(w, m, mem.seq_len) / fpt; };
+  const double attention_share = w.tp > 1 || w.cp > 1 ? train_attention_flops_per_token(w, m, mem.seq_len) / fpt : 0.0;
   if (w.tp > 1) {
     // Tensor parallel: 4 all-reduces of b·s·h 16-bit activations per layer (2 forward, 2 backward), exposed. Experts
     // folded over tensor parallel are whole on each GPU: a MoE layer's experts need none, its attention 2.
@@ -172,7 +172,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double tp_comm = all_reduces / pp * (2.0 * (tp - 1.0) / tp * act / links.tp_bytes_per_s + latency);
     // With --tp-comm-overlap each collective runs beside the GEMM it feeds or follows: the linear layers' share of
     // the compute hides them, slowed as any overlapped compute is.
-    exposed += tp_comm_overlapped(w, m, gpu) ? perf_detail::overlapped_cost(tp_comm, t_compute * (1.0 - attention_share())) : tp_comm;
+    exposed += tp_comm_overlapped(w, m, gpu) ? perf_detail::overlapped_cost(tp_comm, t_compute * (1.0 - attention_share)) : tp_comm;
   }
   if (w.cp > 1 && links.cp_bytes_per_s > 0) {
     // Context parallelism (ring attention; Megatron/Transformer Engine's p2p CP): each layer passes every GPU's
@@ -182,7 +182,7 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
     const double cp = d(w.cp);
     const double chunk = tokens_step * 2.0 * d(m.kv_heads * m.head_dim) * 2.0;
     const double ring = 3.0 * (cp - 1.0) * chunk * d(m.layers) / pp / links.cp_bytes_per_s;
-    const double attention = t_compute * attention_share();
+    const double attention = t_compute * attention_share;
     exposed += perf_detail::overlapped_cost(ring, attention);
   }
   if (m.is_moe() && w.ep > 1) {
