@@ -32,7 +32,7 @@ TEST_CASE("launch: a layout Megatron cannot run as planned keeps the DeepSpeed h
 }
 
 TEST_CASE("launch: FP8 training sharded under Megatron keeps and gathers its weights in FP8 (--fp8-param-gather), as the memory counts them", "[launch][megatron]") {
-  // The memory counts FP8 training's weights at 8 bits (method.md §2); Megatron stores them so with
+  // The memory counts FP8 parameters as their two FP8 copies (method.md §3.1); Megatron stores them so with
   // --fp8-param-gather, which its arguments.py allows with the distributed optimizer or Megatron-FSDP.
   auto hint = [](const char* precision, const char* sharding) {
     const auto j = test::run_json({"estimate", "--model", "llama-3.1-8b", "--mode", "train", "--framework", "megatron", "--precision", precision, "--gpu",

@@ -199,3 +199,22 @@ TEST_CASE("memory: LoRA under ZeRO-3 with expert parallelism shards each GPU's o
   CHECK(weights == Approx(11.27e9 + 0.40e9 + 0.52e9 + 0.87e9 + 0.10e9).epsilon(0.01));
   CHECK(weights > 45.10e9 / 8.0 * 2.0);
 }
+
+TEST_CASE("memory: FP8 training under Megatron with 16-bit parameters also holds Transformer Engine's cached FP8 copies of the linear weights",
+          "[memory][megatron]") {
+  // Llama 3.1 8B: 32 layers x (q, o 4,096^2; k, v 4,096 x 1,024; gate, up, down 3 x 4,096 x 14,336) = 6,979,321,856
+  // linear parameters. Unsharded on 8 GPUs Megatron keeps bf16 parameters; TELinear passes is_first_microbatch, so
+  // Transformer Engine caches each weight's FP8 copy and its transpose (an H100's FP8 GEMM is TN only): 2 bytes each,
+  // 13.96 GB more than the distributed optimizer's plan, whose parameters are those two FP8 copies
+  // (--fp8-param-gather; method.md §3.1). In bf16 there is no FP8 copy.
+  auto weights = [](const char* precision, const char* sharding) {
+    const auto j = test::run_json({"estimate", "--model", "llama-3.1-8b", "--mode", "train", "--framework", "megatron", "--precision", precision, "--gpu",
+                                   "h100-sxm-80gb", "--gpus", "8", "--sharding", sharding});
+    return j["memory"]["components"]["weights"].get<double>();
+  };
+  const double linear = 32.0 * (2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 3.0 * 4096 * 14336);
+  CHECK(linear == 6979321856.0);
+  CHECK(weights("fp8", "none") - weights("fp8", "zero1") == Approx(2.0 * linear).epsilon(1e-9));
+  CHECK(weights("bf16", "none") == Approx(weights("bf16", "zero1")).epsilon(1e-9));
+  CHECK(weights("fp8", "zero1") == Approx(weights("bf16", "zero1")).epsilon(1e-9));
+}

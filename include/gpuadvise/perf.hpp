@@ -80,9 +80,12 @@ bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gp
 // Whether FP8 training keeps its parameters in FP8 and gathers them so (Megatron-LM's --fp8-param-gather, which
 // arguments.py allows with the distributed optimizer or Megatron-FSDP; Megatron-Bridge's FP8 recipes set it): full
 // training or fine-tuning at fp8, sharded or on one data-parallel rank (the distributed optimizer over one rank is
-// plain Adam), run by Megatron-LM. The memory counts FP8 weights (method.md §2), the ZeRO-3 gathers 1 byte a
-// parameter (§8.4), and the launch line names it.
+// plain Adam), run by Megatron-LM. The memory counts the FP8 parameters' row- and column-wise copies, 2 bytes
+// (method.md §3.1), the ZeRO-3 gathers 1 byte a parameter (§8.4), and the launch line names it.
 bool fp8_params_gathered(const Workload& w, const ModelSpec& m);
+// The rest of Megatron's full FP8 training keeps 16-bit parameters, and Transformer Engine caches each linear
+// weight's FP8 copies (row- and column-wise) between micro-batches: 2 more bytes a linear parameter (method.md §3.1).
+bool fp8_weight_cache(const Workload& w, const ModelSpec& m);
 // The share of a step's micro-batches whose all-to-alls run beside another micro-batch's compute: the 1F1B
 // steady state, (m − p)/m of m micro-batches over p stages (the warm-up and cool-down ones wait on theirs).
 double expert_overlap_share(const Workload& w, const ModelSpec& m);

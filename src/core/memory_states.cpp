@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "gpuadvise/perf.hpp"
 #include "gpuadvise/units.hpp"
 #include "memory_common.hpp"
 
@@ -151,6 +152,12 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
       }
       if (hf_amp) {
         ms.weights += pc.linear / mp * 2.0;  // autocast's 16-bit copies of the linear weights (cache)
+      }
+      if (fp8_weight_cache(w, m)) {
+        // Megatron's FP8 with 16-bit parameters (method.md §3.1): Transformer Engine keeps each linear weight's FP8
+        // copies between micro-batches, row-wise and column-wise, 1 byte each.
+        ms.weights += ((pc.linear - pc.routed_experts) / mp + expert_local) * 2.0;
+        e.notes.push_back("FP8 copies of the linear weights cached between micro-batches (Megatron with 16-bit parameters)");
       }
       if (shard == Sharding::zero3) {
         // FSDP/ZeRO-3 gathers full 16-bit units: the root unit (embeddings and output head, held for the

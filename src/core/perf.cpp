@@ -395,6 +395,11 @@ bool fp8_params_gathered(const Workload& w, const ModelSpec& m) {
          (w.sharding != Sharding::none || w.offload == Offload::optimizer || w.data_parallel() == 1);
 }
 
+bool fp8_weight_cache(const Workload& w, const ModelSpec& m) {
+  const bool full = w.mode == Mode::train || w.mode == Mode::finetune;
+  return megatron_runs(w, m) && full && w.precision == Precision::fp8 && !fp8_params_gathered(w, m);
+}
+
 double pipeline_bubble(std::int64_t stages, double micro_batches, double virtual_stages) {
   if (stages < 2) return 0.0;
   const double p = d(stages), v = std::max(1.0, virtual_stages);
