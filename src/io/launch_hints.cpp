@@ -130,7 +130,7 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (sgd) a += " --optimizer sgd";
   if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";
   else if (w.sharding != Sharding::none || w.offload == Offload::optimizer || fp8_weights) a += " --use-distributed-optimizer";
-  if (fp8_weights) a += " --fp8-param-gather";  // the FP8 weights the memory counts (method.md §2)
+  if (fp8_weights) a += " --fp8-param-gather";  // FP8 parameters, as the memory counts them (method.md §3.1)
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
   // Megatron-Core's CPU offload of activations (method.md §4.5): arguments.py turns cpu_offloading on with a count.
   if (w.offload == Offload::activations && w.gpu_layers > 0 && w.gpu_layers < m.layers)
