@@ -43,6 +43,12 @@ TEST_CASE("launch: FP8 training sharded under Megatron keeps and gathers its wei
   CHECK(hint("fp8", "zero3").find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor --fp8-param-gather") !=
         std::string::npos);
   CHECK(hint("bf16", "zero1").find("--fp8-param-gather") == std::string::npos);
+  // ZeRO-2 shards the gradients, which Megatron's distributed optimizer does not (its gradient buffer stays whole:
+  // dist_optimizer.md, 6 + 12/d bytes a parameter): Megatron-FSDP's optim_grads does.
+  const std::string zero2 = hint("bf16", "zero2");
+  CHECK(zero2.find("--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads --ckpt-format fsdp_dtensor") != std::string::npos);
+  CHECK(zero2.find("--use-distributed-optimizer") == std::string::npos);
+  CHECK(hint("bf16", "zero1").find("--use-distributed-optimizer") != std::string::npos);
   // One GPU: the distributed optimizer over its one rank is plain Adam, and lets Megatron keep FP8 weights.
   const auto one = test::run_json({"estimate", "--model", "llama-3.2-1b", "--mode", "train", "--framework", "megatron", "--precision", "fp8", "--gpu",
                                    "h200-sxm-141gb"});

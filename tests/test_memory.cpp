@@ -218,3 +218,20 @@ TEST_CASE("memory: FP8 training under Megatron with 16-bit parameters also holds
   CHECK(weights("bf16", "none") == Approx(weights("bf16", "zero1")).epsilon(1e-9));
   CHECK(weights("fp8", "zero1") == Approx(weights("bf16", "zero1")).epsilon(1e-9));
 }
+
+TEST_CASE("memory: FP8 weights are one copy on a GPU whose FP8 GEMMs take any layout (data-centre Blackwell)", "[memory][megatron]") {
+  // Transformer Engine keeps an FP8 weight's transpose beside it where FP8 GEMMs take only the TN layout (Hopper) and
+  // one buffer for both where they take any (compute capability 10.x: is_non_tn_fp8_gemm_supported). Llama 3.1 8B FP8
+  // under Megatron on 8 GPUs: 6,979,321,856 linear parameters, so a B200 holds 6.98 GB less than an H100 whether the
+  // copies are the parameters (ZeRO-1, --fp8-param-gather) or a cache beside 16-bit ones (unsharded); under
+  // Megatron-FSDP an eighth of them plus the two gathered layers (32 x 218,103,808 = 6,979,321,856 / 32 each).
+  auto weights = [](const char* gpu, const char* sharding) {
+    const auto j = test::run_json({"estimate", "--model", "llama-3.1-8b", "--mode", "train", "--framework", "megatron", "--precision", "fp8", "--gpu", gpu,
+                                   "--gpus", "8", "--sharding", sharding});
+    return j["memory"]["components"]["weights"].get<double>();
+  };
+  const double linear = 6979321856.0, layer = linear / 32.0;
+  CHECK(weights("h100-sxm-80gb", "none") - weights("b200-hgx-180gb", "none") == Approx(linear).epsilon(1e-9));
+  CHECK(weights("h100-sxm-80gb", "zero1") - weights("b200-hgx-180gb", "zero1") == Approx(linear).epsilon(1e-9));
+  CHECK(weights("h100-sxm-80gb", "zero3") - weights("b200-hgx-180gb", "zero3") == Approx(linear / 8.0 + 2.0 * layer).epsilon(1e-3));
+}

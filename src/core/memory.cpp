@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpuadvise/coefficients.hpp"
+#include "gpuadvise/efficiency.hpp"
 #include "gpuadvise/units.hpp"
 #include "gpuadvise/vision_model.hpp"
 #include "layer_offload.hpp"
@@ -367,9 +368,22 @@ void offload_experts(const MemBasis& in, MemoryEstimate& e) {
 
 }  // namespace
 
+// FP8 weights on a GPU whose FP8 GEMMs take any layout (compute capability 10.x: Transformer Engine's
+// is_non_tn_fp8_gemm_supported) keep one FP8 buffer for both layouts, not the copy and its transpose (method.md §3.1).
+static double fp8_transposes_dropped(const MemoryEstimate& e, const GpuSpec* gpu) {
+  return gpu && e.fp8_transposes > 0 && gpu_family(*gpu) == GpuFamily::blackwell ? e.fp8_transposes : 0.0;
+}
+
 // The runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5) on the tensors.
 MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
   MemoryEstimate& e = t.e;
+  if (const double dropped = fp8_transposes_dropped(e, gpu); dropped > 0) {
+    e.weights -= dropped;
+    e.tensor_peak -= dropped;
+    for (auto& line : e.explain)
+      if (line.component == "weights") line.bytes -= dropped;
+    e.notes.push_back(Note::format("FP8 weights: one copy serves both GEMM layouts on this GPU ({:.1f} GB less than a transpose beside it)", dropped / 1e9));
+  }
   const FrameworkProfile& fw = framework_profile(w.effective_framework());
   const bool training = is_training(w.mode);
   // ---- Runtime outside the allocator (method.md §6.4) -------------------------------------------
@@ -404,7 +418,8 @@ MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec&
 
 double device_peak_bytes(const MemoryEstimate& tensors, const Workload& w, const GpuSpec* gpu) {
   const FrameworkProfile& fw = framework_profile(w.effective_framework());
-  return tensors.tensor_peak + allocator_reserve_bytes(tensors, fw, is_training(w.mode)) + runtime_bytes(w, gpu, fw.kv_pool);
+  return tensors.tensor_peak - fp8_transposes_dropped(tensors, gpu) + allocator_reserve_bytes(tensors, fw, is_training(w.mode)) +
+         runtime_bytes(w, gpu, fw.kv_pool);
 }
 
 MemoryEstimate estimate_memory(const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {

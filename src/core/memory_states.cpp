@@ -89,6 +89,28 @@ double trainable_parameters(const MemBasis& in, double& lora_params) {
   return trainable;
 }
 
+// FP8 weights under Megatron (method.md §3.1): two FP8 copies of each linear weight, row-wise and column-wise, 1 byte
+// each; the second (the transpose) is what a GPU whose FP8 GEMMs take any layout does without (e.fp8_transposes).
+// Returns the bytes a cache beside 16-bit parameters adds to the model states' weights.
+static double fp8_weight_copies(const MemBasis& in, double expert_local, double expert_dp, double gathered_layer, MemoryEstimate& e) {
+  const ParamCounts& pc = in.pc;
+  const double linear_local = (pc.linear - pc.routed_experts) / in.mp + expert_local;
+  if (fp8_weight_cache(in.w, in.m)) {
+    // With 16-bit parameters, Transformer Engine caches the copies between micro-batches.
+    e.fp8_transposes = linear_local;
+    e.notes.push_back("FP8 copies of the linear weights cached between micro-batches (Megatron with 16-bit parameters)");
+    return linear_local * 2.0;
+  }
+  if (fp8_params_gathered(in.w, in.m)) {
+    // The parameters are the copies (2 bytes, the 16-bit row's), sharded as the weights; ZeRO-3's gathered layers
+    // hold them too.
+    e.fp8_transposes = in.shard == Sharding::zero3
+                           ? (pc.linear - pc.routed_experts) / in.mp / in.dp + expert_local / expert_dp + 2.0 * gathered_layer
+                           : linear_local;
+  }
+  return 0.0;
+}
+
 // Model states (method.md §3): weights, gradients and optimizer states per GPU for the sharding and offload in
 // use; the formula for the explanation.
 std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_count, MemoryEstimate& e) {
@@ -153,12 +175,7 @@ std::string model_states(const MemBasis& in, const WeightBytes& wb, double lora_
       if (hf_amp) {
         ms.weights += pc.linear / mp * 2.0;  // autocast's 16-bit copies of the linear weights (cache)
       }
-      if (fp8_weight_cache(w, m)) {
-        // Megatron's FP8 with 16-bit parameters (method.md §3.1): Transformer Engine keeps each linear weight's FP8
-        // copies between micro-batches, row-wise and column-wise, 1 byte each.
-        ms.weights += ((pc.linear - pc.routed_experts) / mp + expert_local) * 2.0;
-        e.notes.push_back("FP8 copies of the linear weights cached between micro-batches (Megatron with 16-bit parameters)");
-      }
+      ms.weights += fp8_weight_copies(in, expert_local, expert_dp, gathered_layer, e);
       if (shard == Sharding::zero3) {
         // FSDP/ZeRO-3 gathers full 16-bit units: the root unit (embeddings and output head, held for the
         // whole step), the current and the prefetched layer ([DS-Z3] 4·largest layer; FSDP prefetch), and

@@ -157,6 +157,12 @@ double exposed_communication(const TimeBasis& in, const TrainingLayout& lay, dou
       const double buckets = std::ceil(lay.grad_params / bucket);
       const double latency = buckets * (w.sharding == Sharding::none ? links.dp_allreduce_latency_s : 2.0 * links.dp_gather_latency_s);
       exposed += perf_detail::overlapped_cost(ring_seconds(2.0 * grad_bytes, grad_share) + latency, coef::dp_overlap_window.value * t_compute) / accum;
+      // ZeRO-2 keeps only its shard of the gradients, so it cannot accumulate them whole: every micro-batch
+      // reduce-scatters its own beside its backward (DeepSpeed's stage 2 reduces at every micro-step; Megatron-FSDP's
+      // optim_grads "RS communication groups on all microbatches", mcore_fsdp_adapter.py), the step's all-gather once.
+      if (w.sharding == Sharding::zero2 && accum > 1)
+        exposed += (1.0 - 1.0 / accum) * perf_detail::overlapped_cost(ring_seconds(grad_bytes, grad_share) + buckets * links.dp_gather_latency_s,
+                                                                      coef::dp_overlap_window.value * t_compute);
     }
   }
   const bool folded = m.is_moe() && experts_folded(w);

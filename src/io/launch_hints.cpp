@@ -100,16 +100,18 @@ std::string megatron_pipeline_split(const Workload& w, const ModelSpec& m) {
 // A training plan as Megatron-LM runs it (method.md §11), where Megatron-LM runs it as planned: full training or
 // fine-tuning (adapters are Megatron-Bridge's and NeMo's, not pretrain_gpt.py's) with AdamW or SGD, split by tensor,
 // pipeline, expert or context parallelism (any framework's plan: Hugging Face's Trainer has none of them), or under
-// --framework megatron, and sharded as Megatron shards: its distributed optimizer (ZeRO-1/2), Megatron-FSDP beside
+// --framework megatron, and sharded as Megatron shards: its distributed optimizer (ZeRO-1), Megatron-FSDP (ZeRO-2, ZeRO-3) beside
 // tensor and expert parallelism (its user guide: `--use-megatron-fsdp --data-parallel-sharding-strategy
-// optim_grads_params --ckpt-format fsdp_dtensor`), the optimizer (not the parameters) on the CPU. Flags from
+// optim_grads_params --ckpt-format fsdp_dtensor`; `optim_grads` for ZeRO-2), the optimizer (not the parameters) on the CPU. Flags from
 // megatron/training/arguments.py and the config dataclasses it turns into flags (TransformerConfig, TrainingConfig,
 // OptimizerConfig): the optimizer's CPU offload needs the distributed and precision-aware optimizers.
 std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, std::int64_t seq_len, const GpuSpec* gpu) {
   if (!megatron_runs(w, m) || (w.mode != Mode::train && w.mode != Mode::finetune)) return std::nullopt;
   const bool sgd = w.optimizer == Optimizer::sgd || w.optimizer == Optimizer::sgd_momentum;
   if (sgd && w.offload == Offload::optimizer) return std::nullopt;  // the precision-aware optimizer the offload needs is Adam's only
-  const bool fsdp = w.sharding == Sharding::zero3, fp8_weights = fp8_params_gathered(w, m);
+  // Gradients sharded (ZeRO-2, ZeRO-3) are Megatron-FSDP's: its distributed optimizer shards the optimizer states and
+  // master weights but keeps the whole gradient buffer (docs/user-guide/features/dist_optimizer.md: 6 + 12/d bytes).
+  const bool fsdp = w.sharding == Sharding::zero3 || w.sharding == Sharding::zero2, fp8_weights = fp8_params_gathered(w, m);
   if (fsdp && (w.pp > 1 || (w.offload != Offload::none && w.offload != Offload::activations))) return std::nullopt;
   std::string a = fmt::format("--tensor-model-parallel-size {} --pipeline-model-parallel-size {}", w.tp, w.pp);
   if (w.pp > 1) a += megatron_pipeline_split(w, m);
@@ -128,7 +130,9 @@ std::optional<std::string> megatron_args(const Workload& w, const ModelSpec& m, 
   if (w.grad_dtype == Precision::bf16) a += " --grad-reduce-in-bf16";  // Megatron-LM reduces bf16 training's gradients in fp32 unless told
   if (w.precision == Precision::fp16) a += " --fp16";
   if (sgd) a += " --optimizer sgd";
-  if (fsdp) a += " --use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params --ckpt-format fsdp_dtensor";
+  if (fsdp)
+    a += fmt::format(" --use-megatron-fsdp --data-parallel-sharding-strategy {} --ckpt-format fsdp_dtensor",
+                     w.sharding == Sharding::zero3 ? "optim_grads_params" : "optim_grads");
   else if (w.sharding != Sharding::none || w.offload == Offload::optimizer || fp8_weights) a += " --use-distributed-optimizer";
   if (fp8_weights) a += " --fp8-param-gather";  // FP8 parameters, as the memory counts them (method.md §3.1)
   if (w.offload == Offload::optimizer) a += " --use-precision-aware-optimizer --optimizer-cpu-offload";
