@@ -93,8 +93,7 @@ double trainable_parameters(const MemBasis& in, double& lora_params) {
 // each; the second (the transpose) is what a GPU whose FP8 GEMMs take any layout does without (e.fp8_transposes).
 // Returns the bytes a cache beside 16-bit parameters adds to the model states' weights.
 static double fp8_weight_copies(const MemBasis& in, double expert_local, double expert_dp, double gathered_layer, MemoryEstimate& e) {
-  const ParamCounts& pc = in.pc;
-  const double linear_local = (pc.linear - pc.routed_experts) / in.mp + expert_local;
+  const double dense_linear = (in.pc.linear - in.pc.routed_experts) / in.mp, linear_local = dense_linear + expert_local;
   if (fp8_weight_cache(in.w, in.m)) {
     // With 16-bit parameters, Transformer Engine caches the copies between micro-batches.
     e.fp8_transposes = linear_local;
@@ -104,9 +103,7 @@ static double fp8_weight_copies(const MemBasis& in, double expert_local, double 
   if (fp8_params_gathered(in.w, in.m)) {
     // The parameters are the copies (2 bytes, the 16-bit row's), sharded as the weights; ZeRO-3's gathered layers
     // hold them too.
-    e.fp8_transposes = in.shard == Sharding::zero3
-                           ? (pc.linear - pc.routed_experts) / in.mp / in.dp + expert_local / expert_dp + 2.0 * gathered_layer
-                           : linear_local;
+    e.fp8_transposes = in.shard == Sharding::zero3 ? dense_linear / in.dp + expert_local / expert_dp + 2.0 * gathered_layer : linear_local;
   }
   return 0.0;
 }

@@ -394,17 +394,20 @@ bool tp_comm_overlapped(const Workload& w, const ModelSpec& m, const GpuSpec& gp
   return megatron_runs(w, m) && w.tp > 1 && !m.is_moe() && gpu.stack == "cuda" && gpu.fast_link_joins(w.tp);
 }
 
-bool fp8_params_gathered(const Workload& w, const ModelSpec& m) {
-  const bool full = w.mode == Mode::train || w.mode == Mode::finetune;
-  // Unsharded, one data-parallel rank: the distributed optimizer over that rank is plain Adam, and lets it.
-  return megatron_runs(w, m) && full && w.precision == Precision::fp8 &&
-         (w.sharding != Sharding::none || w.offload == Offload::optimizer || w.data_parallel() == 1);
+namespace {
+// Full FP8 training or fine-tuning run by Megatron-LM: its weights are FP8 parameters or a cache beside 16-bit ones.
+bool megatron_full_fp8(const Workload& w, const ModelSpec& m) {
+  return (w.mode == Mode::train || w.mode == Mode::finetune) && w.precision == Precision::fp8 && megatron_runs(w, m);
 }
+// Sharded, the optimizer offloaded, or one data-parallel rank (the distributed optimizer over it is plain Adam).
+bool fp8_param_gather_allowed(const Workload& w) {
+  return w.sharding != Sharding::none || w.offload == Offload::optimizer || w.data_parallel() == 1;
+}
+}  // namespace
 
-bool fp8_weight_cache(const Workload& w, const ModelSpec& m) {
-  const bool full = w.mode == Mode::train || w.mode == Mode::finetune;
-  return megatron_runs(w, m) && full && w.precision == Precision::fp8 && !fp8_params_gathered(w, m);
-}
+bool fp8_params_gathered(const Workload& w, const ModelSpec& m) { return megatron_full_fp8(w, m) && fp8_param_gather_allowed(w); }
+
+bool fp8_weight_cache(const Workload& w, const ModelSpec& m) { return megatron_full_fp8(w, m) && !fp8_param_gather_allowed(w); }
 
 double pipeline_bubble(std::int64_t stages, double micro_batches, double virtual_stages) {
   if (stages < 2) return 0.0;
