@@ -116,7 +116,7 @@ inline constexpr Coefficient decode_bandwidth_share{
 inline constexpr Coefficient llamacpp_decode_bytes_per_sm_cycle{
     "llamacpp_decode_bytes_per_sm_cycle", 5.5, "bytes per multiprocessor per boost-clock cycle", Basis::fitted,
     "Pavlo Khmel's llama.cpp Q4_K_M table (2026-06): the H100 SXM's time per token against model size between Ministral-3-3B and gemma-4-31B, 1.44 TB/s over 132 SMs at 1,980 MHz; "
-    "held out: the same slope on the A100 PCIe and SXM, H200 NVL and SXM and V100 (method.md §8.3)",
+    "held out: the same slope on the A100 PCIe and SXM, H200 NVL and SXM, V100 and B300 (method.md §8.3)",
     "§8.3"};
 inline constexpr Coefficient decode_compute_share{
     "decode_compute_share", 0.5, "share of the dense peak", Basis::assumed,
