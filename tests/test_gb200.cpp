@@ -98,11 +98,11 @@ TEST_CASE("gb200: eight GPUs of one rack are two trays: torchrun starts on each 
   CHECK(k["launch_hints"]["torchrun"].get<std::string>().find("torchrun --nproc_per_node 2 ") != std::string::npos);
 }
 
-TEST_CASE("gb300: the catalogue's Blackwell Ultra rack: the GB200's peaks and rack, 279 GB, 800 Gb/s per GPU, no price", "[gb200][catalog]") {
+TEST_CASE("gb300: the catalogue's Blackwell Ultra rack: the GB200's peaks and rack, 284,208 MiB, 800 Gb/s per GPU, no price", "[gb200][catalog]") {
   const GpuSpec& g = *test::gpus().find("gb300-nvl72-279gb");
   CHECK(g.gpus_per_node() == 72);
   CHECK(g.rack_scale());
-  CHECK(g.memory_bytes == 279LL * 1073741824LL);  // NVIDIA exemplar-performance and Google Cloud: 279 GB, read as GiB
+  CHECK(g.memory_bytes == 284208LL * 1048576LL);  // nvidia-smi on GB300 trays: 284,208 MiB (277.5 GiB; NVIDIA's 279 GB)
   CHECK(*g.peak_flops("bf16") == Approx(2450e12));  // exemplar-performance: GB300 dense BF16, FP8 and NVFP4
   CHECK(*g.peak_flops("fp8") == Approx(4900e12));
   CHECK(*g.peak_flops("fp4") == Approx(14700e12));
