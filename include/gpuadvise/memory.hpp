@@ -62,7 +62,7 @@ struct MemoryEstimate {
   double kv_bytes_per_token = 0;  // per GPU (inference), before sliding-window capping
   double expert_weights = 0;  // inference: of weights, the routed experts' bytes on this GPU (MoE), which a step reads as it routes
   // FP8 training under Megatron: of weights, the second FP8 copy of each linear weight (its transpose, for GPUs whose
-  // FP8 GEMMs take only the TN layout), which device_memory drops on a GPU whose FP8 GEMMs take any (method.md §3.1).
+  // FP8 GEMMs take only the TN layout), which device_memory drops (and zeroes) on a GPU whose FP8 GEMMs take any (method.md §3.1).
   double fp8_transposes = 0;
   // Pipeline stages (pp > 1): weights is the largest stage's, embeddings or output layer with it; pp times it counts
   // those edge bytes on every stage. The bytes counted so beyond the stages' own: a plain pipeline's token, which

@@ -366,13 +366,13 @@ void offload_experts(const MemBasis& in, MemoryEstimate& e) {
                                  in.w.gpus > 1 ? fmt::format("{} GPUs, balanced by bytes (-ts)", in.w.gpus) : "GPU"));
 }
 
-}  // namespace
-
 // FP8 weights on a GPU whose FP8 GEMMs take any layout (compute capability 10.x: Transformer Engine's
 // is_non_tn_fp8_gemm_supported) keep one FP8 buffer for both layouts, not the copy and its transpose (method.md §3.1).
-static double fp8_transposes_dropped(const MemoryEstimate& e, const GpuSpec* gpu) {
+double fp8_transposes_dropped(const MemoryEstimate& e, const GpuSpec* gpu) {
   return gpu && e.fp8_transposes > 0 && gpu_family(*gpu) == GpuFamily::blackwell ? e.fp8_transposes : 0.0;
 }
+
+}  // namespace
 
 // The runtime, the allocator reserve, a serving engine's pool and the band (method.md §6.4-6.5) on the tensors.
 MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec& m, const GpuSpec* gpu) {
@@ -383,6 +383,7 @@ MemoryEstimate device_memory(TensorMemory t, const Workload& w, const ModelSpec&
     for (auto& line : e.explain)
       if (line.component == "weights") line.bytes -= dropped;
     e.notes.push_back(Note::format("FP8 weights: one copy serves both GEMM layouts on this GPU ({:.1f} GB less than a transpose beside it)", dropped / 1e9));
+    e.fp8_transposes = 0;  // the device's weights hold no transpose now: nothing is left to drop twice
   }
   const FrameworkProfile& fw = framework_profile(w.effective_framework());
   const bool training = is_training(w.mode);
