@@ -6,7 +6,9 @@
 2. Every block after a `<!-- gpuadvise-output: ARGS -->` marker is what `gpuadvise ARGS` prints (COLUMNS=100,
    no colour); --update rewrites those blocks from the tool.
 3. Every number a claim section states (docs/advice.md's questions, the README's worked example) is printed by
-   that section's command: a change to the model that moves a number fails here until the text is updated.
+   that section's command: a change to the model that moves a number fails here until the text is updated. A
+   held-out comparison in prose, "E against M (±X %)" with M a fidelity case's measured figure, states the
+   estimate and error the tool gives for that case now.
    A section lists what it works out by hand from method.md's formulas in a `<!-- by hand: ... -->` comment.
 4. The README's accuracy figures are docs/accuracy.md's summary lines; docs/advice.md's question count is its own;
    the held-out figures a throughput band names are docs/accuracy.md's for that file.
@@ -343,6 +345,82 @@ def check_accuracy():
         failures.append(f"README.md: docs/advice.md works through {questions} questions")
 
 
+# Part 3 in prose: a held-out comparison ("4,737 tokens/s per GPU against 4,912 (−3.6 %)") whose measured
+# figure is a case of the fidelity files must state the estimate, and the error where it gives one, that the tool
+# gives for that case now: the figure a change to the model moves fails here until the text follows.
+FIGURE = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+COMPARISON = re.compile(r"(?<![\w.,/−-])" + FIGURE + r"((?:\s+[^\d\s(),;:=×]+){0,6}?)\s+against\s+(?:the\s+)?" + FIGURE + r"(?![\d.]*\d)"
+                        r"(?:\s*(?:measured\s*)?(?:\(|,\s*)([−+-]\d+(?:\.\d+)?)\s*%)?")
+
+
+def held_out_cases():
+    """(measured, case) of every case in the fidelity files that can run here."""
+    cases = []
+    for rel in ACCURACY_CASES + sorted("tests/data/" + f for f in os.listdir(os.path.join(REAL_ROOT, "tests/data")) if f.endswith(".jsonl")):
+        path = os.path.join(REAL_ROOT, rel)
+        if not os.path.exists(path):
+            continue
+        models = os.path.join(os.path.dirname(path), "models")
+        for line in open(path):
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            if not isinstance(case.get("measured"), (int, float)) or not case.get("compare") or not case.get("args"):
+                continue
+            if any("{models}" in a for a in case["args"]) and not os.path.isdir(models):
+                continue
+            case["args"] = [a.replace("{models}", models) for a in case["args"]]
+            cases.append((float(case["measured"]), case))
+    return cases
+
+
+def within_print(value, printed):
+    """`value` rounds to `printed` (a number as the docs write it) at its decimals."""
+    text = printed.replace(",", "").replace("−", "-")
+    return abs(value - float(text)) <= 0.5 * 10 ** -decimals(text) + 1e-9
+
+
+def case_estimate(case, memo):
+    key = json.dumps(case["args"])
+    if key not in memo:
+        r = subprocess.run([BIN, "estimate", *case["args"], "--format", "json"], capture_output=True, text=True)
+        value = json.loads(r.stdout) if r.returncode == 0 else None
+        for part in case["compare"].split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        memo[key] = value
+    return memo[key]
+
+
+def check_held_out_figures(cases):
+    count, memo = 0, {}
+    for doc in DOCS:
+        text = open(os.path.join(ROOT, doc)).read()
+        for m in COMPARISON.finditer(text):
+            said, measured, error = m.group(1), m.group(3), m.group(4)
+            # A comparison states its error, and the error is the two figures' (not a figure of another model).
+            if error is None:
+                continue
+            e, mv = (float(x.replace(",", "").replace("−", "-")) for x in (said, measured))
+            slop = 0.5 * 10 ** -decimals(error.replace("−", "-")) + 50.0 * 10 ** -decimals(said.replace(",", "")) / mv + 0.05
+            if mv <= 0 or abs(100.0 * (e / mv - 1.0) - float(error.replace("−", "-"))) > slop:
+                continue
+            matches = [c for v, c in cases if within_print(v, measured)]
+            if not matches:
+                continue
+            count += 1
+            ok = False
+            for c in matches:
+                est = case_estimate(c, memo)
+                if isinstance(est, (int, float)) and within_print(est, said) and (
+                        within_print(100.0 * (est / float(c["measured"]) - 1.0), error)):
+                    ok = True
+            if not ok:
+                line = text[:m.start()].count("\n") + 1
+                now = ", ".join(f"{c['id']} {case_estimate(c, memo)}" for c in matches[:3])
+                failures.append(f"{doc}:{line}: held-out figure \"{' '.join(m.group(0).split())}\" is not the tool's now ({now})")
+    return count
+
+
 def check_all():
     """Every part over ROOT's docs; returns the failures."""
     del failures[:]
@@ -356,6 +434,7 @@ def check_all():
         n = check_commands(env, tmp)
         b = check_output_blocks(env, tmp)
         c = check_claims(env, tmp)
+        c += check_held_out_figures(CASES)
         check_accuracy()
     return n, b, c, list(failures)
 
@@ -367,6 +446,7 @@ DRIFTS = [("README.md", "needs 15.0 hours and costs", "needs 15.9 hours and cost
           ("README.md", "- llm memory: ", "- llm memory:  ", "the accuracy lines are not"),
           ("docs/advice.md", "- **Answer**: four RTX A6000s", "- **Answer**: four H100s", "does not name the top row"),
           ("docs/accuracy.md", "- vision (held out): 48 cases", "- vision (held out): 47 cases", "its band's held-out figures"),
+          ("docs/method.md", "7,121 against 7,280 (−2.2 %)", "7,255 against 7,280 (−0.3 %)", "held-out figure"),
 ]
 
 
@@ -391,6 +471,9 @@ def self_test():
             if not any(expected in f for f in found):
                 problems.append(f"self-test: {doc} with {new!r} for {old!r} passed the check")
     return problems
+
+
+CASES = held_out_cases()
 
 
 def main():
