@@ -49,3 +49,39 @@ TEST_CASE("dense picks: the own pick for Llama 3.1 405B on 256 GB200s and 128 B2
     CHECK(pick["time"]["train_tokens_per_second_per_gpu"].get<double>() == Approx(row.measured).epsilon(0.2));
   }
 }
+
+TEST_CASE("dense picks: the own pick for Llama 3.1 405B in BF16 on 8,192 and 16,384 H100s runs at the Llama 3 paper's model FLOP/s", "[scale][plan-choice][heldout]") {
+  // The Llama 3 paper (arXiv:2407.21783, Table 4) trained 405B in BF16 on H100s at 16M tokens a step: at 8,192 tokens
+  // on 8,192 GPUs (TP 8, CP 1, PP 16, DP 64) at 430 TFLOP/s per GPU, on 16,384 (DP 128) at 400, and at 131,072 tokens
+  // on 16,384 (TP 8, CP 16, PP 16, DP 8) at 380. The pick searches its own layout within the same GPUs and global
+  // batch (2,048 sequences of 8,192 tokens, 128 of 131,072); its model FLOP/s per GPU is its tokens/s per GPU times
+  // the FLOPs it counts a token (6 per weight a token multiplies plus the causal attention: 2.54e12 at 8,192 tokens),
+  // the paper's measure. Hand-worked: 400e12 / 2.54e12 = 157 tokens/s per GPU at 16,384 GPUs. The pick keeps the
+  // paper's tensor parallel 8 and pipeline of 16 stages at 8,192 tokens and adds context parallel 2 where the paper ran
+  // none: the memory model puts the first stage's interleaved activations at 83 GB without it (the paper fit them
+  // with one layer fewer on the first and last stages and by freeing each stage's inputs and outputs early).
+  struct Row {
+    const char* seq;
+    const char* gpus;
+    const char* global_batch;
+    double tflops;
+  };
+  for (const Row& row : {Row{"8192", "8192", "2048", 430}, Row{"8192", "16384", "2048", 400}, Row{"131072", "16384", "128", 380}}) {
+    INFO(row.seq << " tokens on " << row.gpus << " GPUs");
+    const auto pick = test::run_json({"--model", "llama-3.1-405b", "--mode", "train", "--framework", "megatron", "--precision", "bf16", "--seq-len", row.seq,
+                                      "--rank-by", "time", "--only", "h100-sxm-80gb", "--max-gpus", row.gpus, "--global-batch", row.global_batch, "--tokens", "1T"})["ranking"][0];
+    REQUIRE(pick["fits"] == true);
+    CHECK(pick["plan"]["gpus"].get<int>() == std::stoi(row.gpus));
+    CHECK(pick["plan"]["tp"].get<int>() == 8);
+    const auto& t = pick["time"];
+    const double tflops = t["train_tokens_per_second_per_gpu"].get<double>() * t["train_flops_per_token"].get<double>() / 1e12;
+    if (std::string(row.seq) == "8192") {
+      CHECK(pick["plan"]["pp"].get<int>() == 16);
+      CHECK(t["train_flops_per_token"].get<double>() == Approx(2.54e12).epsilon(0.01));
+      CHECK(tflops == Approx(row.tflops).epsilon(0.1));
+    } else {
+      CHECK(pick["plan"]["cp"].get<int>() >= 8);  // a 131,072-token sequence split over context-parallel ranks, as the paper's 16
+      CHECK(tflops == Approx(row.tflops).epsilon(0.2));
+    }
+  }
+}
