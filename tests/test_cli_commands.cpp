@@ -399,12 +399,13 @@ TEST_CASE("cli: estimate of a plan that does not fit gives its rate as hypotheti
 
 TEST_CASE("check: as given it says what the ranking would add, and with --max-gpus it names the savers it applied", "[check][fit][cli]") {
   // Llama 3.1 8B LoRA at 16,384 tokens on one H100: as given (no activation checkpointing) it needs about 138 GB and
-  // fails, and says the ranking adds checkpointing where a plan needs it (as fit says); with --max-gpus the check
+  // fails, and names the plan the ranking picks on one H100 (full checkpointing, about 48 GB); with --max-gpus the check
   // runs the planner, passes with full checkpointing at about 48 GB, and its line names that saver.
   const std::vector<std::string> args{"check", "--model", "llama-3.1-8b", "--mode", "lora", "--seq-len", "16384", "--gpu", "h100-sxm-80gb"};
   const auto as_given = test::run(args);
   CHECK(as_given.code == 1);
-  CHECK(as_given.out.find("note: workload on h100-sxm-80gb: as given, without activation checkpointing") != std::string::npos);
+  CHECK(as_given.out.find("note: workload on h100-sxm-80gb: as given it does not fit; the ranking's plan on one GPU does: single GPU, full checkpointing") !=
+        std::string::npos);
   auto searched_args = args;
   searched_args.insert(searched_args.end(), {"--max-gpus", "8"});
   const auto searched = test::run(searched_args);
@@ -434,4 +435,25 @@ TEST_CASE("fit: the concurrency fitted under latency targets meets them, as the 
   free_job.erase(free_job.end() - 2, free_job.end());
   free_job.insert(free_job.begin(), {"fit", "--maximize", "concurrency"});
   CHECK(test::run_json(free_job)["value"].get<int>() > fitted["value"].get<int>() * 3);
+}
+
+TEST_CASE("estimate and check name the ranking's own plan where the workload as given does not fit", "[check][estimate][cli]") {
+  // Llama 3.1 8B fully fine-tuned in bf16 on one H100: as given its weights, gradients, fp32 master weights and Adam
+  // states alone are 8.03e9 x (2 + 2 + 4 + 8) = 128 GB, more than the card; the ranking fits it on the one card with the
+  // optimizer in host memory. estimate's note, check's note and the ranking's row name the same plan.
+  const std::vector<std::string> job{"--model", "llama-3.1-8b", "--mode", "finetune", "--precision", "bf16"};
+  const auto row = test::run_json(test::args(job, {"--only", "h100-sxm-80gb", "--max-gpus", "1"}))["ranking"][0];
+  REQUIRE(row["fits"] == true);
+  const std::string layout = row["layout"].get<std::string>();
+  CHECK(layout.find("CPU offload") != std::string::npos);
+  const std::string said = "as given it does not fit; the ranking's plan on one GPU does: " + layout;
+  const auto est = test::run_json(test::args({"estimate"}, test::args(job, {"--gpu", "h100-sxm-80gb"})));
+  CHECK(est["fits"] == false);
+  CHECK(test::says(est["notes"], said));
+  const auto chk = test::run(test::args({"check"}, test::args(job, {"--gpu", "h100-sxm-80gb"})));
+  CHECK(chk.code == 1);
+  CHECK(chk.out.find(said) != std::string::npos);
+  // Where nothing fits on the card even with every saver, neither says so: Llama 3.1 405B on one RTX 4090.
+  const auto none = test::run_json({"estimate", "--model", "llama-3.1-405b", "--mode", "finetune", "--gpu", "rtx-4090-24gb"});
+  CHECK_FALSE(test::says(none["notes"], "the ranking's plan"));
 }

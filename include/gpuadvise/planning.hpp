@@ -83,6 +83,12 @@ std::int64_t held_gpu_layers(const Workload& w, const ModelSpec& m, const GpuSpe
 // each of its offloads keeps there at `margin_pct` free (-ngl, --n-cpu-moe), the sentence check and estimate print;
 // empty where no offload applies (method.md §8.3).
 std::string llamacpp_offload_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, double margin_pct = 5);
+
+// A workload evaluated as given that does not fit `g`: the plan the ranking picks on the same number of these GPUs
+// (its savers: activation checkpointing, CPU offload, sharding, a smaller micro-batch with accumulation), when one
+// fits, in the sentence estimate and check print so that the three answers to "does it fit?" read as one; empty
+// where the planner finds none either (method.md §11).
+std::string planner_fit_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
 std::string to_string(Maximize m);
 
 

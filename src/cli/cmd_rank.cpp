@@ -96,8 +96,11 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
     cand = evaluate(w, model, g, cost_options(flags.cf, cat, ctx.in));
     cand->fits_single = cand->fits;
     // llama.cpp with every layer on cards that do not hold them: what its offloads keep there, as check says.
-    if (!cand->fits && cand->supported)
+    // Otherwise the plan the ranking picks on as many of these GPUs, where one fits (check says the same).
+    if (!cand->fits && cand->supported) {
       if (std::string hint = llamacpp_offload_hint(w, model, g); !hint.empty()) cand->notes.push_back(hint);
+      else if (std::string p = planner_fit_hint(w, model, g, cost_options(flags.cf, cat, ctx.in)); !p.empty()) cand->notes.push_back(p);
+    }
     mem = cand->memory;
     withhold_job(*cand);  // its rates stay (the contract's keys), said to be hypothetical
   } else {

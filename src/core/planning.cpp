@@ -50,6 +50,18 @@ std::string llamacpp_offload_hint(const Workload& w, const ModelSpec& m, const G
   return s;
 }
 
+std::string planner_fit_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost) {
+  RankOptions opts;
+  opts.cost = cost;
+  opts.max_gpus = w.gpus;
+  const Candidate p = plan(w, m, g, opts, RankBy::value);
+  if (!p.fits || p.gpus != w.gpus) return {};
+  const std::string on = w.gpus == 1 ? "one GPU" : fmt::format("{} GPUs", w.gpus);
+  return fmt::format("as given it does not fit; the ranking's plan on {} does: {} ({:.1f} of {:.1f} GB per GPU; gpuadvise --only {} --max-gpus {} "
+                     "shows it)",
+                     on, p.layout, p.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9, g.id, w.gpus);
+}
+
 CheckResult check_workload(const Workload& given, const std::string& label, const ModelSpec& m, const GpuSpec& g,
                            const CheckAssertions& a, const CostOptions& cost) {
   Workload w = given;  // a check prints no memory explanations
@@ -83,9 +95,12 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
                              ? fmt::format("{}: does not fit: needs {:.2f} GB per GPU on {}, the GPU has {:.2f} GB", who, c.memory.device_peak / 1e9, on, cap / 1e9)
                          : c.latency_miss > 0 ? fmt::format("{}: on {}, {}", who, on, c.fit_reason.text())
                                               : fmt::format("{}: does not fit on {}: {}", who, on, c.fit_reason.text()));
-  if (!c.fits && !planned) {
-    if (std::string s = without_checkpointing(w, m); !s.empty()) r.notes.push_back(who + ": " + s);
-    if (std::string s = llamacpp_offload_hint(w, m, g, margin); !s.empty()) r.notes.push_back(who + ": " + s);
+  if (!c.fits && !planned && c.supported) {
+    // What the ranking's own plan on the same GPUs does where the layout as given does not fit; else the savers.
+    std::string hint = llamacpp_offload_hint(w, m, g, margin);
+    if (hint.empty()) hint = planner_fit_hint(w, m, g, cost);
+    if (hint.empty()) hint = without_checkpointing(w, m);
+    if (!hint.empty()) r.notes.push_back(who + ": " + hint);
   }
   if (a.min_headroom_pct && c.fits && !c.memory.vllm) {  // vLLM takes its share by design: its pool decides
     const double pct = 100.0 * c.headroom_bytes / cap;
