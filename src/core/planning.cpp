@@ -196,6 +196,9 @@ FitResult fit_max(const Workload& given, const ModelSpec& m, const GpuSpec& g, M
                                                      : std::int64_t{1} << 20;
   Candidate one = at(1);
   if (!one.fits) {
+    // Nothing fits as given: the plan the ranking picks on these GPUs, where one fits, rather than a saver that may not.
+    if (one.supported)
+      if (std::string p = planner_fit_hint(w, m, g, cost); !p.empty()) r.as_given = p;
     r.next = one;
     return r;
   }
