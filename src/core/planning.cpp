@@ -57,9 +57,10 @@ std::string planner_fit_hint(const Workload& w, const ModelSpec& m, const GpuSpe
   const Candidate p = plan(w, m, g, opts, RankBy::value);
   if (!p.fits || p.gpus != w.gpus) return {};
   const std::string on = w.gpus == 1 ? "one GPU" : fmt::format("{} GPUs", w.gpus);
-  return fmt::format("as given it does not fit; the ranking's plan on {} does: {} ({:.1f} of {:.1f} GB per GPU; gpuadvise --only {} --max-gpus {} "
+  return fmt::format("as given it does not fit; the ranking's plan on {} does: {} ({:.1f} of {:.1f} GB per GPU{}; gpuadvise --only {} --max-gpus {} "
                      "shows it)",
-                     on, p.layout, p.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9, g.id, w.gpus);
+                     on, p.layout, p.memory.device_peak / 1e9, static_cast<double>(g.memory_bytes) / 1e9,
+                     p.tight ? fmt::format(", tight: less than {:g}% of the card free", opts.min_headroom_pct) : "", g.id, w.gpus);
 }
 
 CheckResult check_workload(const Workload& given, const std::string& label, const ModelSpec& m, const GpuSpec& g,
