@@ -356,7 +356,8 @@ COMPARISON = re.compile(r"(?<![\w.,/−-])" + FIGURE + r"((?:\s+[^\d\s(),;:=×]+
 def held_out_cases():
     """(measured, case) of every case in the fidelity files that can run here."""
     cases = []
-    for rel in ACCURACY_CASES + sorted("tests/data/" + f for f in os.listdir(os.path.join(REAL_ROOT, "tests/data")) if f.endswith(".jsonl")):
+    files = ACCURACY_CASES + sorted("tests/data/" + f for f in os.listdir(os.path.join(REAL_ROOT, "tests/data")) if f.endswith(".jsonl"))
+    for rel in dict.fromkeys(files):  # each file once (ACCURACY_CASES names most of tests/data)
         path = os.path.join(REAL_ROOT, rel)
         if not os.path.exists(path):
             continue
@@ -374,10 +375,14 @@ def held_out_cases():
     return cases
 
 
+def plain(printed):
+    """A number as the docs write it (thousands commas, a typographic minus) as Python reads it."""
+    return printed.replace(",", "").replace("−", "-")
+
+
 def within_print(value, printed):
     """`value` rounds to `printed` (a number as the docs write it) at its decimals."""
-    text = printed.replace(",", "").replace("−", "-")
-    return abs(value - float(text)) <= 0.5 * 10 ** -decimals(text) + 1e-9
+    return abs(value - float(plain(printed))) <= 0.5 * 10 ** -decimals(plain(printed)) + 1e-9
 
 
 def case_estimate(case, memo):
@@ -400,9 +405,11 @@ def check_held_out_figures(cases):
             # A comparison states its error, and the error is the two figures' (not a figure of another model).
             if error is None:
                 continue
-            e, mv = (float(x.replace(",", "").replace("−", "-")) for x in (said, measured))
-            slop = 0.5 * 10 ** -decimals(error.replace("−", "-")) + 50.0 * 10 ** -decimals(said.replace(",", "")) / mv + 0.05
-            if mv <= 0 or abs(100.0 * (e / mv - 1.0) - float(error.replace("−", "-"))) > slop:
+            e, mv = float(plain(said)), float(plain(measured))
+            if mv <= 0:
+                continue
+            slop = 0.5 * 10 ** -decimals(plain(error)) + 50.0 * 10 ** -decimals(plain(said)) / mv + 0.05
+            if abs(100.0 * (e / mv - 1.0) - float(plain(error))) > slop:
                 continue
             matches = [c for v, c in cases if within_print(v, measured)]
             if not matches:

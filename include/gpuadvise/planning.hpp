@@ -89,6 +89,9 @@ std::string llamacpp_offload_hint(const Workload& w, const ModelSpec& m, const G
 // fits, in the sentence estimate and check print so that the three answers to "does it fit?" read as one; empty
 // where the planner finds none either (method.md §11).
 std::string planner_fit_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost);
+// What estimate and check say of a workload that does not fit as given: llama.cpp's offloads where they apply, else
+// the ranking's own plan on as many of these GPUs; empty where neither has a plan.
+std::string not_fitting_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, double margin_pct = 5);
 std::string to_string(Maximize m);
 
 

@@ -93,14 +93,12 @@ int run_estimate(const EstimateFlags& flags, const CommandContext& ctx) {
   MemoryEstimate mem;
   if (w.gpu) {
     const GpuSpec& g = gpu_for(*w.gpu, cat);
-    cand = evaluate(w, model, g, cost_options(flags.cf, cat, ctx.in));
+    const CostOptions cost = cost_options(flags.cf, cat, ctx.in);
+    cand = evaluate(w, model, g, cost);
     cand->fits_single = cand->fits;
-    // llama.cpp with every layer on cards that do not hold them: what its offloads keep there, as check says.
-    // Otherwise the plan the ranking picks on as many of these GPUs, where one fits (check says the same).
-    if (!cand->fits && cand->supported) {
-      if (std::string hint = llamacpp_offload_hint(w, model, g); !hint.empty()) cand->notes.push_back(hint);
-      else if (std::string p = planner_fit_hint(w, model, g, cost_options(flags.cf, cat, ctx.in)); !p.empty()) cand->notes.push_back(p);
-    }
+    // Not fitting as given: llama.cpp's offloads, else the ranking's own plan on as many of these GPUs (as check says).
+    if (!cand->fits && cand->supported)
+      if (std::string hint = not_fitting_hint(w, model, g, cost); !hint.empty()) cand->notes.push_back(hint);
     mem = cand->memory;
     withhold_job(*cand);  // its rates stay (the contract's keys), said to be hypothetical
   } else {

@@ -63,6 +63,11 @@ std::string planner_fit_hint(const Workload& w, const ModelSpec& m, const GpuSpe
                      p.tight ? fmt::format(", tight: less than {:g}% of the card free", opts.min_headroom_pct) : "", g.id, w.gpus);
 }
 
+std::string not_fitting_hint(const Workload& w, const ModelSpec& m, const GpuSpec& g, const CostOptions& cost, double margin_pct) {
+  std::string hint = llamacpp_offload_hint(w, m, g, margin_pct);
+  return hint.empty() ? planner_fit_hint(w, m, g, cost) : hint;
+}
+
 CheckResult check_workload(const Workload& given, const std::string& label, const ModelSpec& m, const GpuSpec& g,
                            const CheckAssertions& a, const CostOptions& cost) {
   Workload w = given;  // a check prints no memory explanations
@@ -98,8 +103,7 @@ CheckResult check_workload(const Workload& given, const std::string& label, cons
                                               : fmt::format("{}: does not fit on {}: {}", who, on, c.fit_reason.text()));
   if (!c.fits && !planned && c.supported) {
     // What the ranking's own plan on the same GPUs does where the layout as given does not fit; else the savers.
-    std::string hint = llamacpp_offload_hint(w, m, g, margin);
-    if (hint.empty()) hint = planner_fit_hint(w, m, g, cost);
+    std::string hint = not_fitting_hint(w, m, g, cost, margin);
     if (hint.empty()) hint = without_checkpointing(w, m);
     if (!hint.empty()) r.notes.push_back(who + ": " + hint);
   }
